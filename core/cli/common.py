@@ -1,0 +1,104 @@
+"""What every CLI command shares: exit codes, the context, output, and talking to the host."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from core.clock import SystemClock
+from core.control import NoHostRunning, send_request
+from core.host import host_running
+from core.paths import Paths, resolve_paths
+from core.settings import Settings, SettingsError, load_settings
+from core.store import SqliteStore, StoreError, open_store
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_UNKNOWN_GOAL = 3
+EXIT_REFUSED = 4
+EXIT_NO_HOST = 5
+
+NO_HOST_HINT = (
+    "no Goalkeeper host is running for {dir}. Start one with `goalkeeper daemon` "
+    "(headless) or `goalkeeper` (the desktop app), then try again."
+)
+
+
+class CliError(Exception):
+    """Ends a command with a message on stderr and an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class Context:
+    args: argparse.Namespace
+    paths: Paths
+    _settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            try:
+                self._settings = load_settings(self.paths.config_file)
+            except SettingsError as exc:
+                raise CliError(str(exc), EXIT_USAGE) from None
+        return self._settings
+
+    @property
+    def json(self) -> bool:
+        return bool(getattr(self.args, "json", False))
+
+    def emit(self, data: Any, human: Callable[[], str]) -> None:
+        """Print ``data`` as JSON with ``--json``, else the human rendering."""
+        if self.json:
+            print(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            text = human()
+            if text:
+                print(text)
+
+    @contextmanager
+    def store(self) -> Iterator[SqliteStore]:
+        """The store, opened directly (read-only commands never need the host)."""
+        try:
+            store, notice = open_store(self.paths.database, SystemClock().now())
+        except StoreError as exc:
+            raise CliError(str(exc)) from None
+        if notice:
+            warn(notice)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def ask_host(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send a request to the running host; exit 5 with a hint when there is none."""
+        info = host_running(self.paths)
+        socket_path = self.paths.socket_path
+        if info is not None and info.socket:
+            socket_path = type(socket_path)(info.socket)
+        try:
+            reply = send_request(socket_path, {**request, "origin": "cli"})
+        except (NoHostRunning, OSError):
+            raise CliError(NO_HOST_HINT.format(dir=self.paths.data_dir), EXIT_NO_HOST) from None
+        if "error" in reply:
+            raise CliError(f"the host refused the request: {reply['error']}")
+        return reply
+
+
+def make_context(args: argparse.Namespace) -> Context:
+    return Context(args, resolve_paths(os.environ))
+
+
+def warn(message: str) -> None:
+    print(f"goalkeeper: {message}", file=sys.stderr)

@@ -1,0 +1,136 @@
+"""``daemon`` (the headless host), ``demo`` and ``gui``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any
+
+from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
+from core.clock import SystemClock
+from core.demo import DEMO_SETTINGS, DemoSession
+from core.host import HostAlreadyRunning
+from core.hosting import Host
+from core.logs import remove_handlers, setup_logging
+from core.paths import resolve_paths
+from core.providers.registry import build_providers
+from core.settings import SettingsError, load_settings
+from core.store import StoreError
+
+
+def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("daemon", parents=[common],
+                       help="run the headless host (logs to stdout; stop with Ctrl-C)")
+    p.set_defaults(func=cmd_daemon)
+    p = sub.add_parser("demo", parents=[common],
+                       help="watch a pause for quota and an automatic resume in about a minute")
+    p.add_argument("--headless", action="store_true", help="no window: print events instead")
+    p.add_argument("--timeout", type=float, default=300.0,
+                   help="give up after this many seconds (default 300)")
+    p.set_defaults(func=cmd_demo)
+    p = sub.add_parser("gui", parents=[common], help="open the desktop app")
+    p.set_defaults(func=cmd_gui)
+
+
+def find_frontend() -> Callable[[list[str]], int] | None:
+    """The desktop app's entry point, if installed (so that ``core`` never imports ``gui``)."""
+    for ep in entry_points(group="goalkeeper.frontends"):
+        if ep.name == "gui":
+            try:
+                main: Callable[[list[str]], int] = ep.load()
+            except ImportError as exc:
+                warn(f"the desktop app cannot start: {exc}")
+                return None
+            return main
+    return None
+
+
+def cmd_gui(ctx: Context) -> int:
+    frontend = find_frontend()
+    if frontend is None:
+        raise CliError("the desktop app is not available in this installation; "
+                       "run `goalkeeper daemon` for the headless host", EXIT_USAGE)
+    return frontend([])
+
+
+async def serve_until_signal(host: Host, until: asyncio.Future[Any] | None = None) -> None:
+    """Run ``host`` until SIGINT/SIGTERM (or ``until`` completes), then stop it cleanly."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await host.start()
+    try:
+        waiters = [asyncio.ensure_future(stop.wait())]
+        if until is not None:
+            waiters.append(asyncio.ensure_future(until))
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        for waiter in waiters:
+            waiter.cancel()
+    finally:
+        await host.stop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+def _run_host(make: Callable[[], Host], body: Callable[[Host], Any]) -> int:
+    try:
+        host = make()
+        return int(asyncio.run(body(host)) or 0)
+    except HostAlreadyRunning as exc:
+        raise CliError(str(exc)) from None
+    except StoreError as exc:
+        raise CliError(str(exc)) from None
+
+
+def cmd_daemon(ctx: Context) -> int:
+    settings = ctx.settings
+    handlers = setup_logging(ctx.paths.log_file, stdout=True)
+    try:
+        clock = SystemClock()
+        providers = build_providers(settings, ctx.paths, clock, os.environ)
+
+        async def body(host: Host) -> int:
+            await serve_until_signal(host)
+            return EXIT_OK
+
+        return _run_host(lambda: Host(ctx.paths, settings, providers, "daemon", clock), body)
+    finally:
+        remove_handlers(handlers)
+
+
+def cmd_demo(ctx: Context) -> int:
+    if not ctx.args.headless:
+        frontend = find_frontend()
+        if frontend is not None:
+            return frontend(["--demo"])
+    home = os.environ.get("GOALKEEPER_HOME") or tempfile.mkdtemp(prefix="goalkeeper-demo-")
+    paths = resolve_paths({**os.environ, "GOALKEEPER_HOME": home})
+    try:
+        settings = load_settings(paths.config_file, os.environ, DEMO_SETTINGS)
+    except SettingsError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    handlers = setup_logging(paths.log_file)
+    try:
+        clock = SystemClock()
+        session = DemoSession(paths, settings, clock, printer=_print_line)
+
+        async def body(host: Host) -> int:
+            return await session.run(host, ctx.args.timeout)
+
+        code = _run_host(lambda: session.make_host(), body)
+    finally:
+        remove_handlers(handlers)
+    print(f"Demo data kept in {home} (GOALKEEPER_HOME={home} goalkeeper history)")
+    return code if code in (EXIT_OK, EXIT_ERROR) else EXIT_ERROR
+
+
+def _print_line(text: str) -> None:
+    print(text, flush=True)
+    sys.stdout.flush()

@@ -1,0 +1,155 @@
+"""The host's control socket: how CLI commands that change a goal reach the running host.
+
+A Unix socket in the runtime directory (the directory is 0700, the socket 0600). One JSON request
+per line, one JSON reply per line: ``{"op": "resume", "goal": "demo:docs"}`` →
+``{"goal": ..., "outcome": ..., "reason": ..., "not_before": ..., "state": ...}``. Every op goes
+through the engine's entry points, exactly like a click in the window.
+
+Other modules add ops with :meth:`ControlServer.register` (e.g. the pipeline's ``run``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from core.engine import Engine
+from core.paths import Paths
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+MAX_REQUEST_BYTES = 1 << 20
+
+
+class NoHostRunning(Exception):
+    """Nothing listens on the control socket."""
+
+
+class ControlServer:
+    """Serves the control socket for one engine. Owns the listening socket."""
+
+    def __init__(self, engine: Engine, paths: Paths) -> None:
+        self.engine = engine
+        self.path = paths.socket_path
+        self._server: asyncio.AbstractServer | None = None
+        self._ops: dict[str, Handler] = {
+            "ping": self._ping,
+            "resume": self._resume,
+            "pause": self._pause,
+            "cancel": self._cancel,
+            "auto-resume": self._auto_resume,
+            "start": self._start,
+            "refresh": self._refresh,
+        }
+
+    def register(self, op: str, handler: Handler) -> None:
+        self._ops[op] = handler
+
+    async def start(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()  # a stale socket of a dead host (we hold the host lease)
+        old_umask = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(
+                self._serve, path=str(self.path), limit=MAX_REQUEST_BYTES)
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.path, 0o600)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = await reader.readline()
+            reply = await self.dispatch(line)
+            writer.write(json.dumps(reply).encode() + b"\n")
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError) as exc:
+            log.warning("control connection failed: %s", exc)
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+    async def dispatch(self, line: bytes) -> dict[str, Any]:
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError("a request is a JSON object")
+            handler = self._ops.get(str(request.get("op")))
+            if handler is None:
+                return {"error": f"unknown op {request.get('op')!r}"}
+            return await handler(request)
+        except ValueError as exc:
+            return {"error": f"bad request: {exc}"}
+        except Exception as exc:
+            log.exception("control op failed")
+            return {"error": f"{type(exc).__name__}: {exc}"}
+
+    async def _ping(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "pid": os.getpid()}
+
+    async def _resume(self, request: dict[str, Any]) -> dict[str, Any]:
+        result = await self.engine.resume(str(request["goal"]), origin=_origin(request))
+        return result.to_json()
+
+    async def _pause(self, request: dict[str, Any]) -> dict[str, Any]:
+        return (await self.engine.pause(str(request["goal"]), origin=_origin(request))).to_json()
+
+    async def _cancel(self, request: dict[str, Any]) -> dict[str, Any]:
+        return (await self.engine.cancel(str(request["goal"]), origin=_origin(request))).to_json()
+
+    async def _auto_resume(self, request: dict[str, Any]) -> dict[str, Any]:
+        result = await self.engine.set_auto_resume(
+            str(request["goal"]), bool(request["enabled"]), origin=_origin(request))
+        return result.to_json()
+
+    async def _start(self, request: dict[str, Any]) -> dict[str, Any]:
+        result = await self.engine.start_goal(str(request["goal"]), origin=_origin(request))
+        return result.to_json()
+
+    async def _refresh(self, request: dict[str, Any]) -> dict[str, Any]:
+        await self.engine.refresh()
+        return {"ok": True}
+
+
+def _origin(request: dict[str, Any]) -> str:
+    return str(request.get("origin") or "cli")
+
+
+def send_request(socket_path: Path, request: dict[str, Any],
+                 timeout: float = 120.0) -> dict[str, Any]:
+    """Send one request to the host and return its reply; :class:`NoHostRunning` if none."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(str(socket_path))
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            raise NoHostRunning(str(exc)) from None
+        sock.sendall(json.dumps(request).encode() + b"\n")
+        chunks = []
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    data = b"".join(chunks)
+    if not data:
+        raise NoHostRunning("the host closed the connection without answering")
+    reply: dict[str, Any] = json.loads(data)
+    return reply

@@ -1,0 +1,123 @@
+"""The demo session: a host with the demo provider, events printed as they happen.
+
+It starts the demo goals, lets them use up the one-minute quota, and ends when every goal with
+auto-resume on is done — showing a real pause for quota and an automatic resume on the way. The
+goal with auto-resume off stays paused until someone runs ``goalkeeper resume demo:docs``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from core.clock import Clock
+from core.events import Event, GoalChanged, HistoryRecorded
+from core.hosting import Host
+from core.models import GoalState, HistoryRow
+from core.paths import Paths
+from core.providers.demo import DemoProvider
+from core.settings import Settings
+from core.textfmt import duration, local_time
+
+#: short margins so the demo resumes seconds after the window resets (file and env still win)
+DEMO_SETTINGS: dict[str, Any] = {
+    "demo_enabled": True,
+    "resume_margin_seconds": 3,
+    "resume_jitter_seconds": 2,
+    "stable_seconds": 2,
+    "relimit_window_seconds": 30,
+}
+
+_EVENTS = {
+    "started": "started",
+    "paused": "paused",
+    "resume_scheduled": "auto-resume scheduled",
+    "resume_not_scheduled": "not scheduled",
+    "gave_up": "gave up",
+    "resumed": "resumed",
+    "done": "done",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "quota_exhausted": "quota exhausted",
+    "quota_recovered": "quota recovered",
+}
+
+
+class DemoSession:
+    """Runs the demo on a host and renders its history rows as lines of text."""
+
+    def __init__(self, paths: Paths, settings: Settings, clock: Clock,
+                 printer: Callable[[str], None]) -> None:
+        self.paths = paths
+        self.settings = settings
+        self.clock = clock
+        self.printer = printer
+        self.started_at: datetime = clock.now()
+        self.provider = DemoProvider(clock)
+
+    def make_host(self) -> Host:
+        return Host(self.paths, self.settings, [self.provider], "demo", self.clock)
+
+    async def run(self, host: Host, timeout: float) -> int:
+        done = asyncio.get_running_loop().create_future()
+        host.engine.bus.subscribe(lambda event: self._on_event(event, host, done))
+        await host.start()
+        try:
+            self.printer(f"Goalkeeper demo — data in {self.paths.data_dir}")
+            self.printer("Quota: 6 units per minute; each goal uses one unit every 2 s.")
+            await self._restart_goals(host)
+            self._check_done(host, done)
+            try:
+                await asyncio.wait_for(asyncio.shield(done), timeout)
+            except TimeoutError:
+                self.printer(f"The demo did not finish within {timeout:g} s.")
+                return 1
+            self.printer("All auto-resume goals are done. demo:docs (auto-resume off) is still "
+                         "paused: `goalkeeper resume demo:docs` resumes it while a host runs.")
+            return 0
+        finally:
+            await host.stop()
+
+    async def _restart_goals(self, host: Host) -> None:
+        engine = host.engine
+        for goal in list(engine.goals.values()):
+            if goal.provider == "demo" and goal.state is not GoalState.IDLE:
+                await engine.forget_goal(goal.id, origin="demo")
+        await engine.refresh()
+        await engine.drain()
+        for goal in list(engine.goals.values()):
+            if goal.provider == "demo" and goal.state is GoalState.IDLE:
+                await engine.start_goal(goal.id, origin="demo")
+
+    def _on_event(self, event: Event, host: Host, done: asyncio.Future[None]) -> None:
+        if isinstance(event, HistoryRecorded):
+            line = self.render(event.row)
+            if line:
+                self.printer(line)
+        elif isinstance(event, GoalChanged):
+            self._check_done(host, done)
+
+    def _check_done(self, host: Host, done: asyncio.Future[None]) -> None:
+        goals = [g for g in host.engine.goals.values() if g.provider == "demo" and g.auto_resume]
+        if goals and all(g.state is GoalState.DONE for g in goals) and not done.done():
+            done.set_result(None)
+
+    def render(self, row: HistoryRow) -> str | None:
+        label = _EVENTS.get(row.event)
+        if label is None:
+            if row.event == "resume_requested" and row.origin != "scheduler":
+                label = f"resume requested → {row.outcome.value if row.outcome else '?'}"
+            else:
+                return None
+        elapsed = duration((row.at - self.started_at).total_seconds())
+        text = f"[+{elapsed}] {row.goal or '':<14} {label}"
+        if row.event == "resume_scheduled" and "not_before" in row.detail:
+            at = datetime.fromisoformat(row.detail["not_before"])
+            text += f" for {local_time(at)} (in {duration((at - row.at).total_seconds())})"
+        if row.event == "resumed" and row.trigger:
+            text += f" ({row.trigger.value}, {row.origin})"
+        if row.reason and row.event not in ("resumed", "started"):
+            text += f" — {row.reason}"
+        return text

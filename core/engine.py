@@ -1,0 +1,545 @@
+"""The composition root: store, quota manager, resume coordinator, scheduler and providers, wired.
+
+The engine is what a *host* runs (``goalkeeper daemon`` or the desktop app). It
+
+* owns the event loop's side of the store and an in-memory copy of every goal;
+* is the :class:`~core.providers.base.ProviderSink`: provider reports are queued and applied one by
+  one, in order, each in its own store transaction;
+* offers the goal actions — :meth:`resume`, :meth:`pause`, :meth:`cancel`,
+  :meth:`set_auto_resume`, :meth:`start_goal` — each returning an :class:`ActionResult`;
+* publishes every change on :attr:`bus` (see :mod:`core.events`).
+
+Signals (bus events): GoalChanged, HistoryRecorded, QuotaObserved, QuotaExhausted,
+QuotaRecovered, SchedulerWoke, ProvidersRefreshed, Notice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from core.clock import Clock, SystemClock
+from core.events import (
+    EventBus,
+    GoalChanged,
+    GoalRemoved,
+    HistoryRecorded,
+    Notice,
+    ProvidersRefreshed,
+    QuotaExhausted,
+    QuotaObserved,
+)
+from core.goal_machine import GoalEvent
+from core.goal_ops import note_row, transition
+from core.intake import (
+    IntakeContext,
+    decide_limit,
+    decide_observation,
+    decide_progress,
+    decide_report,
+    schedule,
+    unschedule,
+)
+from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, QuotaReading, Trigger
+from core.paths import Paths
+from core.policy import NOTE_AUTO_OFF, AutoResumePolicy
+from core.providers.base import GoalObservation, LimitHit, Provider
+from core.quota import QuotaEdge, QuotaManager, recovery_instant
+from core.results import ActionResult
+from core.resume import ResumeCoordinator
+from core.scheduler import Scheduler
+from core.settings import Settings
+from core.store import Committed, Mutation, StoreThread
+
+log = logging.getLogger("goalkeeper")
+
+Job = Callable[[], Awaitable[None]]
+
+
+class Engine:
+    """One host's core. Attributes: ``bus``, ``goals`` (id → Goal), ``quotas``, ``scheduler``."""
+
+    def __init__(
+        self,
+        paths: Paths,
+        settings: Settings,
+        providers: Sequence[Provider],
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.paths = paths
+        self.settings = settings
+        self.clock: Clock = clock or SystemClock()
+        self.bus = EventBus()
+        self.store = StoreThread(paths.database)
+        self.quotas = QuotaManager(settings.hysteresis())
+        self.policy = AutoResumePolicy.from_settings(settings)
+        self.providers: dict[str, Provider] = {p.name: p for p in providers}
+        self.goals: dict[str, Goal] = {}
+        self.last_refresh: datetime | None = None
+        self._rng = rng or random.Random()
+        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._inbox: asyncio.Queue[Job] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._running = False
+        self.coordinator = ResumeCoordinator(
+            self.store, self.clock, self.providers, self, self.policy, self._committed,
+            settings.runner_start_timeout_seconds, lambda goal_id: self._locks[goal_id],
+        )
+        self.scheduler = Scheduler(self, self.clock, settings, self._rng)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.paths.ensure()
+        now = self.clock.now()
+        await self.store.open(now)
+        if self.store.notice:
+            log.warning("%s", self.store.notice)
+            self.bus.publish(Notice("warning", self.store.notice))
+        for reading in await self.store.run(lambda s: s.latest_readings()):
+            self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
+        self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
+        self._inbox = asyncio.Queue()
+        self._running = True
+        self.spawn(self._work_inbox(), "inbox")
+        for provider in self.providers.values():
+            provider.attach(self)
+            await self._guarded(provider.name, "start", provider.start())
+        await self._recover_interrupted()
+        await self.refresh()
+        self.scheduler.start()
+        log.info("host started for %s with providers %s", self.paths.data_dir,
+                 ", ".join(self.providers) or "none")
+
+    async def stop(self) -> None:
+        if not self._running:
+            await self.store.close()  # start() may have failed half-way
+            return
+        self._running = False
+        await self.scheduler.stop()
+        await self._interrupt_hosted()
+        for provider in self.providers.values():
+            await self._guarded(provider.name, "stop", provider.stop())
+        await self.drain()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.store.close()
+        log.info("host stopped")
+
+    def spawn(self, coro: Awaitable[Any], name: str) -> asyncio.Task[Any]:
+        """Run ``coro`` as a task we keep a strong reference to; failures are logged."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        task.set_name(f"goalkeeper:{name}")
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("task %s failed", task.get_name(), exc_info=task.exception())
+
+    async def _guarded(self, provider: str, what: str, coro: Awaitable[Any]) -> Any:
+        try:
+            return await coro
+        except Exception as exc:
+            text = f"provider {provider}: {what} failed: {exc}"
+            log.exception("%s", text)
+            self.bus.publish(Notice("error", text))
+            return None
+
+    async def drain(self) -> None:
+        """Wait until every queued provider report has been applied."""
+        if self._inbox is not None:
+            await self._inbox.join()
+
+    async def _work_inbox(self) -> None:
+        assert self._inbox is not None
+        while True:
+            job = await self._inbox.get()
+            try:
+                await job()
+            except Exception:
+                log.exception("applying a provider report failed")
+            finally:
+                self._inbox.task_done()
+
+    def _enqueue(self, job: Job) -> None:
+        if self._inbox is None:
+            raise RuntimeError("the engine is not started")
+        self._inbox.put_nowait(job)
+
+    # -- start-up recovery and shutdown --------------------------------------------------------
+
+    async def _recover_interrupted(self) -> None:
+        """Goals the previous host left running or resuming: back to paused, then resumed."""
+        for goal in list(self.goals.values()):
+            if goal.state is GoalState.RESUMING or (
+                goal.state is GoalState.RUNNING and goal.hosted
+            ):
+                await self._interrupt(goal.id, "the previous host stopped while it was "
+                                      f"{goal.state.value}", "startup")
+        for goal in list(self.goals.values()):
+            if goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.INTERRUPTED:
+                await self.coordinator.resume(goal.id, Trigger.STARTUP, "startup")
+
+    async def _interrupt_hosted(self) -> None:
+        for goal in list(self.goals.values()):
+            if goal.hosted and goal.state is GoalState.RUNNING:
+                await self._interrupt(goal.id, "the host stopped", "shutdown")
+
+    async def _interrupt(self, goal_id: str, why: str, origin: str) -> None:
+        now = self.clock.now()
+
+        def decide(current: Goal | None) -> Mutation[None]:
+            if current is None or current.state not in (GoalState.RUNNING, GoalState.RESUMING):
+                return Mutation(None, None)
+            new, row = transition(current, GoalEvent.PAUSE, now, origin=origin,
+                                  pause_reason=PauseReason.INTERRUPTED, pause_detail=why,
+                                  fence=current.fence + 1, auto_resume_note=why)
+            return Mutation(new, None, [row])
+
+        await self._transact(goal_id, decide)
+
+    # -- store plumbing ------------------------------------------------------------------------
+
+    async def _transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
+                        ) -> Committed[Any]:
+        committed = await self.store.run(lambda s: s.transact(goal_id, decide))
+        self._committed(committed)
+        return committed
+
+    def _committed(self, committed: Committed[Any]) -> None:
+        after = committed.after
+        if after is not None and after != committed.before:
+            self.goals[after.id] = after
+            self.bus.publish(GoalChanged(after, committed.before))
+        for row in committed.history:
+            log.info("%s %s %s%s%s", row.goal or "-", row.event,
+                     row.outcome.value if row.outcome else "",
+                     f" [{row.trigger.value}/{row.origin}]" if row.trigger else "",
+                     f": {row.reason}" if row.reason else "")
+            self.bus.publish(HistoryRecorded(row))
+        self.scheduler.poke()
+
+    def _ctx(self) -> IntakeContext:
+        return IntakeContext(self.clock.now(), self.policy, self._rng.random,
+                             self.settings.auto_resume_default)
+
+    # -- the provider sink ---------------------------------------------------------------------
+
+    def goal_observed(self, provider: str, observation: GoalObservation) -> None:
+        self._enqueue(lambda: self._apply_observation(provider, observation))
+
+    def quota_observed(self, reading: QuotaReading) -> None:
+        self._enqueue(lambda: self.record_reading(reading))
+
+    def goal_progress(self, goal_id: str, fence: int, detail: str, data: dict[str, Any]) -> None:
+        self._enqueue(lambda: self._report(goal_id, lambda g: decide_progress(
+            g, fence, data, self._ctx())))
+
+    def goal_limited(self, goal_id: str, fence: int, hit: LimitHit) -> None:
+        self._enqueue(lambda: self._apply_limit(goal_id, fence, hit))
+
+    def goal_finished(self, goal_id: str, fence: int, detail: str | None = None) -> None:
+        self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
+            g, fence, GoalEvent.COMPLETE, detail, self._ctx())))
+
+    def goal_failed(self, goal_id: str, fence: int, detail: str) -> None:
+        self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
+            g, fence, GoalEvent.FAIL, detail, self._ctx())))
+
+    def goal_paused(self, goal_id: str, fence: int, reason: PauseReason, detail: str) -> None:
+        self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
+            g, fence, GoalEvent.PAUSE, detail, self._ctx(), pause_reason=reason)))
+
+    async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
+        async with self._locks[goal_id]:  # never between a resume's claim and its settling
+            await self._transact(goal_id, decide)
+
+    async def _apply_observation(self, provider: str, obs: GoalObservation) -> None:
+        self.last_refresh = self.clock.now()
+        await self._report(obs.id, lambda g: decide_observation(g, provider, obs, self._ctx()))
+
+    async def _apply_limit(self, goal_id: str, fence: int, hit: LimitHit) -> None:
+        for reading in hit.readings:
+            await self.record_reading(reading)
+        reset = self.latest_reset(hit.windows, hit.resets_at, self.clock.now())
+        await self._report(goal_id, lambda g: decide_limit(g, fence, hit, reset, self._ctx()))
+
+    def latest_reset(self, windows: Sequence[str], reported: datetime | None,
+                     now: datetime) -> datetime | None:
+        """The latest instant at which an exhausted window among ``windows`` lifts."""
+        instants = [reported] if reported is not None else []
+        for window_id in windows:
+            reading = self.quotas.effective(window_id, now)
+            if reading is not None and not self.quotas.is_recovered(window_id):
+                instant = recovery_instant(reading, now, self.quotas.policy)
+                if instant is not None:
+                    instants.append(instant)
+        return max(instants, default=None)
+
+    async def record_reading(self, reading: QuotaReading) -> None:
+        """Store a reading, feed the hysteresis and announce what it changed."""
+        self.last_refresh = self.clock.now()
+        saved = await self.store.run(lambda s: s.save_reading(reading))
+        if not saved:
+            return
+        self.bus.publish(QuotaObserved(reading))
+        await self.handle_edges(self.quotas.observe(reading, self.clock.now()))
+        self.scheduler.poke()
+
+    async def handle_edges(self, edges: Sequence[QuotaEdge]) -> None:
+        for edge in edges:
+            event = "quota_exhausted" if isinstance(edge, QuotaExhausted) else "quota_recovered"
+            row = note_row(None, event, self.clock.now(), reason=edge.window_id,
+                           quotas=(_reading_summary(edge.reading),))
+            saved = await self._append(row)
+            self.bus.publish(HistoryRecorded(saved))
+            self.bus.publish(edge)
+            log.info("quota %s %s", edge.window_id,
+                     "exhausted" if isinstance(edge, QuotaExhausted) else "recovered")
+
+    async def _append(self, row: HistoryRow) -> HistoryRow:
+        return await self.store.run(lambda s: s.append_history(row))
+
+    async def refresh(self) -> None:
+        """Ask every provider for its goals and quotas (the slow path; watchers push changes)."""
+        for provider in self.providers.values():
+            observations = await self._guarded(provider.name, "discovery", provider.discover())
+            for obs in observations or []:
+                await self._apply_observation(provider.name, obs)
+            readings = await self._guarded(provider.name, "quota read", provider.read_quotas())
+            for reading in readings or []:
+                await self.record_reading(reading)
+        self.last_refresh = self.clock.now()
+        self.bus.publish(ProvidersRefreshed(self.last_refresh))
+
+    async def fresh_read(self, provider_name: str, timeout: float = 10.0) -> str | None:
+        """The authoritative pre-resume read; returns a note when it could not be taken."""
+        provider = self.providers.get(provider_name)
+        if provider is None:
+            return f"provider {provider_name} is not enabled"
+        try:
+            readings = await asyncio.wait_for(provider.read_quotas(fresh=True), timeout)
+        except Exception as exc:
+            text = str(exc) or type(exc).__name__
+            log.warning("fresh quota read from %s failed: %s", provider_name, text)
+            return f"fresh read failed ({text}); decided on the last known readings"
+        for reading in readings:
+            await self.record_reading(reading)
+        return None
+
+    # -- the quota view the resume coordinator decides on --------------------------------------
+
+    def blockers(self, windows: tuple[str, ...], now: datetime) -> dict[str, datetime | None]:
+        result: dict[str, datetime | None] = {}
+        for window_id in windows:
+            if self.quotas.is_recovered(window_id):
+                continue
+            tracker = self.quotas.tracker(window_id)
+            if tracker.recovered_since is not None:
+                result[window_id] = tracker.recovered_since + timedelta(
+                    seconds=self.quotas.policy.stable_seconds)
+                continue
+            reading = self.quotas.effective(window_id, now)
+            instant = recovery_instant(reading, now, self.quotas.policy) if reading else None
+            result[window_id] = (
+                instant + timedelta(seconds=self.policy.margin_seconds) if instant else None
+            )
+        return result
+
+    def snapshot(self, windows: tuple[str, ...], now: datetime) -> tuple[dict[str, Any], ...]:
+        readings = (self.quotas.effective(w, now) for w in windows)
+        return tuple(_reading_summary(r) for r in readings if r is not None)
+
+    # -- goal actions (every one returns a typed result) ----------------------------------------
+
+    async def resume(self, goal_id: str, origin: str = "gui",
+                     trigger: Trigger = Trigger.MANUAL,
+                     context: dict[str, Any] | None = None) -> ActionResult:
+        return await self.coordinator.resume(goal_id, trigger, origin, context)
+
+    async def pause(self, goal_id: str, origin: str = "gui") -> ActionResult:
+        now = self.clock.now()
+
+        def decide(current: Goal | None) -> Mutation[ActionResult]:
+            if current is None:
+                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"),
+                                [_request_row(goal_id, "pause_requested", now, origin,
+                                              Outcome.UNKNOWN_GOAL, "unknown goal")])
+            if current.state is GoalState.PAUSED and current.pause_reason is PauseReason.USER:
+                return _no_change(current, "pause_requested", now, origin,
+                                  Outcome.ALREADY_PAUSED, "already paused by the user")
+            if current.state in (GoalState.DONE, GoalState.CANCELLED, GoalState.FAILED):
+                return _no_change(current, "pause_requested", now, origin, Outcome.REFUSED,
+                                  f"refused: {current.state.value}")
+            new, row = transition(current, GoalEvent.PAUSE, now, origin=origin,
+                                  trigger=Trigger.MANUAL, pause_reason=PauseReason.USER,
+                                  pause_detail=None, fence=current.fence + 1,
+                                  next_resume_at=None,
+                                  auto_resume_note="paused by the user: never auto-resumed")
+            result = _result(goal_id, Outcome.PAUSED, "paused", new.state)
+            return Mutation(new, result, [row, _request_row(goal_id, "pause_requested", now,
+                                                            origin, Outcome.PAUSED, "paused")])
+
+        committed = await self._transact(goal_id, decide)
+        before = committed.before
+        if committed.result.outcome is Outcome.PAUSED and before is not None and (
+            before.state in (GoalState.RUNNING, GoalState.RESUMING)
+        ):
+            await self._stop_runner(before, cancel=False)
+        return committed.result  # type: ignore[no-any-return]
+
+    async def cancel(self, goal_id: str, origin: str = "gui") -> ActionResult:
+        now = self.clock.now()
+
+        def decide(current: Goal | None) -> Mutation[ActionResult]:
+            if current is None:
+                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"),
+                                [_request_row(goal_id, "cancel_requested", now, origin,
+                                              Outcome.UNKNOWN_GOAL, "unknown goal")])
+            if current.state.terminal:
+                outcome = (Outcome.CANCELLED if current.state is GoalState.CANCELLED
+                           else Outcome.REFUSED)
+                return _no_change(current, "cancel_requested", now, origin, outcome,
+                                  f"already {current.state.value}")
+            new, row = transition(current, GoalEvent.CANCEL, now, origin=origin,
+                                  trigger=Trigger.MANUAL, reason="cancelled by the user",
+                                  fence=current.fence + 1, auto_resume_note=None)
+            result = _result(goal_id, Outcome.CANCELLED, "cancelled", new.state)
+            return Mutation(new, result, [row, _request_row(goal_id, "cancel_requested", now,
+                                                            origin, Outcome.CANCELLED,
+                                                            "cancelled")])
+
+        committed = await self._transact(goal_id, decide)
+        before = committed.before
+        if committed.result.outcome is Outcome.CANCELLED and before is not None and (
+            not before.state.terminal
+        ):
+            await self._stop_runner(before, cancel=True)
+        return committed.result  # type: ignore[no-any-return]
+
+    async def _stop_runner(self, goal: Goal, cancel: bool) -> None:
+        provider = self.providers.get(goal.provider)
+        if provider is None:
+            return
+        action = provider.cancel_goal(goal) if cancel else provider.pause_goal(goal)
+        await self._guarded(provider.name, "cancel" if cancel else "pause", action)
+
+    async def set_auto_resume(self, goal_id: str, enabled: bool,
+                              origin: str = "gui") -> ActionResult:
+        ctx = self._ctx()
+
+        def decide(current: Goal | None) -> Mutation[ActionResult]:
+            if current is None:
+                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
+            if current.auto_resume is enabled:
+                return Mutation(None, _result(goal_id, Outcome.UNCHANGED,
+                                              f"auto-resume already {_onoff(enabled)}",
+                                              current.state))
+            new = current.model_copy(update={"auto_resume": enabled, "updated_at": ctx.now})
+            rows = [_request_row(goal_id, "auto_resume_changed", ctx.now, origin,
+                                 Outcome.UPDATED, f"auto-resume {_onoff(enabled)}")]
+            if new.state is GoalState.PAUSED and new.pause_reason is PauseReason.QUOTA:
+                if enabled:
+                    new, row = schedule(new.model_copy(update={"attempts": 0}), new.resets_at,
+                                        ctx)
+                    rows.append(row)
+                else:
+                    new = unschedule(new, NOTE_AUTO_OFF)
+            result = _result(goal_id, Outcome.UPDATED, f"auto-resume {_onoff(enabled)}",
+                             new.state, new.next_resume_at)
+            return Mutation(new, result, rows)
+
+        committed = await self._transact(goal_id, decide)
+        return committed.result  # type: ignore[no-any-return]
+
+    async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
+        """Start an idle goal (``idle → running``) through its provider's runner."""
+        now = self.clock.now()
+
+        def claim(current: Goal | None) -> Mutation[ActionResult]:
+            if current is None:
+                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
+            if current.state is not GoalState.IDLE:
+                return Mutation(None, _result(goal_id, Outcome.REFUSED,
+                                              f"not idle: {current.state.value}", current.state))
+            new, row = transition(current, GoalEvent.START, now, origin=origin,
+                                  fence=current.fence + 1, hosted=True, resumed_at=None)
+            return Mutation(new, _result(goal_id, Outcome.RESUMED, "started", new.state), [row])
+
+        committed = await self._transact(goal_id, claim)
+        goal = committed.after
+        if committed.result.outcome is not Outcome.RESUMED or goal is None:
+            return committed.result  # type: ignore[no-any-return]
+        provider = self.providers[goal.provider]
+        async with self._locks[goal_id]:
+            try:
+                await provider.start_goal(goal, goal.fence)
+            except Exception as exc:
+                why = f"could not start: {exc}"
+                await self._transact(goal_id, lambda g: decide_report(
+                    g, goal.fence, GoalEvent.FAIL, why, self._ctx()))
+                return _result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
+        return committed.result  # type: ignore[no-any-return]
+
+    async def forget_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
+        """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
+        goal = self.goals.get(goal_id) or await self.store.run(lambda s: s.get_goal(goal_id))
+        if goal is None:
+            return _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal")
+        if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
+            await self._stop_runner(goal, cancel=False)
+        row = note_row(goal_id, "removed", self.clock.now(), origin=origin,
+                       reason="no longer watched", outcome=Outcome.UPDATED)
+
+        saved = await self.store.run(lambda s: s.remove_goal(goal_id, row))
+        self.goals.pop(goal_id, None)
+        self.bus.publish(GoalRemoved(goal_id))
+        if saved is not None:
+            self.bus.publish(HistoryRecorded(saved))
+        self.scheduler.poke()
+        return _result(goal_id, Outcome.UPDATED, "removed")
+
+    async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0) -> list[
+            Any]:
+        return await self.store.run(lambda s: s.history(goal, limit, offset))
+
+
+def _onoff(enabled: bool) -> str:
+    return "on" if enabled else "off"
+
+
+def _result(goal_id: str, outcome: Outcome, reason: str, state: GoalState | None = None,
+            not_before: datetime | None = None) -> ActionResult:
+    return ActionResult(goal_id, outcome, reason, not_before, state)
+
+
+def _request_row(goal_id: str, event: str, now: datetime, origin: str, outcome: Outcome,
+                 reason: str) -> Any:
+    return note_row(goal_id, event, now, outcome=outcome, reason=reason,
+                    trigger=Trigger.MANUAL, origin=origin)
+
+
+def _no_change(current: Goal, event: str, now: datetime, origin: str, outcome: Outcome,
+               reason: str) -> Mutation[ActionResult]:
+    return Mutation(None, _result(current.id, outcome, reason, current.state),
+                    [_request_row(current.id, event, now, origin, outcome, reason)])
+
+
+def _reading_summary(reading: QuotaReading) -> dict[str, Any]:
+    return {
+        "window": reading.window_id,
+        "used_percent": reading.used_percent,
+        "resets_at": reading.resets_at.isoformat() if reading.resets_at else None,
+        "exactness": reading.exactness.value,
+        "observed_at": reading.observed_at.isoformat(),
+    }

@@ -1,0 +1,224 @@
+"""What providers report, turned into goal changes.
+
+Two sources: *observations* (what the agent shows of a goal, found by discovery or by following
+its files) and *runner reports* (what a runner Goalkeeper started says: limit hit, finished,
+failed). Reports carry the fencing token of the claim that started the runner; a report with an
+old token is ignored. Observations carry the agent's own timestamp; one older than the goal's
+last change is ignored, and a goal Goalkeeper is hosting listens to its runner, not to files.
+
+Every builder here is pure and runs inside the store transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core.goal_machine import GoalEvent, allowed
+from core.goal_ops import note_row, transition
+from core.models import Goal, GoalState, HistoryRow, PauseReason
+from core.policy import NOTE_CAP_REACHED, AutoResumePolicy, plan_resume
+from core.providers.base import GoalObservation, LimitHit
+from core.store import Mutation
+
+#: returns a jitter value in [0, 1)
+Jitter = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class IntakeContext:
+    now: datetime
+    policy: AutoResumePolicy
+    jitter: Jitter
+    auto_resume_default: bool
+
+
+def schedule(goal: Goal, reset: datetime | None, ctx: IntakeContext) -> tuple[Goal, HistoryRow]:
+    """Plan a quota-paused goal's automatic resume; the row says when, or why not."""
+    plan = plan_resume(goal, reset, ctx.now, ctx.policy, ctx.jitter())
+    new = goal.model_copy(
+        update={"next_resume_at": plan.next_resume_at, "auto_resume_note": plan.note,
+                "resets_at": reset}
+    )
+    if plan.next_resume_at is not None:
+        row = note_row(goal.id, "resume_scheduled", ctx.now, reason="quota exhausted",
+                       detail={"not_before": plan.next_resume_at.isoformat(),
+                               "resets_at": reset.isoformat() if reset else None})
+    else:
+        event = "gave_up" if (plan.note or "").startswith(NOTE_CAP_REACHED) else (
+            "resume_not_scheduled")
+        row = note_row(goal.id, event, ctx.now, reason=plan.note)
+    return new, row
+
+
+def unschedule(goal: Goal, note: str | None) -> Goal:
+    return goal.model_copy(update={"next_resume_at": None, "auto_resume_note": note})
+
+
+# -- observations ------------------------------------------------------------------------------
+
+
+def decide_observation(
+    current: Goal | None, provider: str, obs: GoalObservation, ctx: IntakeContext
+) -> Mutation[str]:
+    if current is None:
+        return _discovered(provider, obs, ctx)
+    refreshed = _refresh_metadata(current, obs, ctx)
+    if current.state.terminal or (current.hosted and current.state is GoalState.RUNNING):
+        return _metadata_only(current, refreshed, "metadata")
+    if current.state is GoalState.RESUMING:
+        return _metadata_only(current, refreshed, "resuming: the runner decides")
+    if obs.observed_at < (current.state_since or current.created_at) and (
+        obs.state is not current.state
+    ):
+        return _metadata_only(current, refreshed, "older than the last change")
+    return _apply_observed_state(refreshed, obs, ctx)
+
+
+def _metadata_only(current: Goal, refreshed: Goal, why: str) -> Mutation[str]:
+    return Mutation(refreshed if refreshed != current else None, why)
+
+
+def _discovered(provider: str, obs: GoalObservation, ctx: IntakeContext) -> Mutation[str]:
+    auto = obs.auto_resume if obs.auto_resume is not None else ctx.auto_resume_default
+    data = dict(obs.data)
+    if obs.auto_resume_block:
+        data["auto_resume_block"] = obs.auto_resume_block
+    goal = Goal(
+        id=obs.id, provider=provider, title=obs.title, state=obs.state,
+        pause_reason=obs.pause_reason if obs.state is GoalState.PAUSED else None,
+        pause_detail=obs.pause_detail, windows=obs.windows, auto_resume=auto,
+        resets_at=obs.resets_at, data=data, created_at=ctx.now, updated_at=ctx.now,
+        state_since=obs.observed_at,
+    )
+    rows = [note_row(goal.id, "discovered", ctx.now, reason=f"found as {obs.state.value}",
+                     detail={"provider": provider})]
+    if goal.pause_reason is PauseReason.QUOTA:
+        goal, row = schedule(goal, obs.resets_at, ctx)
+        rows.append(row)
+    return Mutation(goal, "discovered", rows)
+
+
+def _refresh_metadata(current: Goal, obs: GoalObservation, ctx: IntakeContext) -> Goal:
+    data = current.data | obs.data
+    if obs.auto_resume_block:
+        data["auto_resume_block"] = obs.auto_resume_block
+    else:
+        data.pop("auto_resume_block", None)
+    update: dict[str, Any] = {"title": obs.title or current.title, "data": data}
+    if obs.windows:
+        update["windows"] = obs.windows
+    candidate = current.model_copy(update=update)
+    if candidate == current:
+        return current
+    return candidate.model_copy(update={"updated_at": max(ctx.now, current.updated_at)})
+
+
+def _apply_observed_state(goal: Goal, obs: GoalObservation, ctx: IntakeContext) -> Mutation[str]:
+    if obs.state is GoalState.PAUSED:
+        return _observed_pause(goal, obs, ctx)
+    event = {
+        GoalState.RUNNING: GoalEvent.OBSERVE_RUNNING,
+        GoalState.DONE: GoalEvent.COMPLETE,
+        GoalState.CANCELLED: GoalEvent.CANCEL,
+        GoalState.FAILED: GoalEvent.FAIL,
+    }.get(obs.state)
+    if event is None or obs.state is goal.state or not allowed(goal.state, event):
+        return Mutation(goal, "unchanged")
+    new, row = transition(goal, event, ctx.now, origin=f"provider:{goal.provider}",
+                          reason=obs.pause_detail or f"{obs.state.value} in the agent")
+    return Mutation(new, obs.state.value, [row])
+
+
+def _observed_pause(goal: Goal, obs: GoalObservation, ctx: IntakeContext) -> Mutation[str]:
+    reason = obs.pause_reason or PauseReason.EXTERNAL
+    if goal.state is GoalState.PAUSED and (
+        goal.pause_reason is PauseReason.USER
+        or (goal.pause_reason is reason and goal.resets_at == obs.resets_at)
+    ):
+        return Mutation(goal, "unchanged")  # a user pause is sticky; nothing new otherwise
+    if not allowed(goal.state, GoalEvent.PAUSE):
+        return Mutation(goal, "unchanged")
+    new, row = transition(goal, GoalEvent.PAUSE, ctx.now, origin=f"provider:{goal.provider}",
+                          pause_reason=reason, pause_detail=obs.pause_detail)
+    rows = [row]
+    if reason is PauseReason.QUOTA:
+        new, scheduled = schedule(new, obs.resets_at, ctx)
+        rows.append(scheduled)
+    else:
+        new = unschedule(new, f"paused: {reason.value}")
+    return Mutation(new, "paused", rows)
+
+
+# -- runner reports ----------------------------------------------------------------------------
+
+
+def _stale(current: Goal | None, fence: int) -> bool:
+    return (
+        current is None
+        or current.fence != fence
+        or current.state not in (GoalState.RUNNING, GoalState.RESUMING)
+    )
+
+
+def decide_limit(
+    current: Goal | None, fence: int, hit: LimitHit, reset: datetime | None, ctx: IntakeContext
+) -> Mutation[str]:
+    """A runner hit a quota limit: pause for quota and plan the automatic resume."""
+    if _stale(current, fence):
+        return Mutation(None, "stale report ignored")
+    assert current is not None
+    relimited = _relimited(current, ctx)
+    data = dict(current.data)
+    if hit.no_timed_reset:
+        data["no_reset_note"] = hit.detail or "no timed reset"
+    else:
+        data.pop("no_reset_note", None)
+    new, row = transition(
+        current, GoalEvent.PAUSE, ctx.now, origin=f"runner:{current.provider}",
+        pause_reason=PauseReason.QUOTA, pause_detail=hit.detail,
+        attempts=current.attempts if relimited else 0, data=data,
+        windows=tuple(dict.fromkeys(current.windows + hit.windows)),
+        detail={"relimited": relimited, "exactness": hit.exactness.value},
+    )
+    new, scheduled = schedule(new, None if hit.no_timed_reset else reset, ctx)
+    return Mutation(new, "paused for quota", [row, scheduled])
+
+
+def _relimited(goal: Goal, ctx: IntakeContext) -> bool:
+    """Hit the limit again soon after an automatic resume: the same episode continues."""
+    if goal.resumed_at is None or goal.data.get("last_resume_trigger") == "manual":
+        return False
+    return ctx.now - goal.resumed_at <= ctx.policy.relimit_window
+
+
+def decide_report(
+    current: Goal | None,
+    fence: int,
+    event: GoalEvent,
+    reason: str | None,
+    ctx: IntakeContext,
+    pause_reason: PauseReason | None = None,
+) -> Mutation[str]:
+    """A runner finished, failed, or paused the goal for a reason other than quota."""
+    if _stale(current, fence):
+        return Mutation(None, "stale report ignored")
+    assert current is not None
+    changes: dict[str, Any] = {}
+    if pause_reason is not None:
+        changes = {"pause_reason": pause_reason, "pause_detail": reason,
+                   "auto_resume_note": f"paused: {pause_reason.value}"}
+    new, row = transition(current, event, ctx.now, origin=f"runner:{current.provider}",
+                          reason=reason, **changes)
+    return Mutation(new, event.value, [row])
+
+
+def decide_progress(current: Goal | None, fence: int, data: dict[str, Any],
+                    ctx: IntakeContext) -> Mutation[str]:
+    if _stale(current, fence):
+        return Mutation(None, "stale report ignored")
+    assert current is not None
+    return Mutation(current.model_copy(update={"data": current.data | data,
+                                               "updated_at": ctx.now}), "progress")

@@ -1,0 +1,169 @@
+"""The persisted things: goals, quota readings, history rows — and the vocabulary they use.
+
+Every instant is timezone-aware UTC. The enums' values are what the store, the CLI's JSON and
+the logs show, so they are part of the public interface: add values, never rename them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from core.clock import to_utc
+
+UtcDatetime = Annotated[datetime, AfterValidator(to_utc)]
+
+
+class GoalState(StrEnum):
+    IDLE = "idle"
+    RUNNING = "running"
+    PAUSED = "paused"
+    RESUMING = "resuming"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+    @property
+    def terminal(self) -> bool:
+        return self in (GoalState.DONE, GoalState.CANCELLED)
+
+
+class PauseReason(StrEnum):
+    QUOTA = "quota"  # the only auto-resumable reason
+    USER = "user"  # never auto-resumed
+    AUTH = "auth"
+    ERROR = "error"
+    EXTERNAL = "external"  # paused by the agent itself or another tool
+    INTERRUPTED = "interrupted"  # the host stopped while Goalkeeper was running the goal
+
+
+class Trigger(StrEnum):
+    MANUAL = "manual"  # a click in the window or a CLI command
+    AUTO = "auto"  # quota recovered / deadline reached
+    STARTUP = "startup"  # recovery when a host starts
+    WAKE = "wake"  # the machine woke from sleep past a deadline
+
+
+class Outcome(StrEnum):
+    RESUMED = "resumed"
+    ALREADY_RUNNING = "already_running"
+    ALREADY_RESUMING = "already_resuming"
+    DEFERRED = "deferred"
+    REFUSED = "refused"
+    FAILED = "failed"  # the claim was won but the runner could not start; back to paused
+    UNKNOWN_GOAL = "unknown_goal"
+    # for pause / cancel / auto-resume toggles
+    PAUSED = "paused"
+    ALREADY_PAUSED = "already_paused"
+    CANCELLED = "cancelled"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+
+    @property
+    def carried_out(self) -> bool:
+        """True when the request was carried out or was already in effect (CLI exit 0)."""
+        return self not in (Outcome.REFUSED, Outcome.FAILED, Outcome.UNKNOWN_GOAL)
+
+
+class Exactness(StrEnum):
+    EXACT = "exact"  # reported by the provider just now
+    INFERRED = "inferred"  # derived, e.g. the reset instant has passed
+    ESTIMATED = "estimated"  # computed from a model (token bucket refill, user quota)
+    STALE = "stale"  # older than the provider's freshness limit
+
+
+class QuotaKind(StrEnum):
+    PERIODIC = "periodic"  # resets at an instant, window after window
+    CAPACITY = "capacity"  # fixed total, refilled by hand: no timed reset
+    TOKEN_BUCKET = "token_bucket"  # refills continuously at a rate, up to a burst
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class QuotaReading(_Frozen):
+    """One observation of one quota window.
+
+    Attributes:
+        window_id: ``<provider>:<window>``, e.g. ``codex:5h``.
+        used_percent: 0–100 when known.
+        used / limit: absolute units when the provider reports them (capacity quotas, demo).
+        resets_at: when a periodic window starts afresh; None for capacity quotas or unknown.
+        window_seconds: the length of a periodic window (scales the fallback poll).
+        limit_reached: the provider itself says the window is exhausted.
+        no_timed_reset: exhaustion that no clock will lift (credits depleted, a capacity quota).
+        rate_per_second / burst / tokens: token-bucket state at ``observed_at``.
+        note: a human explanation carried to the views ("credits depleted: no timed reset").
+    """
+
+    window_id: str
+    provider: str
+    label: str
+    kind: QuotaKind = QuotaKind.PERIODIC
+    used_percent: float | None = None
+    used: float | None = None
+    limit: float | None = None
+    resets_at: UtcDatetime | None = None
+    window_seconds: float | None = None
+    limit_reached: bool | None = None
+    no_timed_reset: bool = False
+    rate_per_second: float | None = None
+    burst: float | None = None
+    tokens: float | None = None
+    exactness: Exactness = Exactness.EXACT
+    observed_at: UtcDatetime
+    note: str | None = None
+
+
+
+class Goal(_Frozen):
+    """A goal Goalkeeper watches, as stored.
+
+    ``fence`` is the fencing token: bumped by every claim that moves the goal (resume, pause,
+    cancel), carried by the runner that claim started, and required by every report that runner
+    makes — so a runner from an older claim can never move the goal.
+    """
+
+    id: str
+    provider: str
+    title: str
+    state: GoalState = GoalState.IDLE
+    pause_reason: PauseReason | None = None
+    pause_detail: str | None = None
+    windows: tuple[str, ...] = ()
+    auto_resume: bool = False
+    next_resume_at: UtcDatetime | None = None
+    auto_resume_note: str | None = None
+    resets_at: UtcDatetime | None = None
+    attempts: int = 0
+    fence: int = 0
+    hosted: bool = False
+    resumed_at: UtcDatetime | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    state_since: UtcDatetime | None = None  # when the goal entered its current state
+
+
+
+class HistoryRow(_Frozen):
+    """One line of the resume history: every state change and every entry-point call."""
+
+    id: int | None = None
+    at: UtcDatetime
+    goal: str | None
+    event: str
+    trigger: Trigger | None = None
+    origin: str | None = None
+    outcome: Outcome | None = None
+    reason: str | None = None
+    state_from: GoalState | None = None
+    state_to: GoalState | None = None
+    fence: int | None = None
+    quotas: tuple[dict[str, Any], ...] = ()
+    detail: dict[str, Any] = Field(default_factory=dict)
+

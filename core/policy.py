@@ -1,0 +1,167 @@
+"""The auto-resume policy: when a goal paused for quota may come back, and whether it may now.
+
+Pure functions over frozen values; the coordinator and the scheduler apply them. Two questions:
+
+* :func:`plan_resume` — a goal just paused for quota: when is its not-before time (the latest
+  reset among its exhausted windows + margin + jitter), or why is none scheduled?
+* :func:`decide_resume` — ``resume(goal, trigger)`` was called: resume, defer, or refuse — and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
+from core.settings import Settings
+
+NOTE_AUTO_OFF = "auto-resume is off"
+NOTE_NO_RESET = "no reset time known"
+NOTE_BEYOND_MAX_WAIT = "beyond max wait"
+NOTE_CAP_REACHED = "attempt cap reached"
+
+
+@dataclass(frozen=True)
+class AutoResumePolicy:
+    """Margins, jitter and limits of automatic resumes (validated on construction).
+
+    Attributes:
+        margin_seconds: added to the reset instant (resets are approximate and clocks differ).
+        jitter_seconds: a random 0..jitter added on top, so many goals do not stampede.
+        max_wait: resets further away than this are shown but not scheduled.
+        max_attempts: automatic resumes per quota episode before giving up.
+        relimit_window: a new limit this soon after an automatic resume keeps the episode (and
+            its attempt count); later, a new episode starts at zero.
+        failure_backoff: the wait before retrying when a runner failed to start.
+    """
+
+    margin_seconds: float = 45.0
+    jitter_seconds: float = 15.0
+    max_wait: timedelta = timedelta(hours=169)
+    max_attempts: int = 3
+    relimit_window: timedelta = timedelta(minutes=30)
+    failure_backoff: timedelta = timedelta(minutes=5)
+
+    def __post_init__(self) -> None:
+        if self.margin_seconds < 0 or self.jitter_seconds < 0:
+            raise ValueError("margin and jitter must not be negative")
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        if self.max_wait <= timedelta(0):
+            raise ValueError("max_wait must be positive")
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AutoResumePolicy:
+        return cls(
+            margin_seconds=settings.resume_margin_seconds,
+            jitter_seconds=settings.resume_jitter_seconds,
+            max_wait=timedelta(hours=settings.max_wait_hours),
+            max_attempts=settings.max_auto_attempts,
+            relimit_window=timedelta(seconds=settings.relimit_window_seconds),
+            failure_backoff=timedelta(seconds=settings.resume_failure_backoff_seconds),
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The outcome of planning: a not-before time, or the note saying why there is none."""
+
+    next_resume_at: datetime | None
+    note: str | None
+
+
+def plan_resume(
+    goal: Goal, reset: datetime | None, now: datetime, policy: AutoResumePolicy, jitter: float
+) -> Plan:
+    """Plan the automatic resume of ``goal`` (paused for quota) whose limit lifts at ``reset``.
+
+    ``jitter`` is a value in ``[0, 1)`` scaled by the policy's jitter (injected for tests).
+    """
+    if block := goal.data.get("auto_resume_block"):
+        return Plan(None, str(block))
+    if not goal.auto_resume:
+        return Plan(None, NOTE_AUTO_OFF)
+    if goal.attempts >= policy.max_attempts:
+        return Plan(None, f"{NOTE_CAP_REACHED} ({goal.attempts}/{policy.max_attempts})")
+    if reset is None:
+        return Plan(None, goal.data.get("no_reset_note") or NOTE_NO_RESET)
+    if reset - now > policy.max_wait:
+        return Plan(None, NOTE_BEYOND_MAX_WAIT)
+    # jitter is applied before clamping to "now", so an overdue reset resumes without delay
+    not_before = reset + timedelta(seconds=policy.margin_seconds + jitter * policy.jitter_seconds)
+    return Plan(max(not_before, now), None)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What ``resume`` should do: ``outcome`` is RESUMED when the claim may be taken."""
+
+    outcome: Outcome
+    reason: str
+    not_before: datetime | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.outcome is Outcome.RESUMED
+
+
+def decide_resume(
+    goal: Goal | None,
+    trigger: Trigger,
+    now: datetime,
+    blockers: Mapping[str, datetime | None],
+    policy: AutoResumePolicy,
+) -> Decision:
+    """Resume, defer or refuse ``goal`` for ``trigger``.
+
+    ``blockers`` maps each of the goal's windows that is not recovered to when it is worth checking
+    again (None: unknown). A manual resume is always allowed from ``paused``; the other triggers
+    follow the auto-resume rules.
+    """
+    if goal is None:
+        return Decision(Outcome.UNKNOWN_GOAL, "unknown goal")
+    if goal.state is GoalState.RUNNING:
+        return Decision(Outcome.ALREADY_RUNNING, "already running")
+    if goal.state is GoalState.RESUMING:
+        return Decision(Outcome.ALREADY_RESUMING, "a resume is already in progress")
+    if goal.state is not GoalState.PAUSED:
+        return Decision(Outcome.REFUSED, f"not paused: {goal.state.value}")
+    if trigger is Trigger.MANUAL:
+        return Decision(Outcome.RESUMED, f"manual resume (was paused: {_reason(goal)})")
+    if trigger is Trigger.STARTUP and goal.pause_reason is PauseReason.INTERRUPTED:
+        return Decision(Outcome.RESUMED, "was running when the previous host stopped")
+    return _decide_auto(goal, now, blockers, policy)
+
+
+def _decide_auto(
+    goal: Goal, now: datetime, blockers: Mapping[str, datetime | None], policy: AutoResumePolicy
+) -> Decision:
+    if goal.pause_reason is not PauseReason.QUOTA:
+        return Decision(Outcome.REFUSED, f"paused for {_reason(goal)}: never auto-resumed")
+    plan = plan_resume(goal, goal.resets_at, now, policy, 0.0)
+    if plan.next_resume_at is None:
+        return Decision(Outcome.REFUSED, plan.note or NOTE_NO_RESET)
+    if goal.next_resume_at is not None and now < goal.next_resume_at:
+        return Decision(Outcome.DEFERRED, "not before the scheduled time", goal.next_resume_at)
+    if blockers:
+        return _deferred_by_windows(now, blockers, policy)
+    return Decision(Outcome.RESUMED, "quota recovered")
+
+
+def _deferred_by_windows(
+    now: datetime, blockers: Mapping[str, datetime | None], policy: AutoResumePolicy
+) -> Decision:
+    names = ", ".join(sorted(blockers))
+    expected = [when for when in blockers.values() if when is not None]
+    if len(expected) < len(blockers) or not expected:
+        # no reset known for some window: check again after the failure backoff
+        return Decision(
+            Outcome.DEFERRED, f"quota not recovered: {names}", now + policy.failure_backoff
+        )
+    not_before = max(max(expected), now + timedelta(seconds=1))
+    return Decision(Outcome.DEFERRED, f"quota not recovered: {names}", not_before)
+
+
+def _reason(goal: Goal) -> str:
+    return goal.pause_reason.value if goal.pause_reason else "unknown reason"

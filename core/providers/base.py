@@ -1,0 +1,168 @@
+"""The one interface every source of goals and quotas plugs in through.
+
+A provider (demo, Codex, Claude Code, pipeline) does four things:
+
+* **discovers** goals and reports what the agent shows for each (:class:`GoalObservation`);
+* **reads quota windows** (:class:`~core.models.QuotaReading`), with a forced fresh read that the
+  scheduler takes right before an automatic resume;
+* **runs** goals: start, resume, pause, cancel — the runner role;
+* **reports** what happens to a goal it runs — progress, a limit hit with its reset, done,
+  failed — to a :class:`ProviderSink`, always with the fencing token of the claim that started it.
+
+Nothing provider-specific leaks into the engine: it only ever sees these types.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Protocol
+
+from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading
+
+
+@dataclass(frozen=True)
+class GoalObservation:
+    """What a provider sees of one goal right now.
+
+    Attributes:
+        state: the Goalkeeper state the agent's own status maps onto.
+        resets_at: for a quota pause, when the limit lifts, if the provider knows.
+        observed_at: when the agent recorded this status (e.g. the rollout line's timestamp);
+            an observation older than the goal's last change is ignored.
+        auto_resume: the provider's default for a newly found goal (None: the global default).
+        auto_resume_block: why Goalkeeper must not auto-resume this goal at all (e.g. "Claude
+            will resume itself"); shown as the goal's note.
+        data: provider metadata kept with the goal (cwd, session file, progress...).
+    """
+
+    id: str
+    title: str
+    state: GoalState
+    observed_at: datetime
+    pause_reason: PauseReason | None = None
+    pause_detail: str | None = None
+    windows: tuple[str, ...] = ()
+    resets_at: datetime | None = None
+    auto_resume: bool | None = None
+    auto_resume_block: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LimitHit:
+    """A running goal stopped because a quota ran out.
+
+    ``resets_at`` is when the provider says the limit lifts (None: unknown — then the goal is
+    never auto-resumed); ``no_timed_reset`` marks limits no clock lifts (credits depleted).
+    """
+
+    windows: tuple[str, ...]
+    resets_at: datetime | None
+    exactness: Exactness = Exactness.EXACT
+    detail: str | None = None
+    no_timed_reset: bool = False
+    readings: tuple[QuotaReading, ...] = ()
+
+
+class StartOutcome(StrEnum):
+    STARTED = "started"
+    ALREADY_RUNNING = "already_running"  # the agent was already working on it
+    ALREADY_DONE = "already_done"  # the agent had finished it
+
+
+class RunnerError(Exception):
+    """Starting or resuming failed; the goal goes back to paused with this message."""
+
+
+class RunnerDeferred(Exception):
+    """The goal must not be resumed right now (e.g. another live process owns the thread)."""
+
+    def __init__(self, reason: str, retry_after_seconds: float = 60.0) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after_seconds = retry_after_seconds
+
+
+class ProviderSink(Protocol):
+    """Where providers report; the engine implements it. Calls come on the event-loop thread."""
+
+    def goal_observed(self, provider: str, observation: GoalObservation) -> None: ...
+
+    def quota_observed(self, reading: QuotaReading) -> None: ...
+
+    def goal_progress(self, goal_id: str, fence: int, detail: str, data: dict[str, Any]) -> None:
+        ...
+
+    def goal_limited(self, goal_id: str, fence: int, hit: LimitHit) -> None: ...
+
+    def goal_finished(self, goal_id: str, fence: int, detail: str | None = None) -> None: ...
+
+    def goal_failed(self, goal_id: str, fence: int, detail: str) -> None: ...
+
+    def goal_paused(self, goal_id: str, fence: int, reason: PauseReason, detail: str) -> None:
+        ...
+
+
+class Provider(abc.ABC):
+    """Base class of every provider. Subclasses set ``name`` and implement the abstract methods.
+
+    Lifecycle: the engine calls :meth:`attach` once with its sink, :meth:`start` when the host
+    starts (begin watching files, etc.), and :meth:`stop` on shutdown; a provider must stop every
+    process and task it started.
+    """
+
+    name: str = ""
+    #: human description of where this provider looks, for the first-run screen
+    description: str = ""
+
+    def __init__(self) -> None:
+        self._sink: ProviderSink | None = None
+
+    def attach(self, sink: ProviderSink) -> None:
+        self._sink = sink
+
+    @property
+    def sink(self) -> ProviderSink:
+        if self._sink is None:
+            raise RuntimeError(f"provider {self.name} is not attached to an engine")
+        return self._sink
+
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Begin watching (files, processes). Default: nothing to watch."""
+
+    async def stop(self) -> None:  # noqa: B027 - optional hook
+        """Stop every task and process this provider started."""
+
+    @abc.abstractmethod
+    async def discover(self) -> list[GoalObservation]:
+        """The goals this provider knows about, as the agent shows them now."""
+
+    @abc.abstractmethod
+    async def read_quotas(self, fresh: bool = False) -> list[QuotaReading]:
+        """Current readings. ``fresh=True``: ask the authority now (taken before auto-resume)."""
+
+    @abc.abstractmethod
+    async def start_goal(self, goal: Goal, fence: int) -> StartOutcome:
+        """Start an idle goal. Raise :class:`RunnerError` on failure."""
+
+    @abc.abstractmethod
+    async def resume_goal(self, goal: Goal, fence: int) -> StartOutcome:
+        """Resume a paused goal; idempotent on the agent's side (check, then act).
+
+        Raise :class:`RunnerError` on failure, :class:`RunnerDeferred` when it must wait.
+        """
+
+    @abc.abstractmethod
+    async def pause_goal(self, goal: Goal) -> None:
+        """Stop working on the goal, leaving it resumable."""
+
+    @abc.abstractmethod
+    async def cancel_goal(self, goal: Goal) -> None:
+        """Stop working on the goal for good (never destroy the user's own objective)."""
+
+    def open_command(self, goal: Goal) -> list[str] | None:
+        """A command that opens the goal in the user's terminal, when there is one."""
+        return None

@@ -1,0 +1,289 @@
+"""The one resume entry point.
+
+``resume(goal_id, trigger, origin)`` is what a click, a CLI command, the scheduler, start-up
+recovery and wake-from-sleep all call; nothing else moves a goal out of ``paused``. It
+
+1. decides (:func:`core.policy.decide_resume`) and, when allowed, **claims** the goal — ``paused →
+   resuming`` with the fencing token bumped — in one ``BEGIN IMMEDIATE`` transaction, so however
+   many callers race (threads, processes) exactly one wins;
+2. starts the provider's runner *outside* the transaction, time-boxed;
+3. settles: ``resuming → running`` on success, back to ``paused`` with the error on failure (the
+   seed's failure fallback) — guarded by the fence, so a pause or cancel that arrived meanwhile
+   wins and the runner just started is stopped again.
+
+Every call appends a ``resume_requested`` history row with its trigger, origin, outcome, reason and
+the quota readings it decided on — refusals and no-ops included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from core.clock import Clock
+from core.goal_machine import GoalEvent
+from core.goal_ops import note_row, transition
+from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
+from core.policy import AutoResumePolicy, Decision, decide_resume
+from core.providers.base import Provider, RunnerDeferred, StartOutcome
+from core.results import ActionResult
+from core.store import Committed, Mutation, StoreThread
+
+log = logging.getLogger(__name__)
+
+
+class QuotaView(Protocol):
+    def blockers(self, windows: tuple[str, ...], now: datetime) -> dict[str, datetime | None]:
+        """The goal's windows that are not recovered, each with when to check again."""
+        ...
+
+    def snapshot(self, windows: tuple[str, ...], now: datetime) -> tuple[dict[str, Any], ...]:
+        """The readings a decision is based on, for the history row."""
+        ...
+
+
+OnCommitted = Callable[[Committed[Any]], None]
+
+
+class ResumeCoordinator:
+    """Owns the resume protocol; shares the store, clock and providers with the engine."""
+
+    def __init__(
+        self,
+        store: StoreThread,
+        clock: Clock,
+        providers: Mapping[str, Provider],
+        quotas: QuotaView,
+        policy: AutoResumePolicy,
+        on_committed: OnCommitted,
+        start_timeout: float = 60.0,
+        lock_for: Callable[[str], asyncio.Lock] | None = None,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._providers = providers
+        self._quotas = quotas
+        self._policy = policy
+        self._on_committed = on_committed
+        self._start_timeout = start_timeout
+        locks: dict[str, asyncio.Lock] = {}
+        self._lock_for = lock_for or (lambda goal_id: locks.setdefault(goal_id, asyncio.Lock()))
+
+    async def resume(
+        self,
+        goal_id: str,
+        trigger: Trigger,
+        origin: str,
+        context: dict[str, Any] | None = None,
+    ) -> ActionResult:
+        now = self._clock.now()
+        goal = await self._store.run(lambda s: s.get_goal(goal_id))
+        windows = goal.windows if goal else ()
+        blockers = self._quotas.blockers(windows, now)
+        quotas = self._quotas.snapshot(windows, now)
+
+        def claim(current: Goal | None) -> Mutation[Decision]:
+            decision = decide_resume(current, trigger, now, blockers, self._policy)
+            row = note_row(
+                goal_id,
+                "resume_requested",
+                now,
+                outcome=decision.outcome,
+                reason=decision.reason,
+                trigger=trigger,
+                origin=origin,
+                quotas=quotas,
+                detail=context,
+            )
+            if current is None or not decision.allowed:
+                return Mutation(_deferral(current, decision, now), decision, [row])
+            claimed, moved = transition(
+                current,
+                GoalEvent.CLAIM_RESUME,
+                now,
+                origin=origin,
+                trigger=trigger,
+                reason=decision.reason,
+                fence=current.fence + 1,
+                attempts=_attempts_after_claim(current, trigger),
+                next_resume_at=None,
+            )
+            return Mutation(claimed, decision, [moved])
+
+        committed = await self._store.run(lambda s: s.transact(goal_id, claim))
+        self._on_committed(committed)
+        decision = committed.result
+        if not decision.allowed or committed.after is None:
+            after = committed.after
+            return ActionResult(
+                goal_id,
+                decision.outcome,
+                decision.reason,
+                decision.not_before,
+                after.state if after else None,
+            )
+        # reports from the runner we are about to start wait for this lock: they apply only
+        # after the claim has settled
+        async with self._lock_for(goal_id):
+            return await self._carry_out(committed.after, trigger, origin, quotas, context)
+
+    async def _carry_out(
+        self,
+        goal: Goal,
+        trigger: Trigger,
+        origin: str,
+        quotas: tuple[dict[str, Any], ...],
+        context: dict[str, Any] | None,
+    ) -> ActionResult:
+        provider = self._providers.get(goal.provider)
+        error: str | None = None
+        deferred: RunnerDeferred | None = None
+        started: StartOutcome | None = None
+        try:
+            if provider is None:
+                raise LookupError(f"provider {goal.provider!r} is not enabled")
+            started = await asyncio.wait_for(
+                provider.resume_goal(goal, goal.fence), self._start_timeout
+            )
+        except RunnerDeferred as exc:
+            deferred = exc
+        except TimeoutError:
+            error = f"the runner did not start within {self._start_timeout:g} s"
+        except Exception as exc:  # a runner failure must never leave the goal in `resuming`
+            log.warning("resume of %s failed: %s", goal.id, exc)
+            error = str(exc) or type(exc).__name__
+        settle = _Settle(goal, trigger, origin, quotas, context, self._clock.now(), self._policy)
+        decide = settle.decide(started, error, deferred)
+        committed = await self._store.run(lambda s: s.transact(goal.id, decide))
+        self._on_committed(committed)
+        result: ActionResult = committed.result
+        if settle.superseded and started is StartOutcome.STARTED and provider is not None:
+            await _stop_quietly(provider, goal)
+        return result
+
+
+def _attempts_after_claim(goal: Goal, trigger: Trigger) -> int:
+    if trigger is Trigger.MANUAL:
+        return 0  # the user took over: a new episode
+    if goal.pause_reason is PauseReason.QUOTA:
+        return goal.attempts + 1
+    return goal.attempts
+
+
+def _deferral(goal: Goal | None, decision: Decision, now: datetime) -> Goal | None:
+    """A deferred auto resume moves the goal's not-before time; nothing else changes."""
+    if goal is None or decision.outcome is not Outcome.DEFERRED or decision.not_before is None:
+        return None
+    if goal.next_resume_at == decision.not_before:
+        return None
+    return goal.model_copy(update={"next_resume_at": decision.not_before, "updated_at": now})
+
+
+class _Settle:
+    """Builds the transaction that ends a claim: running, done, or back to paused."""
+
+    def __init__(
+        self,
+        claimed: Goal,
+        trigger: Trigger,
+        origin: str,
+        quotas: tuple[dict[str, Any], ...],
+        context: dict[str, Any] | None,
+        now: datetime,
+        policy: AutoResumePolicy,
+    ) -> None:
+        self.claimed = claimed
+        self.trigger = trigger
+        self.origin = origin
+        self.quotas = quotas
+        self.context = context or {}
+        self.now = now
+        self.policy = policy
+        self.superseded = False
+
+    def decide(
+        self, started: StartOutcome | None, error: str | None, deferred: RunnerDeferred | None
+    ) -> Callable[[Goal | None], Mutation[ActionResult]]:
+        def _decide(current: Goal | None) -> Mutation[ActionResult]:
+            if current is None or current.state is not GoalState.RESUMING or (
+                current.fence != self.claimed.fence
+            ):
+                return self._superseded(current)
+            if deferred is not None:
+                return self._back_to_paused(current, Outcome.DEFERRED, deferred.reason,
+                                            timedelta(seconds=deferred.retry_after_seconds),
+                                            uncount=True)
+            if error is not None or started is None:
+                return self._back_to_paused(current, Outcome.FAILED, error or "runner failed",
+                                            self.policy.failure_backoff, uncount=False)
+            return self._started(current, started)
+
+        return _decide
+
+    def _row(self, outcome: Outcome, reason: str, not_before: datetime | None = None) -> Any:
+        detail = dict(self.context)
+        if not_before is not None:
+            detail["not_before"] = not_before.isoformat()
+        return note_row(
+            self.claimed.id,
+            "resume_requested",
+            self.now,
+            outcome=outcome,
+            reason=reason,
+            trigger=self.trigger,
+            origin=self.origin,
+            fence=self.claimed.fence,
+            quotas=self.quotas,
+            detail=detail,
+        )
+
+    def _started(self, current: Goal, started: StartOutcome) -> Mutation[ActionResult]:
+        if started is StartOutcome.ALREADY_DONE:
+            new, moved = transition(current, GoalEvent.COMPLETE, self.now, origin=self.origin,
+                                    reason="the agent had already finished it")
+            reason = "already done"
+        else:
+            reason = ("resumed" if started is StartOutcome.STARTED
+                      else "the agent was already working on it")
+            data = current.data | {"last_resume_trigger": self.trigger.value}
+            new, moved = transition(
+                current, GoalEvent.RESUME_SUCCEEDED, self.now, origin=self.origin,
+                trigger=self.trigger, reason=reason, hosted=started is StartOutcome.STARTED,
+                resumed_at=self.now, data=data,
+            )
+        result = ActionResult(current.id, Outcome.RESUMED, reason, None, new.state)
+        return Mutation(new, result, [moved, self._row(Outcome.RESUMED, reason)])
+
+    def _back_to_paused(
+        self, current: Goal, outcome: Outcome, reason: str, wait: timedelta, uncount: bool
+    ) -> Mutation[ActionResult]:
+        retry_at: datetime | None = None
+        if self.trigger is not Trigger.MANUAL and current.pause_reason is PauseReason.QUOTA:
+            retry_at = self.now + wait
+        attempts = current.attempts - 1 if uncount and self.trigger is not Trigger.MANUAL else (
+            current.attempts)
+        new, moved = transition(
+            current, GoalEvent.RESUME_FAILED, self.now, origin=self.origin, trigger=self.trigger,
+            reason=reason, pause_reason=current.pause_reason or PauseReason.ERROR,
+            pause_detail=reason if outcome is Outcome.FAILED else current.pause_detail,
+            next_resume_at=retry_at, attempts=max(0, attempts),
+        )
+        result = ActionResult(current.id, outcome, reason, retry_at, new.state)
+        return Mutation(new, result, [moved, self._row(outcome, reason, retry_at)])
+
+    def _superseded(self, current: Goal | None) -> Mutation[ActionResult]:
+        self.superseded = True
+        state = current.state if current else None
+        reason = f"superseded while resuming: the goal is now {state.value if state else 'gone'}"
+        result = ActionResult(self.claimed.id, Outcome.REFUSED, reason, None, state)
+        return Mutation(None, result, [self._row(Outcome.REFUSED, reason)])
+
+
+async def _stop_quietly(provider: Provider, goal: Goal) -> None:
+    try:
+        await provider.pause_goal(goal)
+    except Exception:
+        log.exception("could not stop %s after a superseded resume", goal.id)

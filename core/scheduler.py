@@ -1,0 +1,237 @@
+"""The scheduler: wall-clock deadlines, rising edges, an adaptive fallback poll, wake from sleep.
+
+One task. Each time it wakes it
+
+1. re-evaluates the quota windows (stability timers, resets that passed) and handles the edges;
+2. takes every goal paused for quota whose not-before time has come, asks its provider for a
+   fresh reading, and calls ``resume(goal, auto)`` — or ``wake`` when it just noticed the wall
+   clock jumped ahead of the monotonic one (the machine slept), or ``startup`` on its first pass;
+3. runs the fallback poll when it is due — only while some goal waits for quota, at an interval
+   scaled to the window's period (a tenth, bounded to [30 s, 15 min]) with jitter.
+
+Then it sleeps until the earliest of: the next deadline, the next quota check, the next poll —
+but never longer than ``max_sleep_seconds`` (60) while anything is pending, because deadlines are
+wall-clock instants and a monotonic sleep does not advance while the machine is suspended. With
+nothing pending it does not wake at all until poked (a goal or quota changed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections import deque
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from core.clock import Clock
+from core.events import EventBus, QuotaRecovered, SchedulerWoke
+from core.models import Goal, GoalState, PauseReason, QuotaReading, Trigger
+from core.providers.base import Provider
+from core.quota import QuotaEdge, QuotaManager
+from core.results import ActionResult
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+#: a wall-clock advance this much larger than the monotonic one means the machine slept
+JUMP_THRESHOLD_SECONDS = 10.0
+DEFAULT_PERIOD_SECONDS = 3600.0
+
+
+class SchedulerHost(Protocol):
+    goals: dict[str, Goal]
+    quotas: QuotaManager
+    providers: dict[str, Provider]
+    bus: EventBus
+
+    async def handle_edges(self, edges: Sequence[QuotaEdge]) -> None: ...
+
+    async def fresh_read(self, provider_name: str, timeout: float = 10.0) -> str | None: ...
+
+    async def record_reading(self, reading: QuotaReading) -> None: ...
+
+    async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
+                     context: dict[str, Any] | None = None) -> ActionResult: ...
+
+
+def waiting_for_quota(goal: Goal) -> bool:
+    return goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
+
+
+class Scheduler:
+    """Owns the scheduling task. Attributes: ``wakeups`` (count), ``next_wake`` (instant)."""
+
+    def __init__(self, host: SchedulerHost, clock: Clock, settings: Settings,
+                 rng: random.Random) -> None:
+        self._host = host
+        self._clock = clock
+        self._settings = settings
+        self._rng = rng
+        self._poke = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._next_poll: datetime | None = None
+        self._recovered: set[str] = set()
+        self.wakeups = 0
+        self.next_wake: datetime | None = None
+        #: (goal, deadline, fired at) of recent automatic resumes, for measuring lateness
+        self.fired: deque[tuple[str, datetime, datetime]] = deque(maxlen=10_000)
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._run())
+            self._task.set_name("goalkeeper:scheduler")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def poke(self) -> None:
+        """Something changed: re-plan now (cheap; coalesces)."""
+        self._poke.set()
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        trigger = Trigger.STARTUP
+        while True:
+            wall, mono = self._clock.now(), self._clock.monotonic()
+            self._poke.clear()
+            try:
+                await self.tick(trigger)
+            except Exception:
+                log.exception("scheduler pass failed")
+            delay = self._delay(self._clock.now())
+            await self._sleep(delay)
+            self.wakeups += 1
+            trigger = self._trigger_after(wall, mono)
+
+    def _trigger_after(self, wall: datetime, mono: float) -> Trigger:
+        wall_elapsed = (self._clock.now() - wall).total_seconds()
+        mono_elapsed = self._clock.monotonic() - mono
+        if wall_elapsed - mono_elapsed > JUMP_THRESHOLD_SECONDS:
+            log.info("wall clock moved %.0f s more than the monotonic clock: woke from sleep",
+                     wall_elapsed - mono_elapsed)
+            return Trigger.WAKE
+        return Trigger.AUTO
+
+    async def _sleep(self, delay: float | None) -> None:
+        if self._poke.is_set():
+            return
+        waiter = asyncio.ensure_future(self._poke.wait())
+        tasks: set[asyncio.Future[Any]] = {waiter}
+        if delay is not None:
+            tasks.add(asyncio.ensure_future(self._clock.sleep(delay)))
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    def _delay(self, now: datetime) -> float | None:
+        candidates = [t for t in (self._next_deadline(), self._host.quotas.next_check(now))
+                      if t is not None]
+        if self._pending():
+            if self._next_poll is None:
+                self._next_poll = now + self._poll_interval()
+            candidates.append(self._next_poll)
+        else:
+            self._next_poll = None
+        if not candidates:
+            self.next_wake = None
+            self._publish(now, "idle")
+            return None
+        delay = (min(candidates) - now).total_seconds()
+        delay = min(max(delay, 0.0), self._settings.max_sleep_seconds)
+        self.next_wake = now + timedelta(seconds=delay)
+        self._publish(now, "pending")
+        return delay
+
+    def _publish(self, now: datetime, reason: str) -> None:
+        self._host.bus.publish(SchedulerWoke(now, self.next_wake, reason))
+
+    # -- one pass ------------------------------------------------------------------------------
+
+    async def tick(self, trigger: Trigger = Trigger.AUTO) -> None:
+        now = self._clock.now()
+        edges = self._host.quotas.evaluate(now)
+        self._recovered |= {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
+        await self._host.handle_edges(edges)
+        due = self._due(now)
+        if due:
+            await self._fire(due, trigger)
+        elif self._next_poll is not None and now >= self._next_poll:
+            await self._poll()
+        self._recovered.clear()
+
+    def _due(self, now: datetime) -> list[Goal]:
+        """Goals waiting for quota whose not-before time has come (rising edges included)."""
+        return [
+            goal for goal in self._host.goals.values()
+            if waiting_for_quota(goal) and goal.next_resume_at is not None
+            and goal.next_resume_at <= now
+        ]
+
+    async def _fire(self, due: list[Goal], trigger: Trigger) -> None:
+        notes: dict[str, str | None] = {}
+        for provider in sorted({g.provider for g in due}):
+            notes[provider] = await self._host.fresh_read(provider)
+        for goal in due:
+            context: dict[str, Any] = {"deadline": goal.next_resume_at.isoformat()
+                                       if goal.next_resume_at else None}
+            if note := notes.get(goal.provider):
+                context["quota_read"] = note
+            recovered = sorted(self._recovered & set(goal.windows))
+            if recovered:
+                context["rising_edge"] = recovered
+            fired_at = self._clock.now()
+            if goal.next_resume_at is not None:
+                self.fired.append((goal.id, goal.next_resume_at, fired_at))
+            await self._host.resume(goal.id, "scheduler", trigger, context)
+
+    async def _poll(self) -> None:
+        self._next_poll = None
+        providers = sorted({g.provider for g in self._host.goals.values()
+                            if waiting_for_quota(g) and g.auto_resume})
+        for name in providers:
+            provider = self._host.providers.get(name)
+            if provider is None:
+                continue
+            try:
+                readings = await provider.read_quotas(fresh=False)
+            except Exception as exc:
+                log.warning("fallback poll of %s failed: %s", name, exc)
+                continue
+            for reading in readings:
+                await self._host.record_reading(reading)
+
+    # -- planning ------------------------------------------------------------------------------
+
+    def _next_deadline(self) -> datetime | None:
+        deadlines = [g.next_resume_at for g in self._host.goals.values()
+                     if waiting_for_quota(g) and g.next_resume_at is not None]
+        return min(deadlines, default=None)
+
+    def _pending(self) -> bool:
+        """Some goal waits for quota and will be resumed automatically."""
+        return any(waiting_for_quota(g) and g.next_resume_at is not None
+                   for g in self._host.goals.values())
+
+    def _poll_interval(self) -> timedelta:
+        periods = []
+        for goal in self._host.goals.values():
+            if waiting_for_quota(goal) and goal.next_resume_at is not None:
+                for window_id in goal.windows:
+                    reading = self._host.quotas.tracker(window_id).reading
+                    if reading is not None and reading.window_seconds:
+                        periods.append(reading.window_seconds)
+        period = min(periods, default=DEFAULT_PERIOD_SECONDS)
+        base = min(max(period / 10.0, self._settings.fallback_poll_min_seconds),
+                   self._settings.fallback_poll_max_seconds)
+        spread = self._settings.fallback_poll_jitter
+        return timedelta(seconds=base * (1.0 + self._rng.uniform(-spread, spread)))

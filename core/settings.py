@@ -1,0 +1,150 @@
+"""Settings: ``config.toml`` in the config directory, each field overridable by the environment.
+
+Every field ``x`` can be set by ``GOALKEEPER_X`` (upper case), which wins over the file. A bad value
+raises :class:`SettingsError` naming the field, the value and where it came from. Fields are flat
+(``codex_home``, not ``[codex] home``) so that every one of them has an obvious variable name.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from core.atomic import atomic_write_text
+from core.quota import HysteresisPolicy
+
+ENV_PREFIX = "GOALKEEPER_"
+
+
+class Settings(BaseModel):
+    """Every user setting, with its default. Documented field by field in the README."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+    auto_resume_default: bool = Field(False, description="auto-resume for newly found goals")
+    resume_margin_seconds: float = Field(45, ge=0, le=3600)
+    resume_jitter_seconds: float = Field(15, ge=0, le=3600)
+    resume_threshold_percent: float = Field(90, ge=0, lt=100)
+    pause_threshold_percent: float = Field(100, gt=0, le=100)
+    stable_seconds: float = Field(30, ge=0, le=3600)
+    stale_after_seconds: float = Field(600, gt=0)
+    max_wait_hours: float = Field(169, gt=0)
+    max_auto_attempts: int = Field(3, ge=1, le=100)
+    relimit_window_seconds: float = Field(
+        1800, ge=0, description="a new limit within this time after an auto resume is a retry"
+    )
+    resume_failure_backoff_seconds: float = Field(300, ge=1)
+    runner_start_timeout_seconds: float = Field(60, gt=0)
+    max_sleep_seconds: float = Field(60, gt=0, le=3600)
+    fallback_poll_min_seconds: float = Field(30, gt=0)
+    fallback_poll_max_seconds: float = Field(900, gt=0)
+    fallback_poll_jitter: float = Field(0.1, ge=0, le=1)
+    provider_refresh_seconds: float = Field(5, gt=0, le=3600)
+    demo_enabled: bool = False
+    notify_resumed: bool = True
+    notify_relimited: bool = True
+    notify_gave_up: bool = True
+    notify_scheduled: bool = True
+    notify_done: bool = True
+    notify_failed: bool = True
+    start_at_login: bool = False
+
+    @model_validator(mode="after")
+    def _check_relations(self) -> Settings:
+        self.hysteresis()  # raises ValueError on an inconsistent pair of thresholds
+        if self.fallback_poll_min_seconds > self.fallback_poll_max_seconds:
+            raise ValueError("fallback_poll_min_seconds must not exceed fallback_poll_max_seconds")
+        return self
+
+    def hysteresis(self) -> HysteresisPolicy:
+        return HysteresisPolicy(
+            pause_threshold_percent=self.pause_threshold_percent,
+            resume_threshold_percent=self.resume_threshold_percent,
+            stable_seconds=self.stable_seconds,
+            stale_after_seconds=self.stale_after_seconds,
+        )
+
+
+class SettingsError(Exception):
+    """A setting could not be read; the message names the field, the value and the source."""
+
+
+def load_settings(
+    config_file: Path,
+    environ: Mapping[str, str] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Read ``config_file`` (missing is fine) and apply ``GOALKEEPER_*`` overrides.
+
+    ``defaults`` (used by the demo) sit under both: the file and the environment still win.
+    """
+    environ = os.environ if environ is None else environ
+    file_values, sources = _read_file(config_file)
+    values = {**(defaults or {}), **file_values}
+    for name in Settings.model_fields:
+        var = ENV_PREFIX + name.upper()
+        if var in environ:
+            values[name] = environ[var]
+            sources[name] = f"environment variable {var}"
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        raise SettingsError(_describe(exc, values, sources, config_file)) from None
+
+
+def _read_file(config_file: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    try:
+        text = config_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, {}
+    except OSError as exc:
+        raise SettingsError(f"cannot read {config_file}: {exc.strerror}") from None
+    try:
+        values = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{config_file} is not valid TOML: {exc}") from None
+    return values, {name: str(config_file) for name in values}
+
+
+def _describe(
+    exc: ValidationError, values: Mapping[str, Any], sources: Mapping[str, str], file: Path
+) -> str:
+    lines = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else ""
+        if field:
+            source = sources.get(field, str(file))
+            if error["type"] == "extra_forbidden":
+                lines.append(f"unknown setting {field!r} in {source}")
+            else:
+                lines.append(
+                    f"setting {field} = {values.get(field)!r} from {source}: {error['msg']}"
+                )
+        else:
+            lines.append(f"settings from {file}: {error['msg']}")
+    return "; ".join(lines)
+
+
+def save_settings(config_file: Path, settings: Settings) -> None:
+    """Write the settings that differ from the defaults back, atomically."""
+    defaults = Settings()
+    lines = ["# Goalkeeper settings; see the README for every field.\n"]
+    for name in Settings.model_fields:
+        value = getattr(settings, name)
+        if value != getattr(defaults, name):
+            lines.append(f"{name} = {_toml_value(value)}\n")
+    atomic_write_text(config_file, "".join(lines))
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'

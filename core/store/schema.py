@@ -1,0 +1,71 @@
+"""The database schema as a list of small migrations; ``PRAGMA user_version`` says how far we got.
+
+Each migration is one step from version ``n`` to ``n + 1`` and runs in its own ``BEGIN IMMEDIATE``
+transaction. Never edit a released step: append a new one (and a test that upgrades a fixture of
+the previous version).
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 0 -> 1: the first schema
+    """
+    CREATE TABLE goals (
+        id TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        title TEXT NOT NULL,
+        state TEXT NOT NULL,
+        pause_reason TEXT,
+        pause_detail TEXT,
+        windows TEXT NOT NULL DEFAULT '[]',
+        auto_resume INTEGER NOT NULL DEFAULT 0,
+        next_resume_at TEXT,
+        auto_resume_note TEXT,
+        resets_at TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        fence INTEGER NOT NULL DEFAULT 0,
+        hosted INTEGER NOT NULL DEFAULT 0,
+        resumed_at TEXT,
+        data TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        state_since TEXT
+    );
+    CREATE TABLE history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        goal TEXT,
+        event TEXT NOT NULL,
+        trigger TEXT,
+        origin TEXT,
+        outcome TEXT,
+        reason TEXT,
+        state_from TEXT,
+        state_to TEXT,
+        fence INTEGER,
+        quotas TEXT NOT NULL DEFAULT '[]',
+        detail TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX history_goal ON history (goal, id);
+    CREATE TABLE quota_latest (
+        window_id TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        observed_at TEXT NOT NULL,
+        reading TEXT NOT NULL
+    );
+    CREATE TABLE quota_series (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        window_id TEXT NOT NULL,
+        observed_at TEXT NOT NULL,
+        used_percent REAL,
+        exactness TEXT NOT NULL
+    );
+    CREATE INDEX quota_series_window ON quota_series (window_id, observed_at);
+    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,1 @@
+"""Goalkeeper's desktop app (PySide6 on a qasync loop). It talks to ``core`` through one bridge."""
