@@ -1,0 +1,71 @@
+"""Shared fixtures. Tests never touch the network, the user's directories or the real clock."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
+
+import random
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from core.clock import FakeClock
+from core.engine import Engine
+from core.paths import Paths, resolve_paths
+from core.settings import Settings
+from tests.support.fakes import FakeProvider
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No GOALKEEPER_* setting leaks in from the developer's shell; a private home per test."""
+    for name in list(os.environ):
+        if name.startswith("GOALKEEPER_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("GOALKEEPER_HOME", str(tmp_path / "gk-home"))
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> Paths:
+    return resolve_paths({"GOALKEEPER_HOME": str(tmp_path / "gk-home")})
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings(resume_jitter_seconds=0)
+
+
+@pytest.fixture
+def fake(clock: FakeClock) -> FakeProvider:
+    return FakeProvider(clock)
+
+
+EngineFactory = Callable[..., Any]
+
+
+@pytest_asyncio.fixture
+async def make_engine(paths: Paths, clock: FakeClock) -> AsyncIterator[EngineFactory]:
+    """Start engines on the shared paths and fake clock; stop them all at teardown."""
+    engines: list[Engine] = []
+
+    async def _make(*providers: Any, settings: Settings | None = None, **kw: Any) -> Engine:
+        engine = Engine(paths, settings or Settings(resume_jitter_seconds=0), list(providers),
+                        clock, random.Random(7), **kw)
+        await engine.start()
+        await engine.drain()
+        engines.append(engine)
+        return engine
+
+    yield _make
+    for engine in engines:
+        await engine.stop()
