@@ -32,6 +32,9 @@ class Host:
         self.lease = HostLease(paths, kind, self.clock.now())
         self.engine = Engine(paths, settings, providers, self.clock, rng)
         self.control = ControlServer(self.engine, paths)
+        for provider in providers:
+            for op, handler in provider.control_ops().items():
+                self.control.register(op, handler)
         self.info: HostInfo | None = None
 
     async def start(self) -> HostInfo:

@@ -15,12 +15,16 @@ Nothing provider-specific leaks into the engine: it only ever sees these types.
 from __future__ import annotations
 
 import abc
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
 from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading
+
+#: a control-socket op: request object in, reply object out
+ControlHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -162,6 +166,10 @@ class Provider(abc.ABC):
     @abc.abstractmethod
     async def cancel_goal(self, goal: Goal) -> None:
         """Stop working on the goal for good (never destroy the user's own objective)."""
+
+    def control_ops(self) -> Mapping[str, ControlHandler]:
+        """Extra control-socket ops this provider serves (e.g. the pipeline's ``run``)."""
+        return {}
 
     def open_command(self, goal: Goal) -> list[str] | None:
         """A command that opens the goal in the user's terminal, when there is one."""

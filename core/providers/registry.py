@@ -1,12 +1,15 @@
 """Which providers a host runs, built from the settings.
 
-Each provider package contributes one factory here; a factory returns None when its provider is
-off (disabled by a setting, or nothing of it is installed on this machine).
+Each provider package contributes one :class:`ProviderSpec` to :data:`SPECS`: a factory that
+returns None when the provider is off (disabled by a setting, or nothing of it is installed on
+this machine), and a sentence saying what it looks for and where — the first-run screen and
+``goalkeeper doctor``-style messages show it even when the provider is off.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from core.clock import Clock
 from core.paths import Paths
@@ -14,6 +17,14 @@ from core.providers.base import Provider
 from core.settings import Settings
 
 Factory = Callable[[Settings, Paths, Clock, Mapping[str, str]], Provider | None]
+LookedFor = Callable[[Settings, Mapping[str, str]], str]
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    name: str
+    factory: Factory
+    looked_for: LookedFor
 
 
 def _demo(settings: Settings, paths: Paths, clock: Clock,
@@ -25,14 +36,25 @@ def _demo(settings: Settings, paths: Paths, clock: Clock,
     return DemoProvider(clock)
 
 
-FACTORIES: list[Factory] = [_demo]
+def _demo_looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
+    return "the built-in demo: " + ("on" if settings.demo_enabled else "off (demo_enabled)")
+
+
+SPECS: list[ProviderSpec] = [
+    ProviderSpec("demo", _demo, _demo_looked_for),
+]
 
 
 def build_providers(settings: Settings, paths: Paths, clock: Clock,
                     environ: Mapping[str, str]) -> list[Provider]:
     providers = []
-    for factory in FACTORIES:
-        provider = factory(settings, paths, clock, environ)
+    for spec in SPECS:
+        provider = spec.factory(settings, paths, clock, environ)
         if provider is not None:
             providers.append(provider)
     return providers
+
+
+def looked_for(settings: Settings, environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(provider, what it looked for and where) for every known provider."""
+    return [(spec.name, spec.looked_for(settings, environ)) for spec in SPECS]
