@@ -16,6 +16,7 @@ QuotaRecovered, SchedulerWoke, ProvidersRefreshed, Notice.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 from collections import defaultdict
@@ -260,6 +261,14 @@ class Engine:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
             g, fence, GoalEvent.PAUSE, detail, self._ctx(), pause_reason=reason)))
 
+    def goal_released(self, provider: str, goal_id: str, reason: str) -> None:
+        self._enqueue(lambda: self._release(provider, goal_id, reason))
+
+    async def _release(self, provider: str, goal_id: str, reason: str) -> None:
+        goal = self.goals.get(goal_id)
+        if goal is not None and goal.provider == provider:
+            await self.forget_goal(goal_id, origin=f"provider:{provider}", reason=reason)
+
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
         async with self._locks[goal_id]:  # never between a resume's claim and its settling
             await self._transact(goal_id, decide)
@@ -460,7 +469,24 @@ class Engine:
             return Mutation(new, result, rows)
 
         committed = await self._transact(goal_id, decide)
-        return committed.result  # type: ignore[no-any-return]
+        result: ActionResult = committed.result
+        if enabled and result.outcome is Outcome.UPDATED and committed.after is not None:
+            result = await self._first_time_notice(committed.after, result)
+        return result
+
+    async def _first_time_notice(self, goal: Goal, result: ActionResult) -> ActionResult:
+        """Attach (and announce) the provider's auto-resume notice the first time only."""
+        provider = self.providers.get(goal.provider)
+        notice = provider.auto_resume_notice(goal) if provider is not None else None
+        if notice is None:
+            return result
+        key, text = notice
+        meta_key = f"notice_shown:{key}"
+        if await self.store.run(lambda s: s.get_meta(meta_key)) is not None:
+            return result
+        await self.store.run(lambda s: s.set_meta(meta_key, self.clock.now().isoformat()))
+        self.bus.publish(Notice("warning", text))
+        return dataclasses.replace(result, notice=text)
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""
@@ -491,7 +517,8 @@ class Engine:
                 return _result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
         return committed.result  # type: ignore[no-any-return]
 
-    async def forget_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
+    async def forget_goal(self, goal_id: str, origin: str = "gui",
+                          reason: str = "no longer watched") -> ActionResult:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
         goal = self.goals.get(goal_id) or await self.store.run(lambda s: s.get_goal(goal_id))
         if goal is None:
@@ -499,7 +526,7 @@ class Engine:
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
             await self._stop_runner(goal, cancel=False)
         row = note_row(goal_id, "removed", self.clock.now(), origin=origin,
-                       reason="no longer watched", outcome=Outcome.UPDATED)
+                       reason=reason, outcome=Outcome.UPDATED)
 
         saved = await self.store.run(lambda s: s.remove_goal(goal_id, row))
         self.goals.pop(goal_id, None)

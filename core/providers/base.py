@@ -109,6 +109,11 @@ class ProviderSink(Protocol):
     def goal_paused(self, goal_id: str, fence: int, reason: PauseReason, detail: str) -> None:
         ...
 
+    def goal_released(self, provider: str, goal_id: str, reason: str) -> None:
+        """The provider no longer offers the goal (the user stopped watching it there): the
+        engine forgets it — runner stopped, row removed, history kept."""
+        ...
+
 
 class Provider(abc.ABC):
     """Base class of every provider. Subclasses set ``name`` and implement the abstract methods.
@@ -173,4 +178,9 @@ class Provider(abc.ABC):
 
     def open_command(self, goal: Goal) -> list[str] | None:
         """A command that opens the goal in the user's terminal, when there is one."""
+        return None
+
+    def auto_resume_notice(self, goal: Goal) -> tuple[str, str] | None:
+        """(key, text) of something the user must be told the first time they turn auto-resume
+        on for a goal of this kind (e.g. a billing caveat); shown once per key."""
         return None
