@@ -244,3 +244,22 @@ async def _settle() -> None:
     from core.clock import settle
 
     await settle()
+
+
+@pytest.mark.asyncio
+async def test_quota_auto_resume_notifications_say_whether_claude_continues(
+        make: Make, late_clock: FakeClock) -> None:
+    from core.providers.claude.sessions import HookEvent
+
+    provider = await make(late_clock)
+    waiting, plain = SESSIONS["native_waiting"], SESSIONS["session_limit"]
+    provider.events.add(HookEvent(waiting, at("2026-07-07T13:31:00"),
+                                  "quota_auto_resume_disabled"))
+    provider.events.add(HookEvent(plain, at("2026-07-07T14:00:00"), "quota_auto_resume_fired"))
+    found = by_session(await provider.discover())
+    assert found[waiting].auto_resume_block is None  # Claude said it will not continue
+    assert "reported that it continued" in (found[plain].auto_resume_block or "")
+    # a notification from before the stop says nothing about this stop
+    provider.events.add(HookEvent(SESSIONS["extra_usage"], at("2026-07-07T03:00:00"),
+                                  "quota_auto_resume_fired"))
+    assert by_session(await provider.discover())[SESSIONS["extra_usage"]].auto_resume_block is None

@@ -25,6 +25,7 @@ def scanned(data: bytes) -> tuple[LineSink, int]:
 
 def decoded(data: bytes) -> LineSink:
     s = sink()
+    s.from_start = True
     decode_lines(data, 0, data.rfind(b"\n") + 1, s)
     return s
 

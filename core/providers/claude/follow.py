@@ -88,6 +88,7 @@ def read_file(state: FileState, ledger: UsageLedger, bulk: bool = False) -> bool
     if bulk or len(data) > DECODE_LIMIT:
         consumed = scan_bytes(data, sink)
     else:
+        sink.from_start = state.offset == 0
         consumed = data.rfind(b"\n") + 1
         decode_lines(data, 0, consumed, sink)
     state.offset += consumed

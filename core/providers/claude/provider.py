@@ -41,7 +41,11 @@ from core.providers.claude import config, sessions
 from core.providers.claude.events import HookEvents
 from core.providers.claude.follow import FileState, TranscriptWatcher, read_file
 from core.providers.claude.ledger import UsageBlock
-from core.providers.claude.readings import cached_usage_readings, limit_stop_reading
+from core.providers.claude.readings import (
+    cached_usage_readings,
+    limit_stop_reading,
+    worth_storing,
+)
 from core.providers.claude.resets import parse_limit
 from core.providers.claude.runner import HeadlessRun, RunSpec, child_env, command
 from core.providers.claude.state import TrackingFile
@@ -234,8 +238,7 @@ class ClaudeProvider(Provider):
 
     def observe_reading(self, reading: QuotaReading) -> None:
         """A reading from a hook or a run: kept as the window's latest and reported."""
-        current = self._readings.get(reading.window_id)
-        if current is not None and current.observed_at > reading.observed_at:
+        if not worth_storing(reading, self._readings.get(reading.window_id)):
             return
         self._readings[reading.window_id] = reading
         self.sink.quota_observed(reading)

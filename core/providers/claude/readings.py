@@ -141,3 +141,20 @@ def cached_usage_readings(state: dict[str, Any], now: datetime,
         result.append(reading(window, fetched, used=used, resets_at=epoch(entry.get("resets_at")),
                               exactness=Exactness.STALE, limit_reached=used >= 100.0, note=note))
     return result
+
+
+#: a reading equal to the latest one and younger than this is not stored again
+REPEAT_SECONDS = 60.0
+
+
+def worth_storing(reading: QuotaReading, latest: QuotaReading | None) -> bool:
+    """False for an older reading, or a repeat of the latest one (statuslines refresh
+    constantly; the series needs a point per change, or per minute)."""
+    if latest is None:
+        return True
+    if latest.observed_at > reading.observed_at:
+        return False
+    same = (latest.used_percent, latest.resets_at, latest.limit_reached) == (
+        reading.used_percent, reading.resets_at, reading.limit_reached)
+    age = (reading.observed_at - latest.observed_at).total_seconds()
+    return not same or age >= REPEAT_SECONDS

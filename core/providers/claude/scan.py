@@ -99,6 +99,8 @@ class LineSink:
     ledger: UsageLedger
     facts: FileFacts
     session_id: str
+    #: the lines come from the file's start, in order: the first prompt seen is the first one
+    from_start: bool = False
 
     def record(self, record: Record, obj: dict[str, Any]) -> None:
         facts = self.facts
@@ -112,7 +114,7 @@ class LineSink:
             key = _stop_key(obj)
             self.ledger.add_stop(LimitStopRecord(key, record.at, record.session_id
                                                  or self.session_id, record.text or ""))
-        if record.kind is Kind.PROMPT and facts.first_prompt is None:
+        if record.kind is Kind.PROMPT and facts.first_prompt is None and self.from_start:
             facts.first_prompt = record.text
         facts.stops.feed(record, key)
         if record.at is not None and (facts.last_at is None or record.at > facts.last_at):

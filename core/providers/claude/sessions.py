@@ -17,6 +17,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
 from typing import Any
 
 from core.models import GoalState, PauseReason
@@ -35,6 +36,21 @@ SAME_STOP = timedelta(minutes=5)
 #: hook notification kinds after which Claude Code will *not* continue by itself
 NATIVE_OFF_EVENTS = ("quota_auto_resume_disabled", "quota_auto_resume_stale")
 NATIVE_FIRED_EVENT = "quota_auto_resume_fired"
+
+
+def find_transcript(roots: Sequence[Path], session_id: str) -> tuple[Path, Path] | None:
+    """(transcript, config dir) of a session: ``<dir>/projects/*/<id>.jsonl``, the newest."""
+    found = []
+    for root in roots:
+        for path in (root / "projects").glob(f"*/{session_id}.jsonl"):
+            try:
+                found.append((path.stat().st_mtime, path, root))
+            except OSError:
+                continue
+    if not found:
+        return None
+    _, path, root = max(found)
+    return path, root
 
 
 def goal_id(session_id: str) -> str:
