@@ -63,6 +63,7 @@ class Settings(BaseModel):
     claude_track_recent_hours: float = Field(24, ge=0)
     claude_timezone: str = Field("", description="IANA zone for limit messages naming none")
     claude_poll_seconds: float = Field(1.0, gt=0, le=60)
+    claude_scan_workers: int = Field(0, ge=0, le=32, description="0: one per CPU, at most 4")
     claude_stop_grace_seconds: float = Field(10, gt=0, le=300)
     notify_resumed: bool = True
     notify_relimited: bool = True

@@ -71,6 +71,8 @@ def main(argv: list[str]) -> int:
     if "-p" not in argv:
         return 0  # interactive: nothing to play
     play = substitute(next_play(), session)
+    if play.get("hang"):  # before saying anything: a stop may come right after "init"
+        catch_signals(bool(play.get("ignore_sigint")))
     if play.get("append"):
         path = transcript(session)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -82,11 +84,11 @@ def main(argv: list[str]) -> int:
     if play.get("stderr"):
         print(play["stderr"], file=sys.stderr, flush=True)
     if play.get("hang"):
-        hang(bool(play.get("ignore_sigint")))
+        hang()
     return int(play.get("exit", 0))
 
 
-def hang(ignore_sigint: bool) -> None:
+def catch_signals(ignore_sigint: bool) -> None:
     def on_signal(signum: int, frame: object) -> None:
         log({"signal": signal.Signals(signum).name, "pid": os.getpid()})
         if signum == signal.SIGINT and ignore_sigint:
@@ -95,6 +97,9 @@ def hang(ignore_sigint: bool) -> None:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+
+
+def hang() -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         time.sleep(0.01)

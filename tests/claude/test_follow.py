@@ -144,3 +144,38 @@ def test_a_pinned_session_is_always_hot(claude_dir: Path) -> None:
     write_session(claude_dir, [user("more", T0)], session="s-pin", append=True)
     os.utime(path, (old, old))
     assert watcher.poll(now()) == {"s-pin"}
+
+
+def test_the_first_scan_reads_big_files_to_the_end_in_chunks(
+        claude_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.providers.claude import follow
+
+    records = [assistant(f"msg_big{i}", T0 + timedelta(seconds=i), request=f"r{i}",
+                         session="s-big") for i in range(50)]
+    path = write_session(claude_dir, records, session="s-big")
+    monkeypatch.setattr(follow, "READ_LIMIT", 1000)  # each line is longer than that
+    watcher = TranscriptWatcher([claude_dir])
+    watcher.full_scan(now())
+    assert all(watcher.ledger.seen(f"msg_big{i}:r{i}".encode()) for i in range(50))
+    assert watcher.files[str(path)].offset == path.stat().st_size
+
+
+def test_a_parallel_first_scan_finds_exactly_what_one_process_finds(
+        claude_dir: Path, claude_dir_2: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.providers.claude import follow
+
+    write_session(claude_dir, [assistant("msg_1111a", T0, request="req_1111a",
+                                         session="s-copy")], session="s-copy")  # a duplicate
+    alone = TranscriptWatcher([claude_dir, claude_dir_2])
+    alone.full_scan(now())
+    monkeypatch.setattr(follow, "PARALLEL_BYTES", 0)
+    shared = TranscriptWatcher([claude_dir, claude_dir_2])
+    shared.full_scan(now(), workers=2)
+    assert shared.ledger.totals() == alone.ledger.totals()
+    assert set(shared.ledger.stops) == set(alone.ledger.stops)
+    assert [b.total_tokens for b in shared.ledger.blocks()] == [
+        b.total_tokens for b in alone.ledger.blocks()]
+    assert {p: s.offset for p, s in shared.files.items()} == {
+        p: s.offset for p, s in alone.files.items()}
+    stops = {s.session_id: s.facts.stops.stop for s in shared.sessions()}
+    assert stops == {s.session_id: s.facts.stops.stop for s in alone.sessions()}

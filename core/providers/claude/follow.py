@@ -7,12 +7,14 @@ are consumed; a partial last line is read again next time), and what the file ha
 
 Noticing appends is a size check, never a rescan. A :meth:`TranscriptWatcher.poll` stats
 
-* every directory (a new session file changes its directory's mtime; a directory touched in the
-  last two seconds is listed again next time, for coarse-mtime filesystems),
+* the ``projects`` directories and every directory modified in the last two hours (a new
+  session file changes its directory's mtime; a directory touched in the last two seconds is
+  listed again next time, for coarse-mtime filesystems),
 * every *hot* file — pinned (a session that is a goal) or modified in the last two hours,
-* and a quarter of the cold ones, in turn —
+* and a fifth of the other files and directories, in turn (which is hot is decided again every
+  five polls) —
 
-so with a one-second poll an append to any file is seen within four seconds, at the cost of a
+so with a one-second poll an append to any file is seen within five seconds, at the cost of a
 few hundred ``stat`` calls per poll even for thousands of files. A file that shrank or was
 replaced is read again from the start (responses already counted are not counted twice).
 """
@@ -20,19 +22,22 @@ replaced is read again from the start (responses already counted are not counted
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.providers.claude.ledger import UsageLedger
+from core.providers.claude.ledger import LedgerExport, UsageLedger
 from core.providers.claude.scan import FileFacts, LineSink, decode_lines, scan_bytes
 
 log = logging.getLogger(__name__)
 
 HOT_SECONDS = 2 * 3600.0
-COLD_SLICES = 4
+COLD_SLICES = 5
 RACY_SECONDS = 2.0
+PARALLEL_BYTES = 64 << 20  # smaller histories are scanned in-process
 READ_LIMIT = 8 << 20  # per file and poll: a huge append is read over several polls
 DECODE_LIMIT = 1 << 20  # appends up to this size are decoded line by line
 
@@ -81,18 +86,22 @@ def read_file(state: FileState, ledger: UsageLedger, bulk: bool = False) -> bool
         state.reset()
         state.ino = st.st_ino
     state.size = st.st_size
-    if st.st_size <= state.offset:
-        return False
-    data = _read_from(state.path, state.offset, st.st_size - state.offset)
-    sink = LineSink(ledger, state.facts, state.session_id)
-    if bulk or len(data) > DECODE_LIMIT:
-        consumed = scan_bytes(data, sink)
-    else:
-        sink.from_start = state.offset == 0
-        consumed = data.rfind(b"\n") + 1
-        decode_lines(data, 0, consumed, sink)
-    state.offset += consumed
-    _log_malformed(state)
+    consumed = 0
+    while st.st_size > state.offset:  # a bulk read goes to the end, a poll reads one chunk
+        data = _read_from(state.path, state.offset, st.st_size - state.offset)
+        sink = LineSink(ledger, state.facts, state.session_id)
+        if bulk or len(data) > DECODE_LIMIT:
+            chunk = scan_bytes(data, sink)
+        else:
+            sink.from_start = state.offset == 0
+            chunk = data.rfind(b"\n") + 1
+            decode_lines(data, 0, chunk, sink)
+        state.offset += chunk
+        consumed += chunk
+        if not bulk or chunk == 0:
+            break
+    if consumed and state.facts.malformed.counts:
+        _log_malformed(state)
     return consumed > 0
 
 
@@ -113,6 +122,18 @@ def _log_malformed(state: FileState) -> None:
                         "and reason)", state.path, reason, count)
 
 
+def scan_group(items: list[tuple[str, str]]) -> tuple[list[FileState], LedgerExport]:
+    """Scan some transcripts from the start (in a worker process of a parallel scan)."""
+    ledger = UsageLedger()
+    states = []
+    for path, config_dir in items:
+        session_id, sidechain = describe_path(path, config_dir)
+        state = FileState(path, config_dir, session_id, sidechain)
+        read_file(state, ledger, bulk=True)
+        states.append(state)
+    return states, ledger.export()
+
+
 class TranscriptWatcher:
     """Owns the file states, the directory mtimes and the usage ledger of all config dirs."""
 
@@ -123,7 +144,9 @@ class TranscriptWatcher:
         self.dirs: dict[str, int] = {}
         self.pinned: set[str] = set()
         self._racy: set[str] = set()
-        self._cold_turn = 0
+        self._shallow: set[str] = set()  # projects dirs and project dirs: new sessions appear
+        self._turn = 0
+        self._plan: _Plan | None = None
         self._by_session: dict[str, FileState] = {}
 
     # -- lookup --------------------------------------------------------------------------------
@@ -156,13 +179,35 @@ class TranscriptWatcher:
                 new.extend(self._walk(str(projects), str(root), now))
         return new
 
-    def full_scan(self, now: float) -> None:
-        """Read every transcript from the start (the fast byte scan); runs in a worker thread."""
-        for state in self.discover(now):
+    def full_scan(self, now: float, workers: int = 1) -> None:
+        """Read every transcript from the start (the fast byte scan); runs in a worker thread.
+
+        With ``workers`` > 1 and a history of at least ``PARALLEL_BYTES``, the files are shared
+        out to that many processes (by size) and their results merged here.
+        """
+        new = self.discover(now)
+        total = sum(state.size for state in new)
+        if workers > 1 and len(new) > 1 and total >= PARALLEL_BYTES:
+            self._parallel_scan(new, workers)
+            return
+        for state in new:
             read_file(state, self.ledger, bulk=True)
         for state in self.files.values():
             if not state.sidechain and self._by_session.get(state.session_id) is not state:
                 self._prefer(state)
+
+    def _parallel_scan(self, states: list[FileState], workers: int) -> None:
+        groups: list[list[tuple[str, str]]] = [[] for _ in range(workers)]
+        loads = [0] * workers
+        for state in sorted(states, key=lambda s: s.size, reverse=True):
+            lightest = loads.index(min(loads))
+            groups[lightest].append((state.path, state.config_dir))
+            loads[lightest] += state.size
+        context = multiprocessing.get_context("spawn")  # never fork a threaded host
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            for scanned, export in pool.map(scan_group, [g for g in groups if g]):
+                self.ledger.merge(export)
+                self.adopt(scanned)
 
     def adopt(self, states: Iterable[FileState]) -> None:
         """Take over file states read elsewhere (a parallel scan)."""
@@ -192,7 +237,8 @@ class TranscriptWatcher:
                     known = self.files.get(entry.path)
                     if known is None:
                         known = self._add_file(entry.path, config_dir)
-                        known.mtime = entry.stat().st_mtime
+                        st = entry.stat()
+                        known.mtime, known.size = st.st_mtime, st.st_size
                         new.append(known)
                     elif known.gone:
                         new.append(known)
@@ -206,6 +252,9 @@ class TranscriptWatcher:
         except OSError:
             return
         self.dirs[directory] = st.st_mtime_ns
+        if "projects" in (os.path.basename(directory),
+                          os.path.basename(os.path.dirname(directory))):
+            self._shallow.add(directory)
         if now - st.st_mtime < RACY_SECONDS:
             self._racy.add(directory)
 
@@ -213,15 +262,31 @@ class TranscriptWatcher:
 
     def poll(self, now: float) -> set[str]:
         """Check directories and files for changes; return the sessions whose files changed."""
+        self._turn += 1
+        if self._plan is None or self._turn % COLD_SLICES == 0:
+            self._plan = self._make_plan(now)
         changed: set[str] = set()
         for state in self._new_files(now):
             if read_file(state, self.ledger) and not state.sidechain:
                 self._prefer(state)
                 changed.add(state.session_id)
-        for state in self._due(now):
+        for state in self._due():
             if read_file(state, self.ledger) and not state.sidechain:
                 changed.add(state.session_id)
         return changed
+
+    def _make_plan(self, now: float) -> _Plan:
+        """Split files and directories into hot (every poll) and cold (in turn)."""
+        since = now - HOT_SECONDS
+        files = [s for s in self.files.values() if not s.gone]
+        since_ns = since * 1e9
+        shallow = self._shallow
+        return _Plan(
+            hot=[s for s in files if s.mtime > since],
+            cold=[s for s in files if s.mtime <= since],
+            hot_dirs=[d for d, m in self.dirs.items() if m > since_ns or d in shallow],
+            cold_dirs=[d for d, m in self.dirs.items() if m <= since_ns and d not in shallow],
+        )
 
     def _new_files(self, now: float) -> list[FileState]:
         new: list[FileState] = []
@@ -229,7 +294,12 @@ class TranscriptWatcher:
             projects = root / "projects"
             if str(projects) not in self.dirs and projects.is_dir():
                 new.extend(self._walk(str(projects), str(root), now))
-        for directory, mtime_ns in list(self.dirs.items()):
+        assert self._plan is not None
+        turn = self._turn % COLD_SLICES
+        for directory in [*self._plan.hot_dirs, *self._plan.cold_dirs[turn::COLD_SLICES]]:
+            mtime_ns = self.dirs.get(directory)
+            if mtime_ns is None:
+                continue
             try:
                 current = os.stat(directory).st_mtime_ns
             except OSError:
@@ -241,6 +311,8 @@ class TranscriptWatcher:
                 del self.dirs[directory]
                 if config_dir is not None:
                     new.extend(self._walk(directory, config_dir, now))
+        if new:
+            self._plan = None  # new files and directories start hot
         return new
 
     def _config_dir_of(self, directory: str) -> str | None:
@@ -249,17 +321,21 @@ class TranscriptWatcher:
                 return str(root)
         return None
 
-    def _due(self, now: float) -> list[FileState]:
-        """Hot files, and this poll's share of the cold ones."""
-        hot, cold = [], []
-        for state in self.files.values():
-            if state.gone:
-                continue
-            if state.session_id in self.pinned or now - state.mtime < HOT_SECONDS:
-                hot.append(state)
-            else:
-                cold.append(state)
-        if cold:
-            self._cold_turn = (self._cold_turn + 1) % COLD_SLICES
-            hot.extend(cold[self._cold_turn::COLD_SLICES])
-        return hot
+    def _due(self) -> list[FileState]:
+        """Hot files, pinned sessions, and this poll's share of the cold files."""
+        plan = self._plan or _Plan()
+        due = {id(s): s for s in plan.hot}
+        due.update((id(s), s) for s in plan.cold[self._turn % COLD_SLICES::COLD_SLICES])
+        for session_id in self.pinned:
+            state = self._by_session.get(session_id)
+            if state is not None:
+                due[id(state)] = state
+        return list(due.values())
+
+
+@dataclass
+class _Plan:
+    hot: list[FileState] = field(default_factory=list)
+    cold: list[FileState] = field(default_factory=list)
+    hot_dirs: list[str] = field(default_factory=list)
+    cold_dirs: list[str] = field(default_factory=list)

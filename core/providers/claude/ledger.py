@@ -108,6 +108,11 @@ class UsageLedger:
     def seen(self, key: bytes) -> bool:
         return key in self._seen
 
+    @property
+    def seen_keys(self) -> set[bytes]:
+        """The keys counted so far (read-only use: a hot loop's membership test)."""
+        return self._seen
+
     def add(self, key: bytes, at: float, model: str, tokens: tuple[int, int, int, int]) -> bool:
         """Count one response; False when its key was counted before."""
         if key in self._seen:
@@ -133,13 +138,31 @@ class UsageLedger:
 
     def merge(self, other: LedgerExport) -> None:
         """Add another ledger's responses and stops (responses seen here are skipped)."""
+        for stop in other.stops:
+            self.add_stop(stop)
+        if not self._keys:  # the first part of a parallel scan: take it as it is
+            self._adopt(other)
+            return
         tokens, names = other.tokens, other.model_names
         for i, key in enumerate(other.keys):
             base = 4 * i
             self.add(key, other.times[i], names[other.model_of[i]],
                      (tokens[base], tokens[base + 1], tokens[base + 2], tokens[base + 3]))
-        for stop in other.stops:
-            self.add_stop(stop)
+
+    def _adopt(self, other: LedgerExport) -> None:
+        self._keys = list(other.keys)
+        self._seen = set(self._keys)
+        self._times = array("d", other.times)
+        self._tokens = array("q", other.tokens)
+        self._model_names = list(other.model_names)
+        self._model_index = {name: i for i, name in enumerate(self._model_names)}
+        self._model_of = array("H", other.model_of)
+        self.models = {}
+        for index in self._model_of:
+            name = self._model_names[index]
+            self.models[name] = self.models.get(name, 0) + 1
+        self._blocks = []
+        self._dirty = True
 
     def add_stop(self, stop: LimitStopRecord) -> None:
         self.stops.setdefault(stop.key, stop)

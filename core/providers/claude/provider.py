@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shlex
 import shutil
 from collections.abc import Mapping
@@ -91,7 +92,8 @@ class ClaudeProvider(Provider):
 
     async def start(self) -> None:
         now = self.clock.now().timestamp()
-        await asyncio.to_thread(self.watcher.full_scan, now)
+        workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
+        await asyncio.to_thread(self.watcher.full_scan, now, workers)
         self.events.read_spool()
         self.apply_events()
         self._note_new_stops(report=False)

@@ -175,37 +175,49 @@ def scan_bytes(buf: bytes, sink: LineSink) -> int:
 def _scan_usage(buf: bytes, end: int, sink: LineSink) -> None:
     find, rfind = buf.find, buf.rfind
     ledger = sink.ledger
+    seen = ledger.seen_keys
     pos = 0
     while (hit := find(_USAGE, pos, end)) >= 0:
         start = rfind(b"\n", 0, hit) + 1
         stop = find(b"\n", hit, end)
         # API-error lines (limit stops) are decoded by _scan_stops
-        if not _fast_usage(buf, start, hit, stop, ledger) and not _api_error(buf, start, stop):
+        if not _fast_usage(buf, start, hit, stop, ledger, seen) and not _api_error(
+                buf, start, stop):
             decode_line(buf[start:stop], sink)
         pos = stop + 1
 
 
-def _fast_usage(buf: bytes, start: int, hit: int, stop: int, ledger: UsageLedger) -> bool:
+def _fast_usage(buf: bytes, start: int, hit: int, stop: int, ledger: UsageLedger,
+                seen: set[bytes]) -> bool:
     """Count a response line in Claude Code's usual shape; False: decode it instead.
 
     Every search is kept to the short stretches around the message header and after the usage
-    object; the content in between (the bulk of a line) is never scanned twice.
+    object; the content in between (the bulk of a line) is never scanned twice. Most lines
+    repeat a response already counted (one line per content block), so the key comes first.
     """
     find = buf.find
     msg = find(_MESSAGE, start, hit)
     if msg < 0 or not buf.startswith(_MESSAGE_ID, msg):
         return False
     id_start = msg + len(_MESSAGE_ID)
-    usage_at = buf.rfind(_USAGE, hit, stop)  # the message's own usage is its last key
-    if buf[usage_at + len(_USAGE):usage_at + len(_USAGE) + 1] != b"{":
-        return False  # not Claude's compact JSON: decode
-    req = _find_outside(buf, _REQUEST, start, msg, usage_at, stop)
+    req = find(_REQUEST, hit, stop)  # Claude writes requestId after the message
+    if req < 0:
+        req = find(_REQUEST, start, msg)
     request = buf[req + 13:find(b'"', req + 13, stop)] if req >= 0 else b""
     key = buf[id_start:find(b'"', id_start, hit)] + b":" + request
-    if ledger.seen(key):
+    if key in seen:
         return True
+    return _count_new(buf, start, msg, stop, key, ledger)
+
+
+def _count_new(buf: bytes, start: int, msg: int, stop: int, key: bytes,
+               ledger: UsageLedger) -> bool:
+    usage_at = buf.rfind(_USAGE, msg, stop)  # the message's own usage is its last key
+    if buf[usage_at + len(_USAGE):usage_at + len(_USAGE) + 1] != b"{":
+        return False  # not Claude's compact JSON: decode
     if _find_outside(buf, _ASSISTANT, start, msg, usage_at, stop) < 0:
         return False
+    find = buf.find
     model_at = find(_MODEL, msg, usage_at) + 9
     tokens = _tokens(buf, usage_at + len(_USAGE) + 1, stop)
     at = _time(buf, _find_outside(buf, _TIMESTAMP, start, msg, usage_at, stop), stop)
