@@ -345,6 +345,21 @@ class Engine:
             await self.record_reading(reading)
         return None
 
+    async def release(self, goal_id: str, windows: list[str]) -> None:
+        """Bring a quota-paused goal's not-before time forward to now (its windows recovered)."""
+        now = self.clock.now()
+
+        def decide(current: Goal | None) -> Mutation[None]:
+            if current is None or current.next_resume_at is None or current.next_resume_at <= now:
+                return Mutation(None, None)
+            new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
+            row = note_row(goal_id, "resume_scheduled", now,
+                           reason=f"quota recovered: {', '.join(windows)}",
+                           detail={"not_before": now.isoformat(), "rising_edge": windows})
+            return Mutation(new, None, [row])
+
+        await self._transact(goal_id, decide)
+
     # -- the quota view the resume coordinator decides on --------------------------------------
 
     def blockers(self, windows: tuple[str, ...], now: datetime) -> dict[str, datetime | None]:

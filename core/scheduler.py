@@ -52,6 +52,8 @@ class SchedulerHost(Protocol):
 
     async def record_reading(self, reading: QuotaReading) -> None: ...
 
+    async def release(self, goal_id: str, windows: list[str]) -> None: ...
+
     async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
                      context: dict[str, Any] | None = None) -> ActionResult: ...
 
@@ -73,7 +75,6 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._next_poll: datetime | None = None
-        self._recovered: set[str] = set()
         self.wakeups = 0
         self.sleeping = False  # True while waiting for the next wake (tests wait on this)
         self.next_wake: datetime | None = None
@@ -106,11 +107,12 @@ class Scheduler:
         trigger = Trigger.STARTUP
         while not self._stopping:
             wall, mono = self._clock.now(), self._clock.monotonic()
-            self._poke.clear()
             try:
                 await self.tick(trigger)
             except Exception:
                 log.exception("scheduler pass failed")
+            # changes made during this pass are planned for right now, not by another wake
+            self._poke.clear()
             delay = self._delay(self._clock.now())
             await self._sleep(delay)
             self.wakeups += 1
@@ -166,15 +168,37 @@ class Scheduler:
 
     async def tick(self, trigger: Trigger = Trigger.AUTO) -> None:
         now = self._clock.now()
+        # authoritative readings first: a fresh read outranks what the last reading implies
+        notes = await self._fresh_reads(self._due(now), {})
         edges = self._host.quotas.evaluate(now)
-        self._recovered |= {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
+        recovered = {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
         await self._host.handle_edges(edges)
+        await self._release(now, recovered)
         due = self._due(now)
         if due:
-            await self._fire(due, trigger)
+            notes = await self._fresh_reads(due, notes)
+            await self._fire(due, trigger, notes, recovered)
         elif self._next_poll is not None and now >= self._next_poll:
             await self._poll()
-        self._recovered.clear()
+
+    async def _release(self, now: datetime, recovered: set[str]) -> None:
+        """The rising-edge path: a goal deferred past its planned time, whose windows have all
+        recovered, need not wait for its later check — its not-before becomes now."""
+        if not recovered:
+            return
+        margin = timedelta(seconds=self._settings.resume_margin_seconds)
+        for goal in list(self._host.goals.values()):
+            if (waiting_for_quota(goal) and goal.next_resume_at is not None
+                    and goal.next_resume_at > now and goal.resets_at is not None
+                    and goal.resets_at + margin <= now and recovered & set(goal.windows)
+                    and all(self._host.quotas.is_recovered(w) for w in goal.windows)):
+                await self._host.release(goal.id, sorted(recovered & set(goal.windows)))
+
+    async def _fresh_reads(self, due: list[Goal],
+                           notes: dict[str, str | None]) -> dict[str, str | None]:
+        for provider in sorted({g.provider for g in due} - set(notes)):
+            notes[provider] = await self._host.fresh_read(provider)
+        return notes
 
     def _due(self, now: datetime) -> list[Goal]:
         """Goals waiting for quota whose not-before time has come (rising edges included)."""
@@ -184,18 +208,15 @@ class Scheduler:
             and goal.next_resume_at <= now
         ]
 
-    async def _fire(self, due: list[Goal], trigger: Trigger) -> None:
-        notes: dict[str, str | None] = {}
-        for provider in sorted({g.provider for g in due}):
-            notes[provider] = await self._host.fresh_read(provider)
+    async def _fire(self, due: list[Goal], trigger: Trigger, notes: dict[str, str | None],
+                    recovered: set[str]) -> None:
         for goal in due:
             context: dict[str, Any] = {"deadline": goal.next_resume_at.isoformat()
                                        if goal.next_resume_at else None}
             if note := notes.get(goal.provider):
                 context["quota_read"] = note
-            recovered = sorted(self._recovered & set(goal.windows))
-            if recovered:
-                context["rising_edge"] = recovered
+            if edge := sorted(recovered & set(goal.windows)):
+                context["rising_edge"] = edge
             fired_at = self._clock.now()
             if goal.next_resume_at is not None:
                 self.fired.append((goal.id, goal.next_resume_at, fired_at))
