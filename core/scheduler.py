@@ -97,6 +97,10 @@ class Scheduler:
             task.cancel()
             await asyncio.wait({task}, timeout=0.1)
 
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
     def poke(self) -> None:
         """Something changed: re-plan now (cheap; coalesces)."""
         self._poke.set()
