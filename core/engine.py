@@ -60,6 +60,8 @@ from core.store import Committed, Mutation, StoreThread
 log = logging.getLogger("goalkeeper")
 
 Job = Callable[[], Awaitable[None]]
+#: how long the usage chart's readings are kept (a weekly window and then some)
+SERIES_RETENTION = timedelta(days=35)
 
 
 class Engine:
@@ -103,6 +105,8 @@ class Engine:
         if self.store.notice:
             log.warning("%s", self.store.notice)
             self.bus.publish(Notice("warning", self.store.notice))
+        horizon = now - SERIES_RETENTION
+        await self.store.run(lambda s: s.prune_series(horizon))
         for reading in await self.store.run(lambda s: s.latest_readings()):
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
         self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
