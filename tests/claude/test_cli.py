@@ -231,3 +231,21 @@ def test_hooks_install_and_uninstall_from_the_command_line(cli_env: dict[str, st
     nowhere = {**cli_env, "CLAUDE_CONFIG_DIR": str(claude_dir / "missing")}
     done = run(nowhere, "hooks", "install", "claude")
     assert done.returncode == 2 and b"no Claude config directory found" in done.stderr
+
+
+def test_a_large_spool_keeps_only_recent_events(paths: Paths) -> None:
+    from core.providers.claude.events import HookEvents
+
+    now = datetime(2026, 7, 7, 12, tzinfo=UTC)
+    spool = HookSpool(paths.data_dir)
+    old = {"session_id": "s-old", "at": "2026-06-01T00:00:00+00:00", "kind": "stop_failure",
+           "text": "x" * 2000}
+    for _ in range(600):
+        spool.append(old)
+    spool.append({"session_id": "s-new", "at": now.isoformat(), "kind": "stop_failure",
+                  "text": "429"})
+    events = HookEvents(paths.data_dir, FakeClock(now))
+    events.compact_spool()
+    assert spool.path.stat().st_size < 1000
+    assert events.read_spool()
+    assert [e.session_id for e in events.take_new()] == ["s-new"]

@@ -79,6 +79,16 @@ class HookEvents:
         events.sort(key=lambda e: e.at)
         self._new.append(event)
 
+    def compact_spool(self) -> None:
+        """Forget spooled events too old to matter (only once the spool has grown large)."""
+        now = self.clock.now()
+
+        def recent(data: dict[str, Any]) -> bool:
+            event = event_from_json(data)
+            return event is not None and now - event.at <= KEEP
+
+        self.spool.compact(recent)
+
     def read_spool(self) -> bool:
         """Take events the hook spooled while no host ran; True when there were any."""
         found = False

@@ -94,6 +94,7 @@ class ClaudeProvider(Provider):
         now = self.clock.now().timestamp()
         workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
         await asyncio.to_thread(self.watcher.full_scan, now, workers)
+        self.events.compact_spool()
         self.events.read_spool()
         self.apply_events()
         self._note_new_stops(report=False)

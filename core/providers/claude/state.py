@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.atomic import atomic_write_text
+from core.atomic import atomic_write_bytes, atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +128,32 @@ class HookSpool:
             os.write(fd, line)
         finally:
             os.close(fd)
+
+    def compact(self, keep: Callable[[dict[str, Any]], bool], above: int = 1 << 20) -> None:
+        """Drop the events ``keep`` rejects once the spool is larger than ``above`` bytes (under
+        the same lock the hook appends with, so no event is lost)."""
+        try:
+            if self.path.stat().st_size <= above:
+                return
+        except FileNotFoundError:
+            return
+        fd = os.open(self.path, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            with open(self.path, "rb") as handle:
+                lines = handle.read().splitlines(keepends=True)
+            kept = []
+            for line in lines:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(event, dict) and keep(event):
+                    kept.append(line)
+            atomic_write_bytes(self.path, b"".join(kept))
+        finally:
+            os.close(fd)
+        self._offset = 0
 
     def read_new(self) -> list[dict[str, Any]]:
         """Events appended since the last call (all of them on the first call)."""
