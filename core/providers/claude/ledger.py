@@ -12,6 +12,7 @@ than five hours after the previous one, starts a new block.
 from __future__ import annotations
 
 from array import array
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -97,10 +98,15 @@ class UsageLedger:
         self._model_of = array("H")  # index into _model_names, per response
         self._model_names: list[str] = []
         self._model_index: dict[str, int] = {}
-        self.models: dict[str, int] = {}  # responses per model
         self.stops: dict[str, LimitStopRecord] = {}
         self._blocks: list[_OpenBlock] = []
         self._dirty = False
+
+    @property
+    def models(self) -> dict[str, int]:
+        """Responses per model."""
+        counts = Counter(self._model_of)
+        return {self._model_names[i]: n for i, n in sorted(counts.items())}
 
     def __len__(self) -> int:
         return len(self._times)
@@ -126,7 +132,6 @@ class UsageLedger:
             index = self._model_index[model] = len(self._model_names)
             self._model_names.append(model)
         self._model_of.append(index)
-        self.models[model] = self.models.get(model, 0) + 1
         if not self._dirty:
             self._extend(at, tokens)
         return True
@@ -157,10 +162,6 @@ class UsageLedger:
         self._model_names = list(other.model_names)
         self._model_index = {name: i for i, name in enumerate(self._model_names)}
         self._model_of = array("H", other.model_of)
-        self.models = {}
-        for index in self._model_of:
-            name = self._model_names[index]
-            self.models[name] = self.models.get(name, 0) + 1
         self._blocks = []
         self._dirty = True
 
