@@ -68,12 +68,19 @@ def age_directories(root: Path) -> None:
             os.utime(directory, (newest, newest))
 
 
-def scan(root: Path, workers: int) -> tuple[TranscriptWatcher, float]:
-    started = time.perf_counter()
+def _cpu() -> float:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def scan(root: Path, workers: int) -> tuple[TranscriptWatcher, float, float]:
+    """(the watcher, wall seconds, CPU seconds of this process and its workers)."""
+    started, cpu = time.perf_counter(), _cpu()
     watcher = TranscriptWatcher([root])
     watcher.full_scan(time.time(), workers=workers)
     watcher.ledger.blocks()  # the chart's 5-hour blocks are part of the job
-    return watcher, time.perf_counter() - started
+    return watcher, time.perf_counter() - started, _cpu() - cpu
 
 
 def check_totals(ledger: UsageLedger, manifest: dict[str, object]) -> list[str]:
@@ -194,19 +201,22 @@ def main() -> int:
     age_directories(root)
     size = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
     print(f"tree: {root}  {manifest['files']} files  {size / MIB:,.1f} MiB  "
-          f"(cpus: {os.cpu_count()}, load: {os.getloadavg()[0]:.2f})")
+          f"(cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f})")
     scan(root, 1)  # warm the page cache
     results = {}
     for workers in sorted({1, max(1, args.workers)}):
-        best = None
+        best, best_cpu = None, None
         for _ in range(args.repeat):
-            watcher, seconds = scan(root, workers)
+            watcher, seconds, cpu = scan(root, workers)
             best = seconds if best is None else min(best, seconds)
+            best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
         results[workers] = (watcher, best)
         del watcher
+        assert best is not None and best_cpu is not None
         rss, workers_rss = _rss_mib(resource.RUSAGE_SELF), _rss_mib(resource.RUSAGE_CHILDREN)
         print(f"full-history scan, {workers} process(es): {best:6.2f} s  "
-              f"{size / MIB / best:7.1f} MiB/s   peak RSS so far {rss:.0f} MiB"
+              f"{size / MIB / best:7.1f} MiB/s   (CPU {best_cpu:5.2f} s = "
+              f"{size / MIB / best_cpu:5.0f} MiB per CPU-second)   peak RSS so far {rss:.0f} MiB"
               f" (+ workers {workers_rss:.0f} MiB each at most)", flush=True)
     watcher = results.pop(max(results))[0]
     results.clear()  # only the last scan's state stays in memory, as in a host
@@ -219,7 +229,8 @@ def main() -> int:
           " update the 5-hour blocks):")
     print("\n".join(incremental(watcher)))
     print(f"peak RSS: scanning process {_rss_mib(resource.RUSAGE_SELF):.0f} MiB, "
-          f"largest worker {_rss_mib(resource.RUSAGE_CHILDREN):.0f} MiB")
+          f"largest worker {_rss_mib(resource.RUSAGE_CHILDREN):.0f} MiB   "
+          f"(load average after: {os.getloadavg()[0]:.2f})")
     return 0
 
 

@@ -179,3 +179,19 @@ def test_a_parallel_first_scan_finds_exactly_what_one_process_finds(
         p: s.offset for p, s in alone.files.items()}
     stops = {s.session_id: s.facts.stops.stop for s in shared.sessions()}
     assert stops == {s.session_id: s.facts.stops.stop for s in alone.sessions()}
+
+
+def test_a_cold_file_that_changed_is_checked_every_poll_afterwards(claude_dir: Path) -> None:
+    path = write_session(claude_dir, [user("old", T0)], session="s-wakes")
+    old = now() - 3 * HOT_SECONDS
+    for p in claude_dir.rglob("*.jsonl"):
+        os.utime(p, (old, old))
+    watcher = TranscriptWatcher([claude_dir])
+    watcher.full_scan(now())
+    write_session(claude_dir, [user("again", T0)], session="s-wakes", append=True)
+    os.utime(path, (old, old))
+    assert any("s-wakes" in watcher.poll(now()) for _ in range(COLD_SLICES))
+    for _ in range(3):
+        write_session(claude_dir, [user("and again", T0)], session="s-wakes", append=True)
+        os.utime(path, (old, old))
+        assert watcher.poll(now()) == {"s-wakes"}

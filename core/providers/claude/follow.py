@@ -11,8 +11,8 @@ Noticing appends is a size check, never a rescan. A :meth:`TranscriptWatcher.pol
   session file changes its directory's mtime; a directory touched in the last two seconds is
   listed again next time, for coarse-mtime filesystems),
 * every *hot* file — pinned (a session that is a goal) or modified in the last two hours,
-* and a fifth of the other files and directories, in turn (which is hot is decided again every
-  five polls) —
+* and a fifth of the other files and directories, in turn (a cold file that changes is hot from
+  then on; which is hot is decided again every thirty polls) —
 
 so with a one-second poll an append to any file is seen within five seconds, at the cost of a
 few hundred ``stat`` calls per poll even for thousands of files. A file that shrank or was
@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 HOT_SECONDS = 2 * 3600.0
 COLD_SLICES = 5
+REPLAN_POLLS = 30  # hot files that went quiet become cold again after at most this many polls
 RACY_SECONDS = 2.0
 PARALLEL_BYTES = 64 << 20  # smaller histories are scanned in-process
 READ_LIMIT = 8 << 20  # per file and poll: a huge append is read over several polls
@@ -197,15 +198,23 @@ class TranscriptWatcher:
                 self._prefer(state)
 
     def _parallel_scan(self, states: list[FileState], workers: int) -> None:
-        groups: list[list[tuple[str, str]]] = [[] for _ in range(workers)]
+        """Share the files out by size; this process scans one share itself while the worker
+        processes (``workers - 1``) start and scan the others."""
+        groups: list[list[FileState]] = [[] for _ in range(workers)]
         loads = [0] * workers
         for state in sorted(states, key=lambda s: s.size, reverse=True):
             lightest = loads.index(min(loads))
-            groups[lightest].append((state.path, state.config_dir))
+            groups[lightest].append(state)
             loads[lightest] += state.size
         context = multiprocessing.get_context("spawn")  # never fork a threaded host
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            for scanned, export in pool.map(scan_group, [g for g in groups if g]):
+        with ProcessPoolExecutor(workers - 1, mp_context=context) as pool:
+            futures = [pool.submit(scan_group, [(s.path, s.config_dir) for s in group])
+                       for group in groups[1:] if group]
+            for state in groups[0]:
+                read_file(state, self.ledger, bulk=True)
+            self.adopt(groups[0])
+            for future in futures:
+                scanned, export = future.result()
                 self.ledger.merge(export)
                 self.adopt(scanned)
 
@@ -263,16 +272,19 @@ class TranscriptWatcher:
     def poll(self, now: float) -> set[str]:
         """Check directories and files for changes; return the sessions whose files changed."""
         self._turn += 1
-        if self._plan is None or self._turn % COLD_SLICES == 0:
+        if self._plan is None or self._turn % REPLAN_POLLS == 0:
             self._plan = self._make_plan(now)
         changed: set[str] = set()
         for state in self._new_files(now):
             if read_file(state, self.ledger) and not state.sidechain:
                 self._prefer(state)
                 changed.add(state.session_id)
+        plan = self._plan or _Plan()
         for state in self._due():
-            if read_file(state, self.ledger) and not state.sidechain:
-                changed.add(state.session_id)
+            if read_file(state, self.ledger):
+                plan.promote(state)
+                if not state.sidechain:
+                    changed.add(state.session_id)
         return changed
 
     def _make_plan(self, now: float) -> _Plan:
@@ -335,7 +347,15 @@ class TranscriptWatcher:
 
 @dataclass
 class _Plan:
+    """Which files and directories a poll checks every time (hot) and which in turn (cold)."""
+
     hot: list[FileState] = field(default_factory=list)
     cold: list[FileState] = field(default_factory=list)
     hot_dirs: list[str] = field(default_factory=list)
     cold_dirs: list[str] = field(default_factory=list)
+
+    def promote(self, state: FileState) -> None:
+        """A file that just changed is checked every poll from now on (it stays in the cold
+        rotation too, so the other cold files keep their turn)."""
+        if not any(hot is state for hot in self.hot):
+            self.hot.append(state)

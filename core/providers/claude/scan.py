@@ -212,15 +212,20 @@ def _fast_usage(buf: bytes, start: int, hit: int, stop: int, ledger: UsageLedger
 
 def _count_new(buf: bytes, start: int, msg: int, stop: int, key: bytes,
                ledger: UsageLedger) -> bool:
-    usage_at = buf.rfind(_USAGE, msg, stop)  # the message's own usage is its last key
-    if buf[usage_at + len(_USAGE):usage_at + len(_USAGE) + 1] != b"{":
-        return False  # not Claude's compact JSON: decode
-    if _find_outside(buf, _ASSISTANT, start, msg, usage_at, stop) < 0:
-        return False
     find = buf.find
+    usage_at = buf.rfind(_USAGE, msg, stop)  # the message's own usage is its last key
+    body = usage_at + len(_USAGE) + 1
+    if buf[body - 1:body] != b"{":
+        return False  # not Claude's compact JSON: decode
+    # top-level keys come after the message object (Claude's order) or before it
+    if find(_ASSISTANT, usage_at, stop) < 0 and find(_ASSISTANT, start, msg) < 0:
+        return False
+    stamp_at = find(_TIMESTAMP, usage_at, stop)
+    if stamp_at < 0:
+        stamp_at = find(_TIMESTAMP, start, msg)
     model_at = find(_MODEL, msg, usage_at) + 9
-    tokens = _tokens(buf, usage_at + len(_USAGE) + 1, stop)
-    at = _time(buf, _find_outside(buf, _TIMESTAMP, start, msg, usage_at, stop), stop)
+    tokens = _tokens(buf, body, stop)
+    at = _time(buf, stamp_at, stop)
     if model_at < 9 or tokens is None or at is None:
         return False
     model = buf[model_at:find(b'"', model_at, stop)]
@@ -253,23 +258,23 @@ def _time(buf: bytes, stamp_at: int, stop: int) -> float | None:
     return epoch_of(buf[stamp_at + 13:buf.find(b'"', stamp_at + 13, stop)])
 
 
-_HOURS: dict[bytes, float] = {}
+_MINUTES: dict[bytes, float] = {}
 
 
 def epoch_of(stamp: bytes) -> float | None:
     """Epoch seconds of an ISO 8601 timestamp; Claude's ``2026-07-07T13:40:11.204Z`` shape is
-    read with an hour cache (the general parser is several times slower)."""
-    if len(stamp) == 24 and stamp[19:20] == b"." and stamp[23:] == b"Z":
-        hour = _HOURS.get(stamp[:13])
-        if hour is None:
-            hour = _parse_epoch(stamp[:13] + b":00:00Z")
-            if hour is None:
+    read with a per-minute cache (the general parser is several times slower)."""
+    if len(stamp) == 24 and stamp[23:] == b"Z" and stamp[19:20] == b".":
+        minute = _MINUTES.get(stamp[:16])
+        if minute is None:
+            minute = _parse_epoch(stamp[:16] + b":00Z")
+            if minute is None:
                 return None
-            if len(_HOURS) > 100_000:
-                _HOURS.clear()
-            _HOURS[stamp[:13]] = hour
+            if len(_MINUTES) > 200_000:
+                _MINUTES.clear()
+            _MINUTES[stamp[:16]] = minute
         try:
-            return hour + int(stamp[14:16]) * 60 + int(stamp[17:19]) + int(stamp[20:23]) / 1000
+            return minute + int(stamp[17:23].replace(b".", b"")) / 1000
         except ValueError:
             return None
     return _parse_epoch(stamp)
@@ -281,12 +286,6 @@ def _parse_epoch(stamp: bytes) -> float | None:
     except (ValueError, UnicodeDecodeError):
         return None
     return parsed.timestamp() if parsed.tzinfo is not None else None
-
-
-def _find_outside(buf: bytes, needle: bytes, start: int, msg: int, after: int, stop: int) -> int:
-    """A top-level key: after the message object (Claude's usual order), else before it."""
-    found = buf.find(needle, after, stop)
-    return found if found >= 0 else buf.find(needle, start, msg)
 
 
 def _object_end(buf: bytes, body: int, stop: int) -> int:
