@@ -98,3 +98,23 @@ async def test_a_refill_lifts_a_no_reset_limit_and_resumes(make_engine: EngineFa
     await clock.run_for(120, step=5)
     await until(lambda: engine.goals["fake:g"].state is GoalState.RUNNING)  # type: ignore
     assert len(fake.starts) == 2
+
+
+async def test_a_no_reset_window_recovers_when_its_authority_says_so(clock: FakeClock) -> None:
+    from core.quota import HysteresisPolicy, QuotaManager
+
+    manager = QuotaManager(HysteresisPolicy(stable_seconds=30))
+    kw = {"window_seconds": None, "kind": QuotaKind.CAPACITY, "no_timed_reset": True}
+    manager.observe(reading("cap:c", 100.0, clock.now(), limit_reached=True, **kw), clock.now())
+    assert not manager.is_recovered("cap:c")
+    clock.advance(1)
+    manager.observe(reading("cap:c", 99.5, clock.now(), limit_reached=False, **kw), clock.now())
+    clock.advance(31)
+    edges = manager.evaluate(clock.now())
+    assert [type(e).__name__ for e in edges] == ["QuotaRecovered"]
+    # without the authority's word (limit_reached unknown), the band still applies
+    manager.observe(reading("cap:d", 100.0, clock.now(), limit_reached=True, **kw), clock.now())
+    clock.advance(1)
+    manager.observe(reading("cap:d", 99.5, clock.now(), **kw), clock.now())
+    clock.advance(31)
+    assert manager.evaluate(clock.now()) == []
