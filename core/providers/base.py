@@ -94,9 +94,9 @@ class RunnerDeferred(Exception):
 class ProviderSink(Protocol):
     """Where providers report; the engine implements it. Calls come on the event-loop thread.
 
-    Besides the reports, two engine actions are open to providers whose goals are triggered by
-    something the provider owns (a pipeline's schedule or its ``run`` control op): they go through
-    the same entry points as a click, with the provider as origin.
+    Besides the reports, a few engine actions are open to providers whose goals are triggered or
+    removed by something the provider owns (a pipeline's schedule, its ``run`` and ``remove``
+    control ops): they go through the same entry points as a click, with the provider as origin.
     """
 
     def goal_observed(self, provider: str, observation: GoalObservation) -> None: ...
@@ -125,6 +125,8 @@ class ProviderSink(Protocol):
         ...
 
     async def start_goal(self, goal_id: str, origin: str = ...) -> ActionResult: ...
+
+    async def forget_goal(self, goal_id: str, origin: str = ...) -> ActionResult: ...
 
     async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
                      context: dict[str, Any] | None = None) -> ActionResult: ...
