@@ -72,8 +72,8 @@ class FakeQuotas:
     resets: dict[str, datetime | None] = field(default_factory=dict)
     debits: list[tuple[str, float]] = field(default_factory=list)
 
-    def known(self, quota: str) -> bool:
-        return quota in self.balances
+    def problem(self, quota: str, cost: float) -> str | None:
+        return None if quota in self.balances else f"quota {quota!r} is not defined"
 
     async def debit(self, quota: str, cost: float, now: datetime) -> Debit:
         if self.balances[quota] < cost:
@@ -155,3 +155,33 @@ async def drive(coro: Any, clock: FakeClock, limit: float = 30.0) -> Any:
 
 def later(clock: FakeClock, seconds: float) -> datetime:
     return clock.now() + timedelta(seconds=seconds)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(str(value))
+
+
+def toml_text(top: dict[str, Any], sources: Sequence[dict[str, Any]],
+              stages: Sequence[dict[str, Any]]) -> str:
+    """A goal file's text from plain dicts (what `step` returns)."""
+    lines = [f"{k} = {_toml_value(v)}" for k, v in top.items()]
+    for table, steps in (("source", sources), ("stage", stages)):
+        for item in steps:
+            lines += ["", f"[[{table}]]"] + [f"{k} = {_toml_value(v)}" for k, v in item.items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_goal(directory: Path, top: dict[str, Any], sources: Sequence[dict[str, Any]],
+               stages: Sequence[dict[str, Any]]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{top['name']}.toml"
+    path.write_text(toml_text(top, sources, stages))
+    return path

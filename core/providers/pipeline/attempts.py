@@ -36,7 +36,9 @@ class Debit:
 class QuotaGate(Protocol):
     """Debits user quotas atomically (the provider's ledger; a fake in tests)."""
 
-    def known(self, quota: str) -> bool: ...
+    def problem(self, quota: str, cost: float) -> str | None:
+        """Why a step drawing ``cost`` on ``quota`` can never run (unknown quota, too big)."""
+        ...
 
     async def debit(self, quota: str, cost: float, now: datetime) -> Debit: ...
 

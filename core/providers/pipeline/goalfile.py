@@ -2,7 +2,7 @@
 
 :func:`load_goal_file` reads and validates one file; every problem becomes a
 :class:`GoalFileError` whose lines say ``FILE:LINE: field: problem`` (the line is found by
-:mod:`core.providers.pipeline.toml_lines`, since ``tomllib`` keeps no positions). The keys are
+:mod:`core.toml_lines`, since ``tomllib`` keeps no positions). The keys are
 documented in the README ("Pipeline goals"); they are a stable interface: add, never rename.
 """
 
@@ -23,8 +23,8 @@ from pydantic import (
 )
 
 from core.providers.pipeline.schedule import parse_schedule
-from core.providers.pipeline.toml_lines import locate
 from core.retry import RetryPolicy
+from core.toml_lines import locate
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 SECRET_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"

@@ -28,7 +28,7 @@ class Problem:
 
 def check_step(spec: StepSpec, base_dir: Path, environ: Mapping[str, str],
                secret_problems: Mapping[str, Problem],
-               quota_known: Callable[[str], bool]) -> Problem | None:
+               quota_problem: Callable[[str, float], str | None]) -> Problem | None:
     """The first reason ``spec`` cannot start, or None."""
     cwd = (base_dir / spec.cwd).resolve()
     if not cwd.is_dir():
@@ -37,9 +37,8 @@ def check_step(spec: StepSpec, base_dir: Path, environ: Mapping[str, str],
     problem = _program_problem(program, cwd, {**environ, **spec.env}.get("PATH"))
     if problem is not None:
         return problem
-    if spec.quota is not None and not quota_known(spec.quota):
-        return Problem("config_error", f"quota {spec.quota!r} is not defined in config.toml "
-                                       f"(add a [quotas.{spec.quota}] table)")
+    if spec.quota is not None and (why := quota_problem(spec.quota, spec.cost)):
+        return Problem("config_error", why)
     for name in spec.secrets:
         if name in secret_problems:
             return secret_problems[name]

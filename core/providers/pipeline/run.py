@@ -244,7 +244,7 @@ class RunExecutor:
 
     def _check(self, spec: StepSpec) -> Problem | None:
         return check_step(spec, self.ctx.base_dir, self.deps.environ, self.secret_problems,
-                          self.deps.quotas.known)
+                          self.deps.quotas.problem)
 
     def _too_few(self, count: int, what: str) -> None:
         reasons = [s.reason or "" for s in self.record.sources.values()

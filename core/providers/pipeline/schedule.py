@@ -17,6 +17,8 @@ from zoneinfo import ZoneInfo
 
 from cronsim import CronSim, CronSimError
 
+from core.zones import local_zone
+
 _DAILY = re.compile(r"^(\d{1,2}):(\d{2})$")
 
 
@@ -50,11 +52,6 @@ def parse_schedule(text: str) -> Schedule:
     except CronSimError as exc:
         raise ValueError(f"bad cron expression {text!r}: {exc}") from None
     return Schedule(value, cron=value)
-
-
-def local_zone() -> tzinfo:
-    zone = datetime.now().astimezone().tzinfo
-    return zone if zone is not None else UTC
 
 
 def next_fire(schedule: Schedule, after: datetime, zone: tzinfo | None) -> datetime:
