@@ -255,3 +255,27 @@ async def test_drive_helper_is_not_needed_without_sleeps(tmp_path: Path,
     assert await drive(executor.execute(), clock) is RunOutcome.COMPLETED
     assert rep.progress_states == ["triggered", "source_check", "fetching", "aggregating",
                                    "completed"]
+
+
+async def test_a_leftover_step_without_a_recorded_pid_is_found_and_stopped(
+        tmp_path: Path, clock: FakeClock) -> None:
+    import subprocess
+    import sys
+
+    from core.providers.pipeline.steps import stop_leftover
+
+    env = {**os.environ, "GOALKEEPER_RUN_ID": "digest-9", "GOALKEEPER_STEP": "deliver"}
+    orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env,
+                              start_new_session=True)
+    try:
+        for _ in range(100):
+            if b"GOALKEEPER_STEP=deliver" in Path(f"/proc/{orphan.pid}/environ").read_bytes():
+                break
+            await asyncio.sleep(0.01)
+        assert not await stop_leftover(None, None, 0.5, "digest-9", "aggregate")
+        assert await stop_leftover(None, None, 0.5, "digest-9", "deliver")
+        assert orphan.wait(5) is not None
+    finally:
+        if orphan.poll() is None:
+            orphan.kill()
+            orphan.wait()

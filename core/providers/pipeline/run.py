@@ -145,7 +145,7 @@ class RunExecutor:
         for name, step in self._all_steps():
             if step.status is StepStatus.RUNNING:
                 killed = await stop_leftover(step.pid, step.pid_started,
-                                             self.deps.grace_seconds)
+                                             self.deps.grace_seconds, self.record.run_id, name)
                 step.status, step.pid, step.pid_started = StepStatus.PENDING, None, None
                 self.reporter.note("step_interrupted", f"{name}: interrupted; it runs again",
                                    {"step": name, "leftover_stopped": killed})

@@ -115,15 +115,26 @@ def build_env(spec: StepSpec, ctx: StepContext, attempt: int) -> dict[str, str]:
     return env
 
 
-def process_start_time(pid: int) -> str | None:
-    """The kernel's start time of ``pid`` (Linux ``/proc``), to tell a reused pid apart."""
+def _proc_stat(pid: int) -> list[str] | None:
+    """Fields 3… of ``/proc/<pid>/stat`` (Linux), or None."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     # the command name (field 2) may contain spaces and parentheses: split after the last ')'
-    fields = stat[stat.rfind(")") + 2:].split()
-    return fields[19] if len(fields) > 19 else None
+    return stat[stat.rfind(")") + 2:].split()
+
+
+def process_start_time(pid: int) -> str | None:
+    """The kernel's start time of ``pid`` (Linux ``/proc``), to tell a reused pid apart."""
+    fields = _proc_stat(pid)
+    return fields[19] if fields and len(fields) > 19 else None
+
+
+def _is_zombie(pid: int) -> bool:
+    """An orphan that exited but was not reaped (its new parent may never reap it)."""
+    fields = _proc_stat(pid)
+    return fields is not None and len(fields) > 0 and fields[0] == "Z"
 
 
 async def stop_group(pid: int, grace: float, proc: asyncio.subprocess.Process | None = None
@@ -157,16 +168,47 @@ async def _wait_gone(pgid: int, grace: float) -> None:
             os.killpg(pgid, 0)
         except (ProcessLookupError, PermissionError):
             return
+        if _is_zombie(pgid):
+            return
         await asyncio.sleep(0.05)
 
 
-async def stop_leftover(pid: int | None, started: str | None, grace: float) -> bool:
+def find_step_groups(run_id: str, step: str) -> list[int]:
+    """Process groups still running ``step`` of ``run_id`` (Linux ``/proc``; else none).
+
+    For the instant between a step's spawn and the checkpoint that records its pid: a host
+    killed right then leaves a step no state file names; its environment still does.
+    """
+    wanted = {f"GOALKEEPER_RUN_ID={run_id}".encode(), f"GOALKEEPER_STEP={step}".encode()}
+    groups: set[int] = set()
+    try:
+        entries = list(Path("/proc").iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = set((entry / "environ").read_bytes().split(b"\0"))
+            pgid = os.getpgid(int(entry.name))
+        except (OSError, ValueError):
+            continue
+        if wanted <= environ and not _is_zombie(int(entry.name)):
+            groups.add(pgid)
+    return sorted(groups)
+
+
+async def stop_leftover(pid: int | None, started: str | None, grace: float,
+                        run_id: str = "", step: str = "") -> bool:
     """Stop a step a crashed host left behind, if it is still the same process; True if it was."""
     if pid is None:
-        return False
+        found = find_step_groups(run_id, step) if run_id else []
+        for group in found:
+            await stop_group(group, grace)
+        return bool(found)
     if started is not None and process_start_time(pid) not in (started, None):
         return False  # the pid was reused by an unrelated process
-    if not _signal_group(pid, 0):
+    if not _signal_group(pid, 0) or _is_zombie(pid):
         return False
     await stop_group(pid, grace)
     return True
@@ -205,6 +247,7 @@ async def run_attempt(spec: StepSpec, ctx: StepContext, attempt: int, timeout: f
 def _finish(spec: StepSpec, ctx: StepContext, attempt: int, code: int, stdout: bytes,
             stderr: bytes) -> AttemptResult:
     data, note = read_report(report_path(ctx, spec))
+    _mask_report(report_path(ctx, spec), ctx.redactor)
     outcome = classify(code, data, ctx.now(), note)
     outcome = _redacted(outcome, ctx.redactor)
     if spec.output is None:
@@ -220,6 +263,17 @@ def _finish(spec: StepSpec, ctx: StepContext, attempt: int, code: int, stdout: b
         return AttemptResult(StepOutcome(Fault.CONFIG, "config_error", missing,
                                          exit_code=code))
     return AttemptResult(outcome, artifact_name(spec), file_sha256(path))
+
+
+def _mask_report(path: Path, redactor: Redactor) -> None:
+    """The report is read; a secret the step put in it must not stay in our directory."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return
+    masked = redactor.bytes(raw)
+    if masked != raw:
+        atomic_write_bytes(path, masked)
 
 
 def _redacted(outcome: StepOutcome, redactor: Redactor) -> StepOutcome:
