@@ -279,3 +279,14 @@ async def test_a_leftover_step_without_a_recorded_pid_is_found_and_stopped(
         if orphan.poll() is None:
             orphan.kill()
             orphan.wait()
+
+
+async def test_a_continued_run_keeps_the_item_count_of_its_stages(tmp_path: Path,
+                                                                  clock: FakeClock) -> None:
+    g = goal([step("a", {"items": 9}), step("b", {"items": 5})],
+             [step("filter", {"items": 6}), step("deliver", {"exit": 77}, {})])
+    h = harness(tmp_path, clock, g)
+    outcome, _, rec = await h.run()
+    assert outcome is RunOutcome.BLOCKED and rec.item_count == 6
+    outcome, _, rec = await h.run()
+    assert outcome is RunOutcome.COMPLETED and rec.item_count == 6

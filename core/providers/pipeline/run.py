@@ -287,7 +287,7 @@ class RunExecutor:
             self._too_few(ok, "answered")
             return
         self.record.degraded = ok < total
-        self.record.item_count = _sum_items(self.record.sources.values())
+        self.record.item_count = self._item_count()
         atomic_write_bytes(self.store.run_dir / "coverage.json", coverage_json(self.record))
         if self.record.degraded:
             self.reporter.note("run_degraded", summary(self.record),
@@ -311,14 +311,20 @@ class RunExecutor:
             self._fail(_pause_reason([end.reason]), f"stage {spec.name}: {end.reason}"
                        + (f" — {end.detail}" if end.detail else ""))
             return None
-        items = self.record.stages[spec.name].items
-        if items is not None:
-            self.record.item_count = items
+        self.record.item_count = self._item_count()
         if index + 1 == count:
             self._move(RunEvent.FINISH)
         else:
             self._move(enter_event(stage_phase(index + 1, count, self.record.degraded)))
         return None
+
+    def _item_count(self) -> int | None:
+        """The count of the latest completed stage that reported one, else the sources' sum."""
+        for spec in reversed(self.goal.stage):
+            step = self.record.stages[spec.name]
+            if step.status is StepStatus.OK and step.items is not None:
+                return step.items
+        return _sum_items(self.record.sources.values())
 
     async def _drive(self, spec: StepSpec, is_source: bool) -> StepEnd:
         record = self.record.step(spec.name)
