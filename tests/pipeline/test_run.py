@@ -262,9 +262,10 @@ async def test_a_leftover_step_without_a_recorded_pid_is_found_and_stopped(
     import subprocess
     import sys
 
-    from core.providers.pipeline.steps import stop_leftover
+    from core.providers.pipeline.steps import stop_run_leftovers
 
-    env = {**os.environ, "GOALKEEPER_RUN_ID": "digest-9", "GOALKEEPER_STEP": "deliver"}
+    env = {**os.environ, "GOALKEEPER_RUN_DIR": str(tmp_path / "run-9"),
+           "GOALKEEPER_STEP": "deliver"}
     orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env,
                               start_new_session=True)
     try:
@@ -272,8 +273,8 @@ async def test_a_leftover_step_without_a_recorded_pid_is_found_and_stopped(
             if b"GOALKEEPER_STEP=deliver" in Path(f"/proc/{orphan.pid}/environ").read_bytes():
                 break
             await asyncio.sleep(0.01)
-        assert not await stop_leftover(None, None, 0.5, "digest-9", "aggregate")
-        assert await stop_leftover(None, None, 0.5, "digest-9", "deliver")
+        assert await stop_run_leftovers(tmp_path / "run-8", 0.5) == []
+        assert await stop_run_leftovers(tmp_path / "run-9", 0.5) == ["deliver"]
         assert orphan.wait(5) is not None
     finally:
         if orphan.poll() is None:

@@ -70,7 +70,8 @@ class StepDriver:
 
     def __init__(self, spec: StepSpec, record: StepRecord, ctx: StepContext, clock: Clock,
                  rng: random.Random, quotas: QuotaGate, save: Save, note: Note,
-                 is_source: bool, max_inline_wait: float = 120.0) -> None:
+                 is_source: bool, max_inline_wait: float = 120.0,
+                 on_success: Callable[[], None] | None = None) -> None:
         self.spec = spec
         self.record = record
         self.ctx = ctx
@@ -80,6 +81,8 @@ class StepDriver:
         self.save = save
         self.note = note
         self.is_source = is_source
+        #: applied to the run record in the same checkpoint write as the step's success
+        self.on_success = on_success
         self.policy: RetryPolicy = spec.retry_policy(max_inline_wait)
 
     async def run(self) -> StepEnd:
@@ -106,7 +109,10 @@ class StepDriver:
                        fault=Fault.QUOTA_EXHAUSTED)
 
     async def _attempt(self, attempt: int) -> AttemptResult:
-        self._set(status=StepStatus.RUNNING, attempts=attempt, pid=None, pid_started=None)
+        # saved once the process exists, with its pid: one checkpoint write, not two (a host
+        # killed before that write leaves a step found by its environment, see steps.py)
+        self.record.status, self.record.attempts = StepStatus.RUNNING, attempt
+        self.record.pid = self.record.pid_started = None
 
         async def started(pid: int, when: str | None) -> None:
             self._set(pid=pid, pid_started=when)
@@ -126,8 +132,11 @@ class StepDriver:
                                                          "detail": short})
             return StepEnd(Ending.FAIL, "too_few_items", short, fault=Fault.PERMANENT)
         if decision.action is Action.SUCCEED:
-            self._set(status=StepStatus.OK, artifact=result.artifact,
-                      checksum=result.checksum, finished_at=now, **common)
+            self._change(status=StepStatus.OK, artifact=result.artifact,
+                         checksum=result.checksum, finished_at=now, **common)
+            if self.on_success is not None:
+                self.on_success()
+            self.save()
             return StepEnd(Ending.OK, out.reason, out.detail, fault=out.fault)
         if decision.action is Action.RETRY:
             self._set(status=StepStatus.PENDING, **common)
@@ -154,7 +163,10 @@ class StepDriver:
         return f"too few valid items ({got}, need at least {wanted})"
 
     def _set(self, **changes: object) -> None:
+        self._change(**changes)
+        self.save()
+
+    def _change(self, **changes: object) -> None:
         for key, value in changes.items():
             setattr(self.record, key, value)
-        self.save()
 

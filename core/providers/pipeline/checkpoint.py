@@ -3,8 +3,9 @@
 ``<run dir>/state.json`` holds the seed's checkpoint (batch id, trigger time, state, completed
 steps, per-source status, item count, last error, updated time) plus every completed step's
 artifact path and SHA-256, a generation number and a checksum over all of it. Each save writes the
-previous good generation to ``state.prev.json`` first, then the new one to ``state.json`` — both
-with temp file + fsync + rename (:mod:`core.atomic`).
+previous good generation to ``state.prev.json`` first (a hard link to the durable current file,
+renamed into place), then the new one to ``state.json`` with temp file + fsync + rename
+(:mod:`core.atomic`).
 
 :meth:`CheckpointStore.load` never guesses: a missing, truncated, unparsable or checksum-failing
 file raises :class:`CheckpointError` with a precise reason, and nothing is overwritten, so the
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -130,9 +132,21 @@ class CheckpointStore:
         checksum = hashlib.sha256(_canonical(body)).hexdigest()
         data = json.dumps({**body, "checksum": checksum}, indent=1, ensure_ascii=False).encode()
         if self._last_good is not None:
-            atomic_write_bytes(self.previous, self._last_good)
-        atomic_write_bytes(self.path, data)
+            self._keep_previous()
+        atomic_write_bytes(self.path, data)  # its directory fsync covers both renames
         self._last_good = data
+
+    def _keep_previous(self) -> None:
+        """``state.prev.json`` := the current (good, durable) ``state.json``: a hard link and
+        a rename, no second copy to write and fsync; a copy where links are not supported."""
+        link = self.run_dir / f".{PREVIOUS_FILE}.link"
+        try:
+            link.unlink(missing_ok=True)
+            os.link(self.path, link)
+            os.replace(link, self.previous)
+        except OSError:
+            assert self._last_good is not None
+            atomic_write_bytes(self.previous, self._last_good)
 
     def load(self) -> RunRecord:
         """The last saved generation; :class:`CheckpointError` when it cannot be trusted."""

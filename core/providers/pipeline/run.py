@@ -36,7 +36,12 @@ from core.providers.pipeline.machine import (
     stage_phase,
 )
 from core.providers.pipeline.preflight import Problem, check_step
-from core.providers.pipeline.steps import Redactor, StepContext, stop_leftover
+from core.providers.pipeline.steps import (
+    Redactor,
+    StepContext,
+    stop_leftover,
+    stop_run_leftovers,
+)
 
 
 class RunReporter(Protocol):
@@ -142,17 +147,24 @@ class RunExecutor:
             return (f"run {self.record.run_id}: {problem}; completed work is not re-run "
                     f"blindly — restore it, or start afresh with `goalkeeper run "
                     f"{self.goal.name} --new`")
-        for name, step in self._all_steps():
-            if step.status is StepStatus.RUNNING:
-                killed = await stop_leftover(step.pid, step.pid_started,
-                                             self.deps.grace_seconds, self.record.run_id, name)
-                step.status, step.pid, step.pid_started = StepStatus.PENDING, None, None
-                self.reporter.note("step_interrupted", f"{name}: interrupted; it runs again",
-                                   {"step": name, "leftover_stopped": killed})
+        await self._stop_leftovers()
         self.record.waiting_until = None
         await self._load_secrets()
         self.save()
         return None
+
+    async def _stop_leftovers(self) -> None:
+        """Steps a crashed host left running: stopped, and run again (never two at once)."""
+        grace = self.deps.grace_seconds
+        for name, step in self._all_steps():
+            if step.status is StepStatus.RUNNING:
+                killed = await stop_leftover(step.pid, step.pid_started, grace)
+                step.status, step.pid, step.pid_started = StepStatus.PENDING, None, None
+                self.reporter.note("step_interrupted", f"{name}: interrupted; it runs again",
+                                   {"step": name, "leftover_stopped": killed})
+        for name in await stop_run_leftovers(self.store.run_dir, grace):
+            self.reporter.note("step_interrupted", f"{name}: a leftover process was stopped",
+                               {"step": name, "leftover_stopped": True})
 
     def _sync_steps(self) -> None:
         """Steps added to the goal file since the run began are pending; removed ones dropped."""
@@ -304,18 +316,22 @@ class RunExecutor:
         if phase is not self.record.state:  # a crash between a stage's end and the next move
             self._move(enter_event(phase))
         spec = self.goal.stage[index]
-        end = await self._drive(spec, False)
+        last = index + 1 == count
+        event = RunEvent.FINISH if last else enter_event(
+            stage_phase(index + 1, count, self.record.degraded))
+
+        def advance() -> None:  # saved with the stage's success: one write, not two
+            self.record.item_count = self._item_count()
+            self.record.state = next_run_state(self.record.run_id, self.record.state, event)
+
+        end = await self._drive(spec, False, advance)
         if end.ending is Ending.WAIT:
             return self._wait([end])
         if end.ending is Ending.FAIL:
             self._fail(_pause_reason([end.reason]), f"stage {spec.name}: {end.reason}"
                        + (f" — {end.detail}" if end.detail else ""))
             return None
-        self.record.item_count = self._item_count()
-        if index + 1 == count:
-            self._move(RunEvent.FINISH)
-        else:
-            self._move(enter_event(stage_phase(index + 1, count, self.record.degraded)))
+        self.reporter.progress(self.record)
         return None
 
     def _item_count(self) -> int | None:
@@ -326,11 +342,13 @@ class RunExecutor:
                 return step.items
         return _sum_items(self.record.sources.values())
 
-    async def _drive(self, spec: StepSpec, is_source: bool) -> StepEnd:
+    async def _drive(self, spec: StepSpec, is_source: bool,
+                     on_success: Callable[[], None] | None = None) -> StepEnd:
         record = self.record.step(spec.name)
         driver = StepDriver(spec, record, self.ctx, self.deps.clock, self.deps.rng,
                             self.deps.quotas, self._save_step(spec.name),
-                            self.reporter.note, is_source, self.deps.max_inline_wait)
+                            self.reporter.note, is_source, self.deps.max_inline_wait,
+                            on_success)
         return await driver.run()
 
     def _save_step(self, name: str) -> Callable[[], None]:

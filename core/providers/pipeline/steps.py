@@ -173,45 +173,52 @@ async def _wait_gone(pgid: int, grace: float) -> None:
         await asyncio.sleep(0.05)
 
 
-def find_step_groups(run_id: str, step: str) -> list[int]:
-    """Process groups still running ``step`` of ``run_id`` (Linux ``/proc``; else none).
+def find_run_groups(run_dir: Path) -> dict[int, str]:
+    """Process groups still running a step of the run in ``run_dir`` → the step (Linux
+    ``/proc``; elsewhere none are found).
 
-    For the instant between a step's spawn and the checkpoint that records its pid: a host
-    killed right then leaves a step no state file names; its environment still does.
+    A host killed between a step's spawn and the checkpoint naming its pid leaves a step no
+    state file names; its environment still does.
     """
-    wanted = {f"GOALKEEPER_RUN_ID={run_id}".encode(), f"GOALKEEPER_STEP={step}".encode()}
-    groups: set[int] = set()
+    marker = f"GOALKEEPER_RUN_DIR={run_dir}".encode()
+    groups: dict[int, str] = {}
     try:
         entries = list(Path("/proc").iterdir())
     except OSError:
-        return []
+        return {}
     for entry in entries:
         if not entry.name.isdigit():
             continue
         try:
-            environ = set((entry / "environ").read_bytes().split(b"\0"))
+            environ = (entry / "environ").read_bytes().split(b"\0")
             pgid = os.getpgid(int(entry.name))
         except (OSError, ValueError):
             continue
-        if wanted <= environ and not _is_zombie(int(entry.name)):
-            groups.add(pgid)
-    return sorted(groups)
+        if marker in environ and pgid != os.getpgrp() and not _is_zombie(int(entry.name)):
+            step = next((v[len(b"GOALKEEPER_STEP="):].decode(errors="replace")
+                         for v in environ if v.startswith(b"GOALKEEPER_STEP=")), "?")
+            groups[pgid] = step
+    return groups
 
 
-async def stop_leftover(pid: int | None, started: str | None, grace: float,
-                        run_id: str = "", step: str = "") -> bool:
+async def stop_leftover(pid: int | None, started: str | None, grace: float) -> bool:
     """Stop a step a crashed host left behind, if it is still the same process; True if it was."""
     if pid is None:
-        found = find_step_groups(run_id, step) if run_id else []
-        for group in found:
-            await stop_group(group, grace)
-        return bool(found)
+        return False
     if started is not None and process_start_time(pid) not in (started, None):
         return False  # the pid was reused by an unrelated process
     if not _signal_group(pid, 0) or _is_zombie(pid):
         return False
     await stop_group(pid, grace)
     return True
+
+
+async def stop_run_leftovers(run_dir: Path, grace: float) -> list[str]:
+    """Stop every process still running a step of the run in ``run_dir``; the steps they ran."""
+    found = find_run_groups(run_dir)
+    for group in found:
+        await stop_group(group, grace)
+    return sorted(set(found.values()))
 
 
 async def run_attempt(spec: StepSpec, ctx: StepContext, attempt: int, timeout: float,
