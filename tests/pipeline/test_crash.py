@@ -78,7 +78,7 @@ def test_kill_9_in_every_stage_then_resume_runs_finished_work_once(
         assert main(["run", "digest"]) == 0
         runs = Path(home) / "pipelines" / "digest" / "runs"
         wait_for(lambda: any(runs.glob("*/github.started")), "the first run", log)
-        run_dir = next(runs.iterdir())
+        [run_dir] = list(runs.iterdir())
         killed: list[int] = []
         for phase in (["github", "rss"], ["aggregate"], ["filter"], ["deliver"]):
             wait_for(lambda p=phase: all((run_dir / f"{n}.started").exists() for n in p),
@@ -97,6 +97,7 @@ def test_kill_9_in_every_stage_then_resume_runs_finished_work_once(
         proc.send_signal(signal.SIGTERM)
         proc.wait(20)
     assert sorted(effects.read_text().split()) == sorted(STEPS)  # each exactly once
+    assert list(runs.iterdir()) == [run_dir]  # one run, continued — never a second one
     assert [p for p in killed if alive(p)] == [], log.read_text()[-3000:]  # stopped on resume
     capsys.readouterr()
     assert main(["history", "pipeline:digest", "--json", "--limit", "500"]) == 0
