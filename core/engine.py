@@ -41,6 +41,7 @@ from core.events import (
     ProvidersRefreshed,
     QuotaExhausted,
     QuotaObserved,
+    QuotaRecovered,
 )
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
@@ -50,6 +51,7 @@ from core.intake import (
     decide_observation,
     decide_progress,
     decide_report,
+    schedule,
 )
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
@@ -270,13 +272,19 @@ class Engine:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
             g, fence, GoalEvent.PAUSE, detail, self._ctx(), pause_reason=reason)))
 
-    def goal_released(self, provider: str, goal_id: str, reason: str) -> None:
-        self._enqueue(lambda: self._release(provider, goal_id, reason))
+    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
+        self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
+            g, fence, GoalEvent.REST, detail, self._ctx())))
 
-    async def _release(self, provider: str, goal_id: str, reason: str) -> None:
-        goal = self.goals.get(goal_id)
-        if goal is not None and goal.provider == provider:
-            await self.forget_goal(goal_id, origin=f"provider:{provider}", reason=reason)
+    def goal_noted(self, goal_id: str, event: str, reason: str,
+                   detail: dict[str, Any] | None = None) -> None:
+        row = note_row(goal_id, event, self.clock.now(), reason=reason, detail=detail)
+
+        async def append() -> None:
+            self.bus.publish(HistoryRecorded(await self._append(row)))
+            log.info("%s %s: %s", goal_id, event, reason)
+
+        self._enqueue(append)
 
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
         async with self._locks[goal_id]:  # never between a resume's claim and its settling
@@ -328,6 +336,18 @@ class Engine:
             self.bus.publish(edge)
             log.info("quota %s %s", edge.window_id,
                      "exhausted" if isinstance(edge, QuotaExhausted) else "recovered")
+            if isinstance(edge, QuotaRecovered):
+                await self._lifted(edge)
+
+    async def _lifted(self, edge: QuotaRecovered) -> None:
+        """A window with no timed reset (a capacity quota, depleted credits) recovered — by a
+        refill: the goals that wait on it without a scheduled resume get one now."""
+        for goal in list(self.goals.values()):
+            if (goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
+                    and goal.next_resume_at is None and edge.window_id in goal.windows
+                    and "no_reset_note" in goal.data):
+                await self._transact(goal.id, lambda g: _reschedule_lifted(
+                    g, edge.recovered_since, self._ctx()))
 
     async def _append(self, row: HistoryRow) -> HistoryRow:
         return await self.store.run(lambda s: s.append_history(row))
@@ -472,8 +492,7 @@ class Engine:
                 return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
         return committed.result  # type: ignore[no-any-return]
 
-    async def forget_goal(self, goal_id: str, origin: str = "gui",
-                          reason: str = "no longer watched") -> ActionResult:
+    async def forget_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
         goal = self.goals.get(goal_id) or await self.store.run(lambda s: s.get_goal(goal_id))
         if goal is None:
@@ -481,7 +500,7 @@ class Engine:
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
             await self._stop_runner(goal, cancel=False)
         row = note_row(goal_id, "removed", self.clock.now(), origin=origin,
-                       reason=reason, outcome=Outcome.UPDATED)
+                       reason="no longer watched", outcome=Outcome.UPDATED)
 
         saved = await self.store.run(lambda s: s.remove_goal(goal_id, row))
         self.goals.pop(goal_id, None)
@@ -494,6 +513,16 @@ class Engine:
     async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0) -> list[
             Any]:
         return await self.store.run(lambda s: s.history(goal, limit, offset))
+
+
+def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
+                       ) -> Mutation[None]:
+    if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None:
+        return Mutation(None, None)
+    data = {k: v for k, v in goal.data.items() if k != "no_reset_note"}
+    new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),
+                        min(since, ctx.now), ctx)
+    return Mutation(new, None, [row])
 
 
 def _reading_summary(reading: QuotaReading) -> dict[str, Any]:

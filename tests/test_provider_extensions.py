@@ -1,5 +1,5 @@
-"""Provider extension points: auto-resume blocks re-plan a goal, providers release goals, and a
-provider's one-time auto-resume notice."""
+"""Provider extension points: auto-resume blocks re-plan a goal, and a provider's one-time
+auto-resume notice."""
 
 from __future__ import annotations
 
@@ -63,21 +63,6 @@ def test_an_unchanged_block_changes_nothing(clock: FakeClock) -> None:
     assert blocked is not None
     again = decide_observation(blocked, "fake", _obs(blocked, BLOCK), _ctx(clock))
     assert again.history == []
-
-
-@pytest.mark.asyncio
-async def test_a_provider_releases_a_goal(make_engine: EngineFactory, fake: FakeProvider) -> None:
-    fake.observe("fake:one", GoalState.IDLE)
-    engine = await make_engine(fake)
-    assert "fake:one" in engine.goals
-    fake.sink.goal_released("fake", "fake:one", "untracked by the user")
-    await engine.drain()
-    assert "fake:one" not in engine.goals
-    rows = await engine.history("fake:one")
-    assert rows[0].event == "removed" and rows[0].reason == "untracked by the user"
-    assert rows[0].origin == "provider:fake"
-    fake.sink.goal_released("other", "fake:two", "not its goal")  # unknown: nothing happens
-    await engine.drain()
 
 
 class _NoticeProvider(FakeProvider):

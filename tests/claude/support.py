@@ -13,7 +13,8 @@ class RecordingSink:
         self.observed: list[GoalObservation] = []
         self.readings: list[QuotaReading] = []
         self.reports: list[tuple[Any, ...]] = []
-        self.released: list[tuple[str, str]] = []
+        self.forgotten: list[tuple[str, str]] = []
+        self.notes: list[tuple[str, str, str]] = []
 
     def goal_observed(self, provider: str, observation: GoalObservation) -> None:
         self.observed.append(observation)
@@ -36,5 +37,19 @@ class RecordingSink:
     def goal_paused(self, goal_id: str, fence: int, reason: PauseReason, detail: str) -> None:
         self.reports.append(("paused", goal_id, fence, detail))
 
-    def goal_released(self, provider: str, goal_id: str, reason: str) -> None:
-        self.released.append((goal_id, reason))
+    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
+        self.reports.append(("rested", goal_id, fence, detail))
+
+    def goal_noted(self, goal_id: str, event: str, reason: str,
+                   detail: dict[str, Any] | None = None) -> None:
+        self.notes.append((goal_id, event, reason))
+
+    async def forget_goal(self, goal_id: str, origin: str = "test") -> Any:
+        self.forgotten.append((goal_id, origin))
+
+    async def start_goal(self, goal_id: str, origin: str = "test") -> Any:
+        raise NotImplementedError
+
+    async def resume(self, goal_id: str, origin: str = "test", trigger: Any = None,
+                     context: dict[str, Any] | None = None) -> Any:
+        raise NotImplementedError

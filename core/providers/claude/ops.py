@@ -27,11 +27,11 @@ if TYPE_CHECKING:
 
 def control_ops(provider: ClaudeProvider) -> Mapping[str, ControlHandler]:
     async def track(request: dict[str, Any]) -> dict[str, Any]:
-        return track_session(provider, str(request.get("session") or ""),
-                             request.get("keep_prompting"), bool(request.get("reopen")))
+        return await track_session(provider, str(request.get("session") or ""),
+                                   request.get("keep_prompting"), bool(request.get("reopen")))
 
     async def untrack(request: dict[str, Any]) -> dict[str, Any]:
-        return untrack_session(provider, str(request.get("session") or ""))
+        return await untrack_session(provider, str(request.get("session") or ""))
 
     async def statusline(request: dict[str, Any]) -> dict[str, Any]:
         payload = request.get("payload")
@@ -59,8 +59,8 @@ def control_ops(provider: ClaudeProvider) -> Mapping[str, ControlHandler]:
             "claude.statusline": statusline, "claude.hook": hook}
 
 
-def track_session(provider: ClaudeProvider, session_id: str, keep_prompting: Any,
-                  reopen: bool) -> dict[str, Any]:
+async def track_session(provider: ClaudeProvider, session_id: str, keep_prompting: Any,
+                        reopen: bool) -> dict[str, Any]:
     if not session_id:
         return {"error": "which session? (claude:<session id>)"}
     state = provider.watcher.session(session_id)
@@ -79,8 +79,8 @@ def track_session(provider: ClaudeProvider, session_id: str, keep_prompting: Any
 
     provider.tracking.update(change)
     goal = sessions.goal_id(session_id)
-    if reopen:
-        provider.sink.goal_released(provider.name, goal, "tracked again")
+    if reopen:  # a finished goal of this session: start over (its history stays)
+        await provider.forget(session_id, "tracked again")
     provider.emitted.pop(session_id, None)
     provider.report({session_id})
     obs = provider.observation(state)
@@ -89,7 +89,7 @@ def track_session(provider: ClaudeProvider, session_id: str, keep_prompting: Any
             "auto_resume_block": obs.auto_resume_block}
 
 
-def untrack_session(provider: ClaudeProvider, session_id: str) -> dict[str, Any]:
+async def untrack_session(provider: ClaudeProvider, session_id: str) -> dict[str, Any]:
     if not session_id:
         return {"error": "which session? (claude:<session id>)"}
 
@@ -99,8 +99,5 @@ def untrack_session(provider: ClaudeProvider, session_id: str) -> dict[str, Any]
         tracking.untracked.add(session_id)
 
     provider.tracking.update(change)
-    provider.emitted.pop(session_id, None)
-    provider.watcher.pinned.discard(session_id)
-    goal = sessions.goal_id(session_id)
-    provider.sink.goal_released(provider.name, goal, "untracked by the user")
-    return {"ok": True, "goal": goal}
+    await provider.forget(session_id, "untracked by the user")
+    return {"ok": True, "goal": sessions.goal_id(session_id)}

@@ -119,6 +119,8 @@ class ClaudeProvider(Provider):
             await self.clock.sleep(self.settings.claude_poll_seconds)
             try:
                 self.poll()
+                for session_id in self._untracked_goals():
+                    await self.forget(session_id, "untracked by the user")
             except Exception:
                 log.exception("claude: following transcripts failed")
 
@@ -130,7 +132,6 @@ class ClaudeProvider(Provider):
             changed |= self.apply_events()
         if changed:
             self._note_new_stops(report=True)
-        self._release_untracked()
         return self.report(changed | self._tracking_changes())
 
     # -- which sessions are goals --------------------------------------------------------------
@@ -201,14 +202,20 @@ class ClaudeProvider(Provider):
         tracking = self.tracking.load()
         return {s for s in (*tracking.tracked, *tracking.auto) if s not in self.emitted}
 
-    def _release_untracked(self) -> None:
-        """Goals whose session the tracking file now says to leave alone."""
+    def _untracked_goals(self) -> list[str]:
+        """Sessions reported as goals that the tracking file now says to leave alone (e.g.
+        ``goalkeeper untrack`` ran while the host was busy)."""
         untracked = self.tracking.load().untracked
-        for session_id in [s for s in self.emitted if s in untracked]:
-            del self.emitted[session_id]
-            self.watcher.pinned.discard(session_id)
-            self.sink.goal_released(self.name, sessions.goal_id(session_id),
-                                    "untracked by the user")
+        return [s for s in self.emitted if s in untracked]
+
+    async def forget(self, session_id: str, why: str) -> None:
+        """Stop offering a session as a goal: the engine forgets it (runner stopped, row
+        removed, history kept, with ``why`` noted first)."""
+        self.emitted.pop(session_id, None)
+        self.watcher.pinned.discard(session_id)
+        goal = sessions.goal_id(session_id)
+        self.sink.goal_noted(goal, "untracked", why)
+        await self.sink.forget_goal(goal, origin=f"provider:{self.name}")
 
     async def discover(self) -> list[GoalObservation]:
         result = []
