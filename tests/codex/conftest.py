@@ -37,3 +37,4 @@ def make_codex(home: CodexHome, clock: FakeClock, codex_settings: Settings) -> M
         return CodexProvider(from_settings(settings or codex_settings, environ), clock)
 
     return _make
+

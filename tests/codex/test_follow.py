@@ -181,7 +181,7 @@ def test_latest_snapshot_comes_from_the_newest_file(home: CodexHome):
 
 def test_backwards_scan_survives_chunk_cuts_long_lines_and_a_partial_tail(
         home: CodexHome, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(tailscan, "CHUNK", 64)
+    monkeypatch.setattr(tailscan, "CHUNK", 40)
     monkeypatch.setattr(tailscan, "_STEP", 16)
     lines = [meta(THREAD_A, T0)]
     for i in range(30):

@@ -74,6 +74,7 @@ class RolloutIndex:
         self.sessions = sessions
         self.full_every = full_every
         self.files: dict[Path, FileState] = {}
+        self.by_thread: dict[str, Path] = {}
         self._watched: set[Path] = set()
         self._newest_day: tuple[str, ...] = ()
         self._polls = 0
@@ -96,6 +97,8 @@ class RolloutIndex:
         state = FileState(path, thread_id_from_name(path.name), st.st_size, st.st_mtime_ns,
                           st.st_ino, 0 if from_start else st.st_size, verified=from_start)
         self.files[path] = state
+        if state.thread_id:
+            self.by_thread[state.thread_id] = path
         return state
 
     def _walk(self, directory: Path, day: tuple[str, ...], since: tuple[str, ...] | None,
@@ -127,10 +130,7 @@ class RolloutIndex:
             self._watched.discard(path)
 
     def path_of(self, thread_id: str) -> Path | None:
-        for state in self.files.values():
-            if state.thread_id == thread_id:
-                return state.path
-        return None
+        return self.by_thread.get(thread_id)
 
     # -- polling -------------------------------------------------------------------------------
 
@@ -175,6 +175,8 @@ class RolloutIndex:
             st = os.stat(state.path)
         except FileNotFoundError:
             self.files.pop(state.path, None)  # archived or deleted
+            if state.thread_id and self.by_thread.get(state.thread_id) == state.path:
+                del self.by_thread[state.thread_id]
             return []
         except OSError:
             return []

@@ -1,10 +1,12 @@
 """The Codex provider: live quota gauges and Codex goals, read from ``$CODEX_HOME``.
 
-Signals (through the sink): ``quota_observed`` for every window of each newer rate-limit snapshot
-found in a rollout.
+Signals (through the sink): ``quota_observed`` for every window of each newer rate-limit snapshot;
+``goal_observed`` for each goal whose status (or session) changed in a rollout or in the goals
+database.
 
-Owns: the rollout index (offsets of every session file) and the follow task that polls it every
-``poll_seconds``. Nothing here writes into ``$CODEX_HOME`` or touches the network.
+Owns: the rollout index (offsets of every session file) and the follow task that polls it and the
+goals database every ``poll_seconds``. Nothing here writes into ``$CODEX_HOME`` or touches the
+network.
 """
 
 from __future__ import annotations
@@ -19,18 +21,22 @@ from core.models import Goal, QuotaReading
 from core.providers.base import GoalObservation, Provider, RunnerError, StartOutcome
 from core.providers.codex.config import CodexConfig
 from core.providers.codex.follow import Found, RolloutIndex
+from core.providers.codex.goals import GoalRecord, observe
+from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals, signature
 from core.providers.codex.limits import RateSnapshot, to_readings
-from core.providers.codex.rollout import RateLine
-from core.providers.codex.startup import latest_snapshot
+from core.providers.codex.rollout import GoalUpdate, RateLine, SessionMeta
+from core.providers.codex.startup import StartupState, read_startup, session_meta
+from core.providers.codex.state import CodexState
 
 log = logging.getLogger(__name__)
 
 
 class CodexProvider(Provider):
-    """Codex quota windows (``codex:5h``, ``codex:weekly``, ``codex:monthly``, ``codex:credits``).
+    """Codex goals (``codex:<thread-id>``) and quota windows (``codex:5h``, ``codex:weekly``,
+    ``codex:monthly``, ``codex:credits``).
 
     Attributes:
-        snapshot: the newest rate-limit snapshot seen (rollout or app-server), or None.
+        state: the newest snapshot, the goals and the sessions (:class:`CodexState`).
         index: the :class:`RolloutIndex` of ``$CODEX_HOME/sessions``.
     """
 
@@ -42,18 +48,28 @@ class CodexProvider(Provider):
         self.clock = clock
         self.description = f"Codex sessions and goals in {config.home}"
         self.index = RolloutIndex(config.sessions)
-        self.snapshot: RateSnapshot | None = None
+        self.state = CodexState()
+        self._db_signature: tuple[tuple[str, int, int], ...] = ()
         self._follow_task: asyncio.Task[None] | None = None
+        self._started_at = 0.0
+
+    @property
+    def snapshot(self) -> RateSnapshot | None:
+        return self.state.snapshot
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.snapshot = await asyncio.to_thread(self._read_start)
+        start = await asyncio.to_thread(self._read_start)
+        self.state.take_startup(start, self.index.by_thread)
+        self._started_at = self.clock.monotonic()
         self._follow_task = asyncio.ensure_future(self._follow())
         self._follow_task.set_name("codex:follow")
 
-    def _read_start(self) -> RateSnapshot | None:
-        return latest_snapshot(self.index.list_all())
+    def _read_start(self) -> StartupState:
+        files = self.index.list_all()
+        self._db_signature = signature(self.config.sqlite_home)
+        return read_startup(files, self.config.sqlite_home)
 
     async def stop(self) -> None:
         if self._follow_task is not None:
@@ -63,39 +79,67 @@ class CodexProvider(Provider):
             self._follow_task = None
 
     async def _follow(self) -> None:
+        # the schedule is fixed from start(), so a slow poll or a late first run never drifts it
+        due = self._started_at
         while True:
-            await self.clock.sleep(self.config.poll_seconds)
+            due += self.config.poll_seconds
+            await self.clock.sleep(max(0.0, due - self.clock.monotonic()))
+            due = max(due, self.clock.monotonic() - self.config.poll_seconds)
             try:
                 await self.poll()
             except Exception:
                 log.exception("following the Codex sessions failed")
 
     async def poll(self, full: bool | None = None) -> None:
-        """Read what the rollouts gained since the last poll and report it."""
-        found = await asyncio.to_thread(self.index.poll, (), full)
+        """Read what the rollouts and the goals database gained since the last poll."""
+        found = await asyncio.to_thread(self.index.poll, self.state.goal_threads(), full)
         for item in found:
-            self._handle(item)
+            await self._handle(item)
+        db = await asyncio.to_thread(self._changed_db)
+        if db is not None:
+            for record in self.state.take_db(db, self.index.by_thread):
+                self._observed(record)
 
-    def _handle(self, item: Found) -> None:
-        if isinstance(item.event, RateLine):
-            self._take_snapshot(item.event.snapshot)
+    def _changed_db(self) -> DbGoals | None:
+        current = signature(self.config.sqlite_home)
+        if current == self._db_signature:
+            return None
+        self._db_signature = current
+        try:
+            return read_goals(self.config.sqlite_home)
+        except GoalsDbError as exc:
+            log.warning("%s", exc)
+            return None
 
-    def _take_snapshot(self, snapshot: RateSnapshot) -> None:
-        if self.snapshot is not None and snapshot.observed_at <= self.snapshot.observed_at:
-            return  # an older line of a file read late: the gauges already know better
-        self.snapshot = snapshot
-        for reading in self.readings():
-            self.sink.quota_observed(reading)
+    async def _handle(self, item: Found) -> None:
+        event = item.event
+        if isinstance(event, RateLine):
+            if self.state.take_snapshot(event.snapshot):
+                for reading in self.readings():
+                    self.sink.quota_observed(reading)
+        elif isinstance(event, GoalUpdate):
+            if event.thread_id not in self.state.metas:
+                meta = await asyncio.to_thread(session_meta, item.path)
+                if meta is not None:
+                    self.state.metas[meta.thread_id] = meta
+            self._observed(self.state.take_goal(event, item.path))
+        elif isinstance(event, SessionMeta):
+            self._observed(self.state.take_meta(event, item.path))
+
+    def _observed(self, record: GoalRecord | None) -> None:
+        if record is not None:
+            self.sink.goal_observed(self.name, observe(record))
 
     def readings(self) -> list[QuotaReading]:
-        if self.snapshot is None:
+        snapshot = self.state.snapshot
+        if snapshot is None:
             return []
-        return to_readings(self.snapshot, self.clock.now(), self.config.stale_after)
+        return to_readings(snapshot, self.clock.now(), self.config.stale_after)
 
     # -- the provider interface ----------------------------------------------------------------
 
     async def discover(self) -> list[GoalObservation]:
-        return []
+        return [observe(record) for record in self.state.book.records.values()]
 
     async def read_quotas(self, fresh: bool = False) -> list[QuotaReading]:
         return self.readings()

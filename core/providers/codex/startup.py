@@ -38,6 +38,7 @@ _MTIME_SLACK_NS = 120 * 10**9
 @dataclass
 class StartupState:
     snapshot: RateSnapshot | None = None
+    #: the last goal line of each rollout (only read when there is no goals database)
     goals: dict[str, GoalUpdate] = field(default_factory=dict)
     metas: dict[str, SessionMeta] = field(default_factory=dict)
     db: DbGoals | None = None
@@ -111,9 +112,7 @@ def read_startup(files: list[FileState], sqlite_home: Path) -> StartupState:
                 continue
             if goal is not None:
                 state.goals[goal.thread_id] = goal
-    else:
-        state.goals = dict(state.db.goals)
-    for thread in state.goals:
+    for thread in state.goals.keys() | (state.db.goals.keys() if state.db else set()):
         rollout = by_thread.get(thread)
         meta = session_meta(rollout.path) if rollout else None
         if meta is not None:
