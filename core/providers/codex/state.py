@@ -26,8 +26,14 @@ class CodexState:
         self.metas: dict[str, SessionMeta] = {}
 
     def take_snapshot(self, snapshot: RateSnapshot) -> bool:
-        """Keep ``snapshot`` if it is the newest; True when the gauges changed."""
-        if self.snapshot is not None and snapshot.observed_at <= self.snapshot.observed_at:
+        """Keep ``snapshot`` if it is the newest; True when the gauges changed.
+
+        An app-server answer taken at the same instant as the last snapshot still wins (it is
+        the authority); a rollout line must be strictly newer.
+        """
+        current = self.snapshot
+        if current is not None and (snapshot.observed_at < current.observed_at or (
+                snapshot.observed_at == current.observed_at and snapshot.source == "rollout")):
             return False  # an older line of a file read late: the gauges already know better
         self.snapshot = snapshot
         return True
