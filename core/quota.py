@@ -169,10 +169,27 @@ class WindowTracker:
     recovered_since: datetime | None = None
 
     def observe(self, reading: QuotaReading, now: datetime) -> list[QuotaEdge]:
-        if self.reading is not None and reading.observed_at < self.reading.observed_at:
+        previous = self.reading
+        if previous is not None and reading.observed_at < previous.observed_at:
             return []  # out of order: an older observation never overrides a newer one
         self.reading = reading
+        if self._confirms_reset(previous, reading, now):
+            assert previous is not None and previous.resets_at is not None
+            # the window has been empty since it reset; this reading only confirms it
+            self.recovered_since = previous.resets_at
         return self.evaluate(now)
+
+    def _confirms_reset(self, previous: QuotaReading | None, reading: QuotaReading,
+                        now: datetime) -> bool:
+        return (
+            self.state is WindowState.EXHAUSTED
+            and self.recovered_since is None
+            and previous is not None
+            and previous.kind is QuotaKind.PERIODIC
+            and previous.resets_at is not None
+            and previous.resets_at <= reading.observed_at
+            and is_recovered_level(effective(reading, now, self.policy), self.policy)
+        )
 
     def evaluate(self, now: datetime) -> list[QuotaEdge]:
         if self.reading is None:

@@ -18,7 +18,6 @@ nothing pending it does not wake at all until poked (a goal or quota changed).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections import deque
@@ -53,6 +52,8 @@ class SchedulerHost(Protocol):
 
     async def record_reading(self, reading: QuotaReading) -> None: ...
 
+    async def release(self, goal_id: str, windows: list[str]) -> None: ...
+
     async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
                      context: dict[str, Any] | None = None) -> ActionResult: ...
 
@@ -72,24 +73,33 @@ class Scheduler:
         self._rng = rng
         self._poke = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
         self._next_poll: datetime | None = None
-        self._recovered: set[str] = set()
         self.wakeups = 0
+        self.sleeping = False  # True while waiting for the next wake (tests wait on this)
         self.next_wake: datetime | None = None
         #: (goal, deadline, fired at) of recent automatic resumes, for measuring lateness
         self.fired: deque[tuple[str, datetime, datetime]] = deque(maxlen=10_000)
 
     def start(self) -> None:
         if self._task is None:
+            self._stopping = False
             self._task = asyncio.ensure_future(self._run())
             self._task.set_name("goalkeeper:scheduler")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        self._stopping = True
+        self.poke()
+        task, self._task = self._task, None
+        # cancel until it is really done: a cancellation that lands while an inner await
+        # completes can be swallowed (asyncio.wait_for on 3.11); the flag ends the loop anyway
+        while task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.1)
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
 
     def poke(self) -> None:
         """Something changed: re-plan now (cheap; coalesces)."""
@@ -99,13 +109,14 @@ class Scheduler:
 
     async def _run(self) -> None:
         trigger = Trigger.STARTUP
-        while True:
+        while not self._stopping:
             wall, mono = self._clock.now(), self._clock.monotonic()
-            self._poke.clear()
             try:
                 await self.tick(trigger)
             except Exception:
                 log.exception("scheduler pass failed")
+            # changes made during this pass are planned for right now, not by another wake
+            self._poke.clear()
             delay = self._delay(self._clock.now())
             await self._sleep(delay)
             self.wakeups += 1
@@ -127,9 +138,11 @@ class Scheduler:
         tasks: set[asyncio.Future[Any]] = {waiter}
         if delay is not None:
             tasks.add(asyncio.ensure_future(self._clock.sleep(delay)))
+        self.sleeping = True
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            self.sleeping = False
             for task in tasks:
                 task.cancel()
 
@@ -159,15 +172,37 @@ class Scheduler:
 
     async def tick(self, trigger: Trigger = Trigger.AUTO) -> None:
         now = self._clock.now()
+        # authoritative readings first: a fresh read outranks what the last reading implies
+        notes = await self._fresh_reads(self._due(now), {})
         edges = self._host.quotas.evaluate(now)
-        self._recovered |= {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
+        recovered = {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
         await self._host.handle_edges(edges)
+        await self._release(now, recovered)
         due = self._due(now)
         if due:
-            await self._fire(due, trigger)
+            notes = await self._fresh_reads(due, notes)
+            await self._fire(due, trigger, notes, recovered)
         elif self._next_poll is not None and now >= self._next_poll:
             await self._poll()
-        self._recovered.clear()
+
+    async def _release(self, now: datetime, recovered: set[str]) -> None:
+        """The rising-edge path: a goal deferred past its planned time, whose windows have all
+        recovered, need not wait for its later check — its not-before becomes now."""
+        if not recovered:
+            return
+        margin = timedelta(seconds=self._settings.resume_margin_seconds)
+        for goal in list(self._host.goals.values()):
+            if (waiting_for_quota(goal) and goal.next_resume_at is not None
+                    and goal.next_resume_at > now and goal.resets_at is not None
+                    and goal.resets_at + margin <= now and recovered & set(goal.windows)
+                    and all(self._host.quotas.is_recovered(w) for w in goal.windows)):
+                await self._host.release(goal.id, sorted(recovered & set(goal.windows)))
+
+    async def _fresh_reads(self, due: list[Goal],
+                           notes: dict[str, str | None]) -> dict[str, str | None]:
+        for provider in sorted({g.provider for g in due} - set(notes)):
+            notes[provider] = await self._host.fresh_read(provider)
+        return notes
 
     def _due(self, now: datetime) -> list[Goal]:
         """Goals waiting for quota whose not-before time has come (rising edges included)."""
@@ -177,18 +212,15 @@ class Scheduler:
             and goal.next_resume_at <= now
         ]
 
-    async def _fire(self, due: list[Goal], trigger: Trigger) -> None:
-        notes: dict[str, str | None] = {}
-        for provider in sorted({g.provider for g in due}):
-            notes[provider] = await self._host.fresh_read(provider)
+    async def _fire(self, due: list[Goal], trigger: Trigger, notes: dict[str, str | None],
+                    recovered: set[str]) -> None:
         for goal in due:
             context: dict[str, Any] = {"deadline": goal.next_resume_at.isoformat()
                                        if goal.next_resume_at else None}
             if note := notes.get(goal.provider):
                 context["quota_read"] = note
-            recovered = sorted(self._recovered & set(goal.windows))
-            if recovered:
-                context["rising_edge"] = recovered
+            if edge := sorted(recovered & set(goal.windows)):
+                context["rising_edge"] = edge
             fired_at = self._clock.now()
             if goal.next_resume_at is not None:
                 self.fired.append((goal.id, goal.next_resume_at, fired_at))
