@@ -16,12 +16,11 @@ from core.providers.codex.limits import (
     LimitShapeError,
     from_app_server,
     from_rollout,
-    limit_lifts_at,
     merge,
     pick_codex_bucket,
-    to_readings,
     window_id,
 )
+from core.providers.codex.readings import limit_lifts_at, to_readings
 from core.providers.codex.rollout import MalformedLine, RateLine, parse_line
 from core.quota import HysteresisPolicy, effective
 from tests.codex.fixtures import T0, five_and_week, limits, token_count, window

@@ -25,7 +25,8 @@ from core.models import Exactness, PauseReason
 from core.providers.base import LimitHit, RunnerError, StartOutcome
 from core.providers.codex.goals import state_for
 from core.providers.codex.hosted import RunContext
-from core.providers.codex.limits import GOAL_WINDOWS, limit_lifts_at, to_readings
+from core.providers.codex.limits import GOAL_WINDOWS
+from core.providers.codex.readings import limit_lifts_at, to_readings
 from core.providers.codex.rollout import Event, GoalUpdate, TurnLimited
 
 #: a process that fails within this time failed to start

@@ -27,7 +27,8 @@ from typing import Any
 
 from core.models import GoalState, PauseReason
 from core.providers.base import GoalObservation
-from core.providers.codex.limits import GOAL_WINDOWS, RateSnapshot, limit_lifts_at
+from core.providers.codex.limits import GOAL_WINDOWS, RateSnapshot
+from core.providers.codex.readings import limit_lifts_at
 from core.providers.codex.rollout import GoalUpdate
 
 GOAL_PREFIX = "codex:"

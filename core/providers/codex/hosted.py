@@ -35,10 +35,9 @@ from core.providers.codex.limits import (
     LimitShapeError,
     RateSnapshot,
     from_app_server,
-    limit_lifts_at,
     pick_codex_bucket,
-    to_readings,
 )
+from core.providers.codex.readings import limit_lifts_at, to_readings
 from core.providers.codex.rollout import GOAL_STATUSES
 from core.providers.codex.rpc import AppServer, AppServerError, Notification, RpcError
 

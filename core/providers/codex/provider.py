@@ -30,7 +30,8 @@ from core.providers.codex.fresh_read import FreshReadError, read_fresh
 from core.providers.codex.goals import GoalRecord, observe, thread_of
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals, signature
 from core.providers.codex.hosted import RunContext
-from core.providers.codex.limits import RateSnapshot, merge, to_readings
+from core.providers.codex.limits import RateSnapshot, merge
+from core.providers.codex.readings import to_readings
 from core.providers.codex.rollout import Event, GoalUpdate, RateLine, SessionMeta
 from core.providers.codex.runner import CodexRunner
 from core.providers.codex.startup import StartupState, read_startup, session_meta
