@@ -111,3 +111,22 @@ def test_a_manifest_shaped_tree_is_counted_like_the_generator(home: CodexHome):
     home.rollout(THREAD_A, T0, meta(THREAD_A, T0), raw + "\n")
     total = scan_usage(rollouts(home.sessions)).totals()
     assert (total.calls, total.input_tokens, total.total_tokens) == (1, 5, 8)
+
+
+def test_codex_usage_command(home: CodexHome, monkeypatch: pytest.MonkeyPatch, capsys):
+    from core.cli import main
+
+    home.rollout(THREAD_A, T0, meta(THREAD_A, T0), turn("gpt-5.2", T0), call(T0 + M, 2),
+                 call(T0 + 2 * M, 3))
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    assert main(["codex-usage", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["days"] == [{"date": T0.date().isoformat(), "model": "gpt-5.2", "calls": 2,
+                             "input_tokens": 500, "cached_input_tokens": 50,
+                             "output_tokens": 5, "reasoning_output_tokens": 10,
+                             "total_tokens": 505}]
+    assert data["total"]["total_tokens"] == 505 and data["files"] == 1
+    assert main(["codex-usage"]) == 0
+    assert "gpt-5.2" in capsys.readouterr().out
+    monkeypatch.setenv("CODEX_HOME", str(home.root / "missing"))
+    assert main(["codex-usage"]) == 2

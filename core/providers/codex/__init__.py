@@ -16,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+#: the start index's file name in Goalkeeper's data directory (see :mod:`.startindex`)
+INDEX_NAME = "codex-start-index.json"
+
 if TYPE_CHECKING:
     from core.clock import Clock
     from core.paths import Paths
@@ -32,7 +35,8 @@ def factory(settings: Settings, paths: Paths, clock: Clock,
         return None
     from core.providers.codex.provider import CodexProvider
 
-    return CodexProvider(from_settings(settings, environ), clock)
+    return CodexProvider(from_settings(settings, environ), clock,
+                         index_file=paths.data_dir / INDEX_NAME)
 
 
 def looked_for(settings: Settings, environ: Mapping[str, str]) -> str:

@@ -7,9 +7,10 @@ database; and, for goals it runs, ``goal_limited`` / ``goal_finished`` / ``goal_
 ``goal_progress`` with the fence of the claim that started them.
 
 Owns: the rollout index and the follow task that polls it (and the goals database) every
-``poll_seconds``, and the :class:`~core.providers.codex.runner.CodexRunner` with every Codex
-process Goalkeeper started. Goalkeeper itself never writes into ``$CODEX_HOME`` and never uses the
-network; the Codex processes it starts are Codex, doing what Codex does.
+``poll_seconds``; the start index file in Goalkeeper's data directory; and the
+:class:`~core.providers.codex.runner.CodexRunner` with every Codex process Goalkeeper started.
+Goalkeeper itself never writes into ``$CODEX_HOME`` and never uses the network; the Codex
+processes it starts are Codex, doing what Codex does.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from core.clock import Clock
 from core.models import Goal, QuotaReading
 from core.providers.base import GoalObservation, Provider, RunnerError, StartOutcome
+from core.providers.codex import startindex
 from core.providers.codex.config import CodexConfig, CodexNotFound
 from core.providers.codex.exec_run import ExecRun
 from core.providers.codex.follow import Found, RolloutIndex
@@ -52,10 +54,11 @@ class CodexProvider(Provider):
 
     name = "codex"
 
-    def __init__(self, config: CodexConfig, clock: Clock) -> None:
+    def __init__(self, config: CodexConfig, clock: Clock, index_file: Path | None = None) -> None:
         super().__init__()
         self.config = config
         self.clock = clock
+        self.index_file = index_file
         self.description = f"Codex sessions and goals in {config.home}"
         self.index = RolloutIndex(config.sessions)
         self.state = CodexState()
@@ -83,7 +86,11 @@ class CodexProvider(Provider):
     def _read_start(self) -> StartupState:
         files = self.index.list_all()
         self._db_signature = signature(self.config.sqlite_home)
-        return read_startup(files, self.config.sqlite_home)
+        cached = startindex.load(self.index_file)
+        start = read_startup(files, self.config.sqlite_home, cached)
+        if start.entries != cached:
+            startindex.save(self.index_file, start.entries)
+        return start
 
     async def stop(self) -> None:
         if self._follow_task is not None:
@@ -109,13 +116,17 @@ class CodexProvider(Provider):
 
     async def poll(self, full: bool | None = None) -> None:
         """Read what the rollouts and the goals database gained since the last poll."""
-        found = await asyncio.to_thread(self.index.poll, self.state.goal_threads(), full)
+        found, db = await asyncio.to_thread(self._poll_files, self.state.goal_threads(), full)
         for item in found:
             await self._handle(item)
-        db = await asyncio.to_thread(self._changed_db)
         if db is not None:
             for record in self.state.take_db(db, self.index.by_thread):
                 self._observed(record)
+
+    def _poll_files(self, goal_threads: list[str], full: bool | None
+                    ) -> tuple[list[Found], DbGoals | None]:
+        """One worker-thread hop per poll: the rollouts, then the goals database."""
+        return self.index.poll(goal_threads, full), self._changed_db()
 
     async def _poll_file(self, path: Path) -> list[Event]:
         found = await asyncio.to_thread(self.index.poll_file, path)

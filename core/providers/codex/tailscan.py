@@ -29,11 +29,12 @@ _STEP = 1 << 16
 
 
 def scan_back(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
-              budget: int | None = None) -> T | None:
+              budget: int | None = None, floor: int = 0) -> T | None:
     """``accept(line)`` for the last complete line holding ``needle`` that it accepts.
 
     Lines are tried newest first; ``accept`` returns None to go on searching. ``budget`` bounds
-    how many bytes from the end are searched (None: the whole file).
+    how many bytes from the end are searched (None: the whole file); ``floor`` skips the lines
+    that ended before that offset (the line it falls in is still searched).
     """
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
@@ -43,8 +44,10 @@ def scan_back(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
             limit = data.rfind(b"\n", max(0, size - _STEP)) + 1  # past the last complete line
             if limit == 0:
                 limit = data.rfind(b"\n") + 1
-            floor = max(0, limit - budget) if budget is not None else 0
-            return _backwards(data, needle, accept, floor, limit)
+            lowest = max(floor, limit - budget if budget is not None else 0, 0)
+            if lowest > 0:
+                lowest = data.rfind(b"\n", 0, min(lowest, limit)) + 1
+            return _backwards(data, needle, accept, lowest, limit)
 
 
 def _backwards(data: mmap.mmap, needle: bytes, accept: Callable[[bytes], T | None],
