@@ -365,3 +365,57 @@ async def test_host_shutdown_reaps_the_server_and_restart_resumes_the_active_goa
     await until(lambda: engine.goals[GID].state is GoalState.RUNNING and engine.goals[GID].hosted)
     assert len(fake.received("thread/resume")) == 2
     assert len(fake.activations()) == 1  # already active: resumed, not set again
+
+
+# -- what Codex says at resume time -------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("codex_status", "outcome", "state", "reason"), [
+    ("complete", Outcome.RESUMED, GoalState.DONE, "already done"),
+    ("blocked", Outcome.FAILED, GoalState.PAUSED, "the Codex goal is blocked"),
+    (None, Outcome.FAILED, GoalState.PAUSED, "no goal on this thread"),
+])
+async def test_the_goal_is_checked_before_it_is_set_active(
+        home, repo, fake, make_codex, make_engine, codex_status, outcome, state, reason):
+    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(goals=codex_goal(codex_status) if codex_status else {})
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    result = await engine.resume(GID, origin="cli")
+    assert (result.outcome, engine.goals[GID].state) == (outcome, state)
+    assert reason in result.reason
+    assert fake.activations() == []
+    assert engine.providers["codex"].runner.runs == {}
+
+
+@pytest.mark.asyncio
+async def test_an_app_server_that_crashes_falls_back_to_exec(
+        home, repo, fake, make_codex, make_engine):
+    path = limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H),
+                           at=T0 - 6 * H)
+    fake.script(mode="crash", goals=codex_goal(),
+                exec={"rollout": str(path), "append": [goal(THREAD_A, "usageLimited", T0),
+                                                       token_count(T0, five_and_week(
+                                                           100.0, T0 + 3 * H, 50.0,
+                                                           T0 + 90 * H))]})
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
+    g = engine.goals[GID]
+    assert g.pause_reason is PauseReason.QUOTA  # the exec turn hit the limit again
+    assert [e["argv"][:2] for e in fake.invocations()] == [["app-server"], ["exec", "resume"]]
+
+
+@pytest.mark.asyncio
+async def test_pausing_a_goal_nobody_runs_pauses_it_in_codex(
+        home, repo, fake, make_codex, make_engine):
+    home.rollout(THREAD_A, T0 - H, meta(THREAD_A, T0 - H, cwd=str(repo)),
+                 goal(THREAD_A, "active", T0 - H, objective=OBJECTIVE))
+    fake.script(goals=codex_goal("active"))
+    engine = await make_engine(make_codex(auto()), settings=auto())
+    assert engine.goals[GID].state is GoalState.RUNNING and not engine.goals[GID].hosted
+    assert (await engine.pause(GID, origin="cli")).outcome is Outcome.PAUSED
+    assert fake.goal_status(THREAD_A) == "paused"
+    assert fake.received("thread/resume") == []  # only the goal was touched

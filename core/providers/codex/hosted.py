@@ -105,8 +105,12 @@ class HostedRun:
             return StartOutcome.ALREADY_DONE
         if status in RESUMABLE:
             self.activated = True
-            await self.server.request("thread/goal/set",
-                                      {"threadId": self.thread_id, "status": "active"}, timeout)
+            answer = await self.server.request(
+                "thread/goal/set", {"threadId": self.thread_id, "status": "active"}, timeout)
+            now = answer.get("goal") if isinstance(answer, dict) else None
+            if isinstance(now, dict) and now.get("status") not in (None, "active"):
+                raise RunnerError(f"Codex kept the goal {now.get('status')} when asked to "
+                                  "make it active")
         elif status != "active":
             raise RunnerError(f"the Codex goal is {status}: Goalkeeper resumes only goals that "
                               "are usage-limited or paused; open it in Codex")
