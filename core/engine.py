@@ -24,6 +24,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from core.actions import (
+    decide_auto_resume,
+    decide_cancel,
+    decide_pause,
+    decide_start,
+    result,
+)
 from core.clock import Clock, SystemClock
 from core.events import (
     EventBus,
@@ -43,12 +50,10 @@ from core.intake import (
     decide_observation,
     decide_progress,
     decide_report,
-    schedule,
-    unschedule,
 )
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
-from core.policy import NOTE_AUTO_OFF, AutoResumePolicy
+from core.policy import AutoResumePolicy
 from core.providers.base import GoalObservation, LimitHit, Provider
 from core.quota import QuotaEdge, QuotaManager, recovery_instant
 from core.results import ActionResult
@@ -60,6 +65,8 @@ from core.store import Committed, Mutation, StoreThread
 log = logging.getLogger("goalkeeper")
 
 Job = Callable[[], Awaitable[None]]
+#: how long the usage chart's readings are kept (a weekly window and then some)
+SERIES_RETENTION = timedelta(days=35)
 
 
 class Engine:
@@ -103,6 +110,8 @@ class Engine:
         if self.store.notice:
             log.warning("%s", self.store.notice)
             self.bus.publish(Notice("warning", self.store.notice))
+        horizon = now - SERIES_RETENTION
+        await self.store.run(lambda s: s.prune_series(horizon))
         for reading in await self.store.run(lambda s: s.latest_readings()):
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
         self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
@@ -391,29 +400,7 @@ class Engine:
         return await self.coordinator.resume(goal_id, trigger, origin, context)
 
     async def pause(self, goal_id: str, origin: str = "gui") -> ActionResult:
-        now = self.clock.now()
-
-        def decide(current: Goal | None) -> Mutation[ActionResult]:
-            if current is None:
-                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"),
-                                [_request_row(goal_id, "pause_requested", now, origin,
-                                              Outcome.UNKNOWN_GOAL, "unknown goal")])
-            if current.state is GoalState.PAUSED and current.pause_reason is PauseReason.USER:
-                return _no_change(current, "pause_requested", now, origin,
-                                  Outcome.ALREADY_PAUSED, "already paused by the user")
-            if current.state in (GoalState.DONE, GoalState.CANCELLED, GoalState.FAILED):
-                return _no_change(current, "pause_requested", now, origin, Outcome.REFUSED,
-                                  f"refused: {current.state.value}")
-            new, row = transition(current, GoalEvent.PAUSE, now, origin=origin,
-                                  trigger=Trigger.MANUAL, pause_reason=PauseReason.USER,
-                                  pause_detail=None, fence=current.fence + 1,
-                                  next_resume_at=None,
-                                  auto_resume_note="paused by the user: never auto-resumed")
-            result = _result(goal_id, Outcome.PAUSED, "paused", new.state)
-            return Mutation(new, result, [row, _request_row(goal_id, "pause_requested", now,
-                                                            origin, Outcome.PAUSED, "paused")])
-
-        committed = await self._transact(goal_id, decide)
+        committed = await self._transact(goal_id, decide_pause(goal_id, self.clock.now(), origin))
         before = committed.before
         if committed.result.outcome is Outcome.PAUSED and before is not None and (
             before.state in (GoalState.RUNNING, GoalState.RESUMING)
@@ -422,27 +409,7 @@ class Engine:
         return committed.result  # type: ignore[no-any-return]
 
     async def cancel(self, goal_id: str, origin: str = "gui") -> ActionResult:
-        now = self.clock.now()
-
-        def decide(current: Goal | None) -> Mutation[ActionResult]:
-            if current is None:
-                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"),
-                                [_request_row(goal_id, "cancel_requested", now, origin,
-                                              Outcome.UNKNOWN_GOAL, "unknown goal")])
-            if current.state.terminal:
-                outcome = (Outcome.CANCELLED if current.state is GoalState.CANCELLED
-                           else Outcome.REFUSED)
-                return _no_change(current, "cancel_requested", now, origin, outcome,
-                                  f"already {current.state.value}")
-            new, row = transition(current, GoalEvent.CANCEL, now, origin=origin,
-                                  trigger=Trigger.MANUAL, reason="cancelled by the user",
-                                  fence=current.fence + 1, auto_resume_note=None)
-            result = _result(goal_id, Outcome.CANCELLED, "cancelled", new.state)
-            return Mutation(new, result, [row, _request_row(goal_id, "cancel_requested", now,
-                                                            origin, Outcome.CANCELLED,
-                                                            "cancelled")])
-
-        committed = await self._transact(goal_id, decide)
+        committed = await self._transact(goal_id, decide_cancel(goal_id, self.clock.now(), origin))
         before = committed.before
         if committed.result.outcome is Outcome.CANCELLED and before is not None and (
             not before.state.terminal
@@ -459,47 +426,12 @@ class Engine:
 
     async def set_auto_resume(self, goal_id: str, enabled: bool,
                               origin: str = "gui") -> ActionResult:
-        ctx = self._ctx()
-
-        def decide(current: Goal | None) -> Mutation[ActionResult]:
-            if current is None:
-                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
-            if current.auto_resume is enabled:
-                return Mutation(None, _result(goal_id, Outcome.UNCHANGED,
-                                              f"auto-resume already {_onoff(enabled)}",
-                                              current.state))
-            new = current.model_copy(update={"auto_resume": enabled, "updated_at": ctx.now})
-            rows = [_request_row(goal_id, "auto_resume_changed", ctx.now, origin,
-                                 Outcome.UPDATED, f"auto-resume {_onoff(enabled)}")]
-            if new.state is GoalState.PAUSED and new.pause_reason is PauseReason.QUOTA:
-                if enabled:
-                    new, row = schedule(new.model_copy(update={"attempts": 0}), new.resets_at,
-                                        ctx)
-                    rows.append(row)
-                else:
-                    new = unschedule(new, NOTE_AUTO_OFF)
-            result = _result(goal_id, Outcome.UPDATED, f"auto-resume {_onoff(enabled)}",
-                             new.state, new.next_resume_at)
-            return Mutation(new, result, rows)
-
-        committed = await self._transact(goal_id, decide)
-        return committed.result  # type: ignore[no-any-return]
+        decide = decide_auto_resume(goal_id, enabled, self._ctx(), origin)
+        return (await self._transact(goal_id, decide)).result  # type: ignore[no-any-return]
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""
-        now = self.clock.now()
-
-        def claim(current: Goal | None) -> Mutation[ActionResult]:
-            if current is None:
-                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
-            if current.state is not GoalState.IDLE:
-                return Mutation(None, _result(goal_id, Outcome.REFUSED,
-                                              f"not idle: {current.state.value}", current.state))
-            new, row = transition(current, GoalEvent.START, now, origin=origin,
-                                  fence=current.fence + 1, hosted=True, resumed_at=None)
-            return Mutation(new, _result(goal_id, Outcome.RESUMED, "started", new.state), [row])
-
-        committed = await self._transact(goal_id, claim)
+        committed = await self._transact(goal_id, decide_start(goal_id, self.clock.now(), origin))
         goal = committed.after
         if committed.result.outcome is not Outcome.RESUMED or goal is None:
             return committed.result  # type: ignore[no-any-return]
@@ -511,14 +443,14 @@ class Engine:
                 why = f"could not start: {exc}"
                 await self._transact(goal_id, lambda g: decide_report(
                     g, goal.fence, GoalEvent.FAIL, why, self._ctx()))
-                return _result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
+                return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
         return committed.result  # type: ignore[no-any-return]
 
     async def forget_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
         goal = self.goals.get(goal_id) or await self.store.run(lambda s: s.get_goal(goal_id))
         if goal is None:
-            return _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal")
+            return result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal")
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
             await self._stop_runner(goal, cancel=False)
         row = note_row(goal_id, "removed", self.clock.now(), origin=origin,
@@ -530,32 +462,11 @@ class Engine:
         if saved is not None:
             self.bus.publish(HistoryRecorded(saved))
         self.scheduler.poke()
-        return _result(goal_id, Outcome.UPDATED, "removed")
+        return result(goal_id, Outcome.UPDATED, "removed")
 
     async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0) -> list[
             Any]:
         return await self.store.run(lambda s: s.history(goal, limit, offset))
-
-
-def _onoff(enabled: bool) -> str:
-    return "on" if enabled else "off"
-
-
-def _result(goal_id: str, outcome: Outcome, reason: str, state: GoalState | None = None,
-            not_before: datetime | None = None) -> ActionResult:
-    return ActionResult(goal_id, outcome, reason, not_before, state)
-
-
-def _request_row(goal_id: str, event: str, now: datetime, origin: str, outcome: Outcome,
-                 reason: str) -> Any:
-    return note_row(goal_id, event, now, outcome=outcome, reason=reason,
-                    trigger=Trigger.MANUAL, origin=origin)
-
-
-def _no_change(current: Goal, event: str, now: datetime, origin: str, outcome: Outcome,
-               reason: str) -> Mutation[ActionResult]:
-    return Mutation(None, _result(current.id, outcome, reason, current.state),
-                    [_request_row(current.id, event, now, origin, outcome, reason)])
 
 
 def _reading_summary(reading: QuotaReading) -> dict[str, Any]:
