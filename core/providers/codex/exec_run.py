@@ -69,10 +69,10 @@ class ExecRun:
                               ) from None
         readers = [asyncio.ensure_future(self._drain(s))
                    for s in (self._proc.stdout, self._proc.stderr) if s is not None]
-        try:
-            code = await asyncio.wait_for(asyncio.shield(self._proc.wait()), EARLY_EXIT_SECONDS)
-        except TimeoutError:
-            code = None
+        code: int | None = None
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(EARLY_EXIT_SECONDS):
+                code = await self._proc.wait()
         if code:
             await asyncio.gather(*readers, return_exceptions=True)
             raise RunnerError(f"codex exec resume exited with code {code}: {self.output_tail}")
@@ -150,7 +150,8 @@ class ExecRun:
         if proc is not None and proc.returncode is None:
             _signal_group(proc, signal.SIGTERM)
             try:
-                await asyncio.wait_for(proc.wait(), 3.0)
+                async with asyncio.timeout(3.0):
+                    await proc.wait()
             except TimeoutError:
                 _signal_group(proc, signal.SIGKILL)
                 await proc.wait()

@@ -158,7 +158,9 @@ class AppServer:
             message["params"] = params
         try:
             self._write(message)
-            return await asyncio.wait_for(future, timeout)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
+            async with asyncio.timeout(timeout):
+                return await future
         except TimeoutError:
             raise AppServerError(f"codex app-server did not answer {method} within "
                                  f"{timeout:g} s") from None
@@ -252,7 +254,8 @@ class AppServer:
 
 async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
     try:
-        await asyncio.wait_for(proc.wait(), timeout)
+        async with asyncio.timeout(timeout):
+            await proc.wait()
         return True
     except TimeoutError:
         return False
