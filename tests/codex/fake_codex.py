@@ -14,6 +14,7 @@ script.json keys (all optional):
   after_active    actions once a goal is set active (or resumed while active):
                   ["turn_started"] ["rate_update", {...}] ["goal", status] ["ask_approval"]
                   ["sleep", s] ["exit", code]
+  quiet_set       thread/goal/set answers but no notification ever confirms it
   exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s}
 """
 
@@ -89,6 +90,8 @@ def set_status(thread, status, reply_to=None):
     goal = _locked("state.json", write)
     if reply_to is not None:
         send({"id": reply_to, "result": {"goal": goal}})
+        if script().get("quiet_set"):
+            return goal  # answers, but never confirms with a notification
     send({"method": "thread/goal/updated",
           "params": {"threadId": thread, "turnId": None, "goal": goal}})
     return goal
@@ -156,7 +159,7 @@ def on_goal_set(request, params, plan):
         error(request, -32600, "cannot update goal: no goal exists")
         return
     goal = set_status(thread, params["status"], reply_to=request["id"])
-    if goal["status"] == "active":
+    if goal["status"] == "active" and not plan.get("quiet_set"):
         after_active(thread, plan.get("after_active", [["turn_started"]]))
 
 

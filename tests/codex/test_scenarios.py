@@ -419,3 +419,18 @@ async def test_pausing_a_goal_nobody_runs_pauses_it_in_codex(
     assert (await engine.pause(GID, origin="cli")).outcome is Outcome.PAUSED
     assert fake.goal_status(THREAD_A) == "paused"
     assert fake.received("thread/resume") == []  # only the goal was touched
+
+
+@pytest.mark.asyncio
+async def test_an_unconfirmed_activation_is_undone(home, repo, fake, make_codex, make_engine):
+    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(goals=codex_goal(), quiet_set=True)
+    settings = auto(auto_resume_default=False, codex_confirm_timeout_seconds=0.5)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    result = await engine.resume(GID, origin="cli")
+    assert result.outcome is Outcome.FAILED
+    assert "did not confirm the goal is active within 0.5 s" in result.reason
+    statuses = [m["params"]["status"] for m in fake.received("thread/goal/set")]
+    assert statuses == ["active", "usageLimited"]  # put back as it was
+    assert fake.goal_status(THREAD_A) == "usageLimited"
+    assert engine.goals[GID].state is GoalState.PAUSED

@@ -117,6 +117,13 @@ class HostedRun:
         await self._confirm(timeout, wait_for_turn=status == "active")
         return StartOutcome.STARTED
 
+    async def undo(self) -> None:
+        """After a failed resume: put the goal back as it was, so Codex and Goalkeeper agree."""
+        if self.activated and self.status in RESUMABLE and self.server.running:
+            with contextlib.suppress(AppServerError, RpcError):
+                await self.server.request("thread/goal/set", {"threadId": self.thread_id,
+                                                              "status": self.status}, 5.0)
+
     async def _confirm(self, timeout: float, wait_for_turn: bool) -> None:
         try:
             async with asyncio.timeout(timeout):

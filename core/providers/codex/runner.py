@@ -92,13 +92,13 @@ class CodexRunner:
                 raise AppServerError(f"codex app-server did not initialize within {timeout:g} s"
                                      ) from None
             outcome = await run.resume()
-        except (RpcError, AppServerError) as exc:
-            await asyncio.shield(server.close())
+        except (RpcError, AppServerError, RunnerError) as exc:
+            await asyncio.shield(self._abandon(run))
             if isinstance(exc, AppServerError) and not run.activated:
                 raise  # nothing was changed in Codex yet: the fallback may take over
             raise RunnerError(str(exc)) from None
         except BaseException:
-            await asyncio.shield(server.close())
+            await asyncio.shield(self._abandon(run))
             raise
         if outcome is not StartOutcome.STARTED:
             await server.close()
@@ -106,6 +106,11 @@ class CodexRunner:
         self.runs[goal_id] = run
         run.follow()
         return outcome
+
+    @staticmethod
+    async def _abandon(run: HostedRun) -> None:
+        await run.undo()
+        await run.server.close()
 
     async def check_free(self, thread_id: str, rollout: Path | None) -> None:
         """Raise :class:`RunnerDeferred` when another live Codex process holds the thread."""
