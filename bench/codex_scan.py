@@ -240,6 +240,32 @@ def _kilobyte_line(i: int) -> bytes:
     return (text + "\n").encode()
 
 
+def phase_calibrate(home: Path, repeat: int) -> dict[str, Any]:
+    """This machine's yardsticks: one plain ``find`` pass over the tree (memory-mapped), and
+    plain ``for line in file`` iteration — the two figures the issue quotes for its machine."""
+    import mmap
+
+    paths = sorted((home / "sessions").rglob("rollout-*.jsonl"))
+    size = sum(p.stat().st_size for p in paths) / MIB
+    finds, lines = [], []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        for path in paths:
+            with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0,
+                                                      access=mmap.ACCESS_READ) as data:
+                data.find(b'"no such needle in any rollout"')
+        finds.append(time.perf_counter() - began)
+    for _ in range(min(repeat, 2)):
+        began = time.perf_counter()
+        for path in paths:
+            with path.open("rb") as handle:
+                for _line in handle:
+                    pass
+        lines.append(time.perf_counter() - began)
+    return {"times": finds, "lines": lines, "ok": True, "mib": size, "rss": peak_rss_mib(),
+            "what": f"plain line iteration: {size / min(lines):,.0f} MiB/s"}
+
+
 def phase_incremental(home: Path, rounds: int) -> dict[str, Any]:
     times, size = asyncio.run(incremental(home, rounds))
     return {"times": times, "ok": True, "what": f"{rounds} appends of {size} bytes",
@@ -259,7 +285,9 @@ def run_phase(args: argparse.Namespace, home: Path, *extra: str) -> dict[str, An
 def child(args: argparse.Namespace) -> None:
     home = Path(args.tree) / "codex"
     name = args.phase[0]
-    if name == "start":
+    if name == "calibrate":
+        result = phase_calibrate(home, args.repeat)
+    elif name == "start":
         result = phase_start(home, args.repeat, args.phase[1] == "warm")
     elif name == "history":
         result = phase_history(home, args.repeat, int(args.phase[1]))
@@ -302,6 +330,8 @@ def main() -> int:
     print(f"Codex tree {home}: {files} rollouts, {size:,.0f} MiB; {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.2f}")
     expected(home)  # the reference answer, computed once (and the tree read into the cache)
+    calibration = run_phase(args, home, "calibrate")
+    show("this machine: one find pass, no work", calibration, "(yardstick)", calibration["mib"])
     show("(a) start → gauges + goal list, cold", run_phase(args, home, "start", "cold"),
          "< 0.5 s")
     show("(a) start, warm (start index kept)", run_phase(args, home, "start", "warm"), "< 0.5 s")

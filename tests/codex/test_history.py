@@ -71,6 +71,9 @@ def test_windows_and_workers_give_the_same_answer(home: CodexHome,
     for i in range(200):
         if i == 120:
             lines.append(turn("gpt-5-codex", T0 + i * M))
+        if i == 60:  # a line much longer than a window
+            lines.append(line("event_msg", {"type": "agent_message", "message": "x" * 20000},
+                              T0 + i * M))
         lines.append(call(T0 + i * M, i + 1))
     home.rollout(THREAD_A, T0, *lines)
     home.rollout(THREAD_B, T0 + H, meta(THREAD_B, T0 + H), call(T0 + 2 * H, 1000))

@@ -28,7 +28,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.providers.codex.limits import LimitShapeError, from_rollout
-from core.providers.codex.tailscan import release
 
 USAGE = b'"last_token_usage":{'
 TURN = b'"type":"turn_context"'
@@ -41,7 +40,7 @@ _MODEL_RE = re.compile(rb'"model":"([^"]*)"')
 UNKNOWN_MODEL = "unknown"
 #: every n-th call's hour is checked for a quota point (one point per hour is kept)
 QUOTA_SAMPLE = 8
-#: files are scanned in line-aligned windows of this size, each released once scanned
+#: files are scanned in line-aligned windows of this size, each unmapped once scanned
 WINDOW = 32 << 20
 
 
@@ -164,10 +163,9 @@ def _scan_serial(paths: list[Path]) -> UsageHistory:
                 size = os.fstat(handle.fileno()).st_size
                 if size == 0:
                     continue
-                with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
-                    _scan_file(data, history)
-                    history.size += size
-                    history.files += 1
+                _scan_file(handle.fileno(), size, history)
+                history.size += size
+                history.files += 1
         except OSError:
             continue  # vanished or unreadable: the chart shows what could be read
     for points in history.quota.values():
@@ -215,17 +213,29 @@ def _day_runs(data: mmap.mmap, hits: list[int]) -> list[tuple[int, bytes]]:
     return runs
 
 
-def _scan_file(data: mmap.mmap, history: UsageHistory) -> None:
-    """Scan one file window by window (line-aligned), releasing each window's pages after it."""
-    limit = data.rfind(b"\n") + 1  # a last line still being written is not counted yet
-    model, lo = UNKNOWN_MODEL, 0
-    while lo < limit:
-        hi = data.rfind(b"\n", lo, min(limit, lo + WINDOW)) + 1
-        if hi <= lo:  # one line longer than a window
-            hi = (data.find(b"\n", lo + WINDOW, limit) + 1) or limit
-        model = _scan_region(data, lo, hi, model, history)
-        release(data, lo, hi)
-        lo = hi
+def _scan_file(fd: int, size: int, history: UsageHistory) -> None:
+    """Scan one file in line-aligned windows, each mapped (pre-faulted) and unmapped in turn:
+    the process never holds more than a window of any file."""
+    model, lo, span = UNKNOWN_MODEL, 0, WINDOW
+    while lo < size:
+        base = lo - lo % mmap.ALLOCATIONGRANULARITY
+        length = min(size - base, lo - base + span)
+        with _window(fd, base, length) as data:
+            start = lo - base
+            end = data.rfind(b"\n", start) + 1
+            if end <= start:  # no complete line in the window
+                if base + length >= size:
+                    return  # the file's last line is still being written
+                span *= 2  # a line longer than the window
+                continue
+            model = _scan_region(data, start, end, model, history)
+        lo, span = base + end, WINDOW
+
+
+def _window(fd: int, offset: int, length: int) -> mmap.mmap:
+    populate = getattr(mmap, "MAP_POPULATE", 0)  # Linux: fault the window in one go
+    return mmap.mmap(fd, length, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ,
+                     offset=offset)
 
 
 def _scan_region(data: mmap.mmap, lo: int, hi: int, model: str, history: UsageHistory) -> str:
