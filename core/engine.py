@@ -41,6 +41,7 @@ from core.events import (
     ProvidersRefreshed,
     QuotaExhausted,
     QuotaObserved,
+    QuotaRecovered,
 )
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
@@ -50,6 +51,7 @@ from core.intake import (
     decide_observation,
     decide_progress,
     decide_report,
+    schedule,
 )
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
@@ -270,6 +272,20 @@ class Engine:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
             g, fence, GoalEvent.PAUSE, detail, self._ctx(), pause_reason=reason)))
 
+    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
+        self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
+            g, fence, GoalEvent.REST, detail, self._ctx())))
+
+    def goal_noted(self, goal_id: str, event: str, reason: str,
+                   detail: dict[str, Any] | None = None) -> None:
+        row = note_row(goal_id, event, self.clock.now(), reason=reason, detail=detail)
+
+        async def append() -> None:
+            self.bus.publish(HistoryRecorded(await self._append(row)))
+            log.info("%s %s: %s", goal_id, event, reason)
+
+        self._enqueue(append)
+
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
         async with self._locks[goal_id]:  # never between a resume's claim and its settling
             await self._transact(goal_id, decide)
@@ -320,6 +336,18 @@ class Engine:
             self.bus.publish(edge)
             log.info("quota %s %s", edge.window_id,
                      "exhausted" if isinstance(edge, QuotaExhausted) else "recovered")
+            if isinstance(edge, QuotaRecovered):
+                await self._lifted(edge)
+
+    async def _lifted(self, edge: QuotaRecovered) -> None:
+        """A window with no timed reset (a capacity quota, depleted credits) recovered — by a
+        refill: the goals that wait on it without a scheduled resume get one now."""
+        for goal in list(self.goals.values()):
+            if (goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
+                    and goal.next_resume_at is None and edge.window_id in goal.windows
+                    and "no_reset_note" in goal.data):
+                await self._transact(goal.id, lambda g: _reschedule_lifted(
+                    g, edge.recovered_since, self._ctx()))
 
     async def _append(self, row: HistoryRow) -> HistoryRow:
         return await self.store.run(lambda s: s.append_history(row))
@@ -467,6 +495,16 @@ class Engine:
     async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0) -> list[
             Any]:
         return await self.store.run(lambda s: s.history(goal, limit, offset))
+
+
+def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
+                       ) -> Mutation[None]:
+    if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None:
+        return Mutation(None, None)
+    data = {k: v for k, v in goal.data.items() if k != "no_reset_note"}
+    new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),
+                        min(since, ctx.now), ctx)
+    return Mutation(new, None, [row])
 
 
 def _reading_summary(reading: QuotaReading) -> dict[str, Any]:

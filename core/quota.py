@@ -132,6 +132,10 @@ def is_exhausted(reading: QuotaReading, policy: HysteresisPolicy) -> bool:
 def is_recovered_level(reading: QuotaReading, policy: HysteresisPolicy) -> bool:
     if reading.limit_reached:
         return False
+    if reading.no_timed_reset and reading.limit_reached is False:
+        # nothing but a refill lifts such a window, and its authority says it is lifted: a
+        # capacity quota refilled from 0 to 5 % left is usable, though far above the band
+        return True
     used = used_percent(reading)
     return used is not None and used <= policy.resume_threshold_percent
 

@@ -6,10 +6,13 @@ One task. Each time it wakes it
 2. takes every goal paused for quota whose not-before time has come, asks its provider for a
    fresh reading, and calls ``resume(goal, auto)`` — or ``wake`` when it just noticed the wall
    clock jumped ahead of the monotonic one (the machine slept), or ``startup`` on its first pass;
-3. runs the fallback poll when it is due — only while some goal waits for quota, at an interval
+3. wakes providers whose own timed work is due (:meth:`~core.providers.base.Provider.next_wake`,
+   e.g. a pipeline's schedule);
+4. runs the fallback poll when it is due — only while some goal waits for quota, at an interval
    scaled to the window's period (a tenth, bounded to [30 s, 15 min]) with jitter.
 
-Then it sleeps until the earliest of: the next deadline, the next quota check, the next poll —
+Then it sleeps until the earliest of: the next deadline, the next quota check, the next provider
+wake-up, the next poll —
 but never longer than ``max_sleep_seconds`` (60) while anything is pending, because deadlines are
 wall-clock instants and a monotonic sleep does not advance while the machine is suspended. With
 nothing pending it does not wake at all until poked (a goal or quota changed).
@@ -147,8 +150,8 @@ class Scheduler:
                 task.cancel()
 
     def _delay(self, now: datetime) -> float | None:
-        candidates = [t for t in (self._next_deadline(), self._host.quotas.next_check(now))
-                      if t is not None]
+        candidates = [t for t in (self._next_deadline(), self._host.quotas.next_check(now),
+                                  self._provider_wake(now)) if t is not None]
         if self._pending():
             if self._next_poll is None:
                 self._next_poll = now + self._poll_interval()
@@ -178,6 +181,7 @@ class Scheduler:
         recovered = {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
         await self._host.handle_edges(edges)
         await self._release(now, recovered)
+        await self._wake_providers(now)
         due = self._due(now)
         if due:
             notes = await self._fresh_reads(due, notes)
@@ -248,6 +252,20 @@ class Scheduler:
         deadlines = [g.next_resume_at for g in self._host.goals.values()
                      if waiting_for_quota(g) and g.next_resume_at is not None]
         return min(deadlines, default=None)
+
+    def _provider_wake(self, now: datetime) -> datetime | None:
+        wakes = [t for p in self._host.providers.values() if (t := p.next_wake(now)) is not None]
+        return min(wakes, default=None)
+
+    async def _wake_providers(self, now: datetime) -> None:
+        """Providers whose own timed work is due (a pipeline's schedule)."""
+        for provider in list(self._host.providers.values()):
+            wake = provider.next_wake(now)
+            if wake is not None and wake <= now:
+                try:
+                    await provider.wake(now)
+                except Exception:
+                    log.exception("provider %s failed on its wake-up", provider.name)
 
     def _pending(self) -> bool:
         """Some goal waits for quota and will be resumed automatically."""

@@ -106,6 +106,8 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def one_start_per_resume(self) -> None:
+        # the loop only runs inside `run`: let the scheduler finish what it started first
+        self.run(settled(self.engine))
         # every start is exactly one resumed claim (ours, or the scheduler's from history)
         assert len(self.fake.starts) == self.resumed + self._scheduler_resumes()
 
@@ -116,6 +118,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def store_matches_memory(self) -> None:
+        self.run(settled(self.engine))
         store = SqliteStore(self.engine.paths.database)
         try:
             assert store.get_goal(GOAL) == self.goal
