@@ -227,3 +227,21 @@ def test_the_newest_report_wins_and_a_repeated_status_keeps_its_reset():
     assert again is not None and again.resets_at == T0 + H and again.update.tokens_used == 9
     assert book.apply(GoalUpdate(THREAD_A, "active", "x", T0 - M), snap2) is None  # older
     assert book.apply(GoalUpdate(THREAD_A, "usageLimited", "x", T0 + M), snap2) is None  # same
+
+
+@pytest.mark.asyncio
+async def test_credits_restored_lift_the_block(home: CodexHome, make_codex, make_engine,
+                                               clock: FakeClock):
+    settings = Settings(resume_jitter_seconds=0, auto_resume_default=True, stable_seconds=0)
+    path = home.rollout(THREAD_A, T0 - H, meta(THREAD_A, T0 - H),
+                        token_count(T0 - 10 * M, five_and_week(
+                            30.0, T0 + 2 * H, 20.0, T0 + 50 * H,
+                            reached="workspace_owner_credits_depleted")),
+                        goal(THREAD_A, "usageLimited", T0 - 10 * M))
+    engine = await make_engine(make_codex(settings), settings=settings)
+    gid = f"codex:{THREAD_A}"
+    assert engine.goals[gid].next_resume_at is None
+    home.append(path, token_count(T0, five_and_week(31.0, T0 + 2 * H, 20.0, T0 + 50 * H)))
+    clock.advance(5)
+    await until(lambda: engine.goals[gid].next_resume_at is not None)
+    assert "no_reset_note" not in engine.goals[gid].data

@@ -72,40 +72,45 @@ async def test_an_old_snapshot_is_stale_and_its_passed_reset_inferred(
 # -- registry ----------------------------------------------------------------------------------
 
 
+def codex_of(settings: Settings, paths, clock: FakeClock,
+             environ: dict[str, str]) -> list[CodexProvider]:
+    """The Codex providers the registry builds (other providers may be on by default)."""
+    return [p for p in registry.build_providers(settings, paths, clock, environ)
+            if isinstance(p, CodexProvider)]
+
+
 def test_registry_builds_codex_when_its_home_exists(tmp_path: Path, clock: FakeClock, paths):
     home = CodexHome(tmp_path / "ch")
     environ = {"CODEX_HOME": str(home.root), "PATH": "/usr/bin"}
-    providers = registry.build_providers(Settings(), paths, clock, environ)
-    assert [type(p) for p in providers] == [CodexProvider]
-    assert providers[0].config.sessions == home.sessions  # type: ignore[attr-defined]
-    index = providers[0].index_file  # type: ignore[attr-defined]
-    assert index == paths.data_dir / "codex-start-index.json"
+    [provider] = codex_of(Settings(), paths, clock, environ)
+    assert provider.config.sessions == home.sessions
+    assert provider.index_file == paths.data_dir / "codex-start-index.json"
     looked = dict(registry.looked_for(Settings(), environ))
     assert looked["codex"] == f"Codex sessions in {home.root}: found"
 
 
-def test_registry_leaves_codex_out_when_missing_or_turned_off(tmp_path: Path, clock: FakeClock):
+def test_registry_leaves_codex_out_when_missing_or_turned_off(tmp_path: Path, clock: FakeClock,
+                                                              paths):
     missing = {"CODEX_HOME": str(tmp_path / "nope")}
-    assert registry.build_providers(Settings(), None, clock, missing) == []  # type: ignore[arg-type]
+    assert codex_of(Settings(), paths, clock, missing) == []
     assert dict(registry.looked_for(Settings(), missing))["codex"].endswith("not found")
     home = CodexHome(tmp_path / "ch")
     present = {"CODEX_HOME": str(home.root)}
     off = Settings(codex_enabled=False)
-    assert registry.build_providers(off, None, clock, present) == []  # type: ignore[arg-type]
+    assert codex_of(off, paths, clock, present) == []
     assert "off (codex_enabled)" in dict(registry.looked_for(off, present))["codex"]
 
 
 def test_default_home_is_dot_codex_and_the_setting_wins(tmp_path: Path, clock: FakeClock,
                                                        paths):
     (tmp_path / ".codex").mkdir()
-    providers = registry.build_providers(Settings(), paths, clock, {"HOME": str(tmp_path)})
-    assert providers[0].config.home == tmp_path / ".codex"  # type: ignore[attr-defined]
+    [provider] = codex_of(Settings(), paths, clock, {"HOME": str(tmp_path)})
+    assert provider.config.home == tmp_path / ".codex"
     other = CodexHome(tmp_path / "elsewhere")
     chosen = Settings(codex_home=str(other.root))
-    providers = registry.build_providers(chosen, paths, clock,
-                                         {"HOME": str(tmp_path), "CODEX_HOME": "/nowhere"})
-    assert providers[0].config.home == other.root  # type: ignore[attr-defined]
-    assert providers[0].config.env["CODEX_HOME"] == str(other.root)  # type: ignore[attr-defined]
+    [provider] = codex_of(chosen, paths, clock, {"HOME": str(tmp_path), "CODEX_HOME": "/nowhere"})
+    assert provider.config.home == other.root
+    assert provider.config.env["CODEX_HOME"] == str(other.root)
 
 
 def test_codex_settings_come_from_the_environment(tmp_path: Path):

@@ -123,8 +123,8 @@ def observe(record: GoalRecord) -> GoalObservation:
                        ("time_used_seconds", update.time_used_seconds)):
         if value is not None:
             data[key] = value
-    if reason is PauseReason.QUOTA:
-        data["no_reset_note"] = record.no_reset
+    if reason is PauseReason.QUOTA and record.no_reset:
+        data["no_reset_note"] = record.no_reset  # the engine reschedules when it lifts
     return GoalObservation(
         id=goal_id(update.thread_id),
         title=update.objective or f"Codex thread {update.thread_id[:8]}",
