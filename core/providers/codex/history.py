@@ -30,7 +30,7 @@ from pathlib import Path
 from core.providers.codex.limits import LimitShapeError, from_rollout
 
 USAGE = b'"last_token_usage":{'
-TURN = b'"type":"turn_context"'
+TURN = b'"turn_context","payload":{'  # type then payload: serde's tag + content
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens",
            "total_tokens")
 _USAGE_RE = re.compile(
