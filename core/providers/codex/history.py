@@ -26,6 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from core.providers.codex.limits import LimitShapeError, from_rollout
 
@@ -245,11 +246,12 @@ def _scan_region(data: mmap.mmap, lo: int, hi: int, model: str, history: UsageHi
     ends = [first for first, _, _ in segments[1:]] + ([len(hits)] if segments else [])
     match = _USAGE_RE.match
     for (first, day, name), end in zip(segments, ends, strict=True):
-        rows = [found.groups() if (found := match(data, at)) else _slow_usage(data, at)
-                for at in hits[first:end]]
-        usable = [row for row in rows if row is not None]
-        if usable and day[4:5] == b"-":
-            history.daily.setdefault((day.decode(), name), Usage()).add_many(usable)
+        rows: list[Any] = [found.groups() if (found := match(data, at))
+                           else _slow_usage(data, at) for at in hits[first:end]]
+        if None in rows:  # rare: a line neither layout could read
+            rows = [row for row in rows if row is not None]
+        if rows and day[4:5] == b"-":
+            history.daily.setdefault((day.decode(), name), Usage()).add_many(rows)
     for at in hits[::QUOTA_SAMPLE]:
         _quota_point(data, at, history)
     return model_after
