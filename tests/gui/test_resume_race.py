@@ -1,0 +1,110 @@
+"""A click and an automatic resume racing: exactly one resume, and both answers shown honestly."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
+import pytest
+
+from core.clock import FakeClock
+from core.engine import Engine
+from core.models import GoalState, Outcome, PauseReason, QuotaReading
+from core.results import ActionResult
+from gui.format import result_text
+from gui.main_window import MainWindow
+from tests.gui.conftest import wait_signal
+from tests.support.fakes import FakeProvider, until
+
+
+async def wait_for_quota(engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
+    """fake:a is paused for quota, auto-resume on, due 60 s + 45 s margin from now."""
+    await engine.set_auto_resume("fake:a", True)
+    fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
+                 resets_at=clock.now() + timedelta(seconds=60), title="Refactor the parser")
+    await engine.refresh()
+    goal = engine.goals["fake:a"]
+    assert goal.state is GoalState.PAUSED and goal.next_resume_at is not None
+
+
+async def eventually(read: Callable[[], Awaitable[list[str]]], timeout: float = 5.0
+                     ) -> list[str]:
+    """Poll an async read until it returns something."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (rows := await read()) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.005)
+    return rows
+
+
+async def auto_rows(engine: Engine) -> list[str]:
+    rows = await engine.history("fake:a", limit=50)
+    return [r.outcome.value for r in rows
+            if r.event == "resume_requested" and r.trigger is not None
+            and r.trigger.value == "auto" and r.outcome is not None]
+
+
+@pytest.mark.asyncio
+async def test_click_wins_while_the_scheduler_reads_the_quota(
+        window: MainWindow, engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
+    await wait_for_quota(engine, fake, clock)
+    reading_quota = asyncio.Event()
+    release = asyncio.Event()
+    plain_read = fake.read_quotas
+
+    async def gated_read(fresh: bool = False) -> list[QuotaReading]:
+        if fresh:  # the scheduler's pre-resume read: hold it here, mid-decision
+            reading_quota.set()
+            await release.wait()
+        return await plain_read(fresh)
+
+    fake.read_quotas = gated_read  # type: ignore[method-assign]
+    clock.advance(106)
+    await asyncio.wait_for(reading_quota.wait(), 5)
+
+    window.goals_model.flush()
+    assert window.goals_view.select_goal("fake:a")
+    assert window.goal_actions.resume.isEnabled()
+    window.goal_actions.resume.trigger()
+    verb, result = await wait_signal(window.bridge.action_finished)
+    assert (verb, result.outcome) == ("resume", Outcome.RESUMED)
+
+    release.set()
+    rows = await eventually(lambda: auto_rows(engine))
+    assert rows == ["already_running"]
+    assert [goal for goal, _ in fake.starts] == ["fake:a"]  # one runner start, not two
+    assert window.banner.text == "Refactor the parser: Resumed"
+    assert engine.goals["fake:a"].state is GoalState.RUNNING
+
+
+@pytest.mark.asyncio
+async def test_scheduler_wins_and_the_click_says_already_resuming(
+        window: MainWindow, engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
+    await wait_for_quota(engine, fake, clock)
+    fake.gate = asyncio.Event()  # the automatic resume's runner start waits here
+    clock.advance(106)
+    await until(lambda: engine.goals["fake:a"].state is GoalState.RESUMING)
+
+    # a click issued before the window caught up with the claim
+    window.bridge.request("resume", "fake:a")
+    _verb, result = await wait_signal(window.bridge.action_finished)
+    assert result.outcome is Outcome.ALREADY_RESUMING
+    assert window.banner.text == "Refactor the parser: Already resuming"
+
+    fake.gate.set()
+    await until(lambda: engine.goals["fake:a"].state is GoalState.RUNNING)
+    assert len(fake.starts) == 1
+    rows = await engine.history("fake:a", limit=50)
+    requests = [(r.trigger.value if r.trigger else None, r.outcome.value if r.outcome else None)
+                for r in rows if r.event == "resume_requested"]
+    assert ("manual", "already_resuming") in requests
+    assert ("auto", "resumed") in requests
+    resumed = [r for r in rows if r.event == "resume_requested" and r.outcome is Outcome.RESUMED]
+    assert len(resumed) == 1
+
+
+def test_result_texts_for_racing_answers() -> None:
+    assert result_text("resume", ActionResult("g", Outcome.ALREADY_RUNNING, "already running")
+                       ) == "Already running"
+    assert result_text("resume", ActionResult("g", Outcome.ALREADY_RESUMING, "x")
+                       ) == "Already resuming"
