@@ -16,6 +16,7 @@ QuotaRecovered, SchedulerWoke, ProvidersRefreshed, Notice.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 from collections import defaultdict
@@ -266,6 +267,10 @@ class Engine:
 
     async def _apply_observation(self, provider: str, obs: GoalObservation) -> None:
         self.last_refresh = self.clock.now()
+        if obs.pause_reason is PauseReason.QUOTA:
+            # the goal waits for the latest reset among all its exhausted windows
+            reset = self.latest_reset(obs.windows, obs.resets_at, self.clock.now())
+            obs = dataclasses.replace(obs, resets_at=reset)
         await self._report(obs.id, lambda g: decide_observation(g, provider, obs, self._ctx()))
 
     async def _apply_limit(self, goal_id: str, fence: int, hit: LimitHit) -> None:
@@ -313,12 +318,13 @@ class Engine:
     async def refresh(self) -> None:
         """Ask every provider for its goals and quotas (the slow path; watchers push changes)."""
         for provider in self.providers.values():
-            observations = await self._guarded(provider.name, "discovery", provider.discover())
-            for obs in observations or []:
-                await self._apply_observation(provider.name, obs)
+            # quotas first: a goal found paused for quota is planned against its windows
             readings = await self._guarded(provider.name, "quota read", provider.read_quotas())
             for reading in readings or []:
                 await self.record_reading(reading)
+            observations = await self._guarded(provider.name, "discovery", provider.discover())
+            for obs in observations or []:
+                await self._apply_observation(provider.name, obs)
         self.last_refresh = self.clock.now()
         self.bus.publish(ProvidersRefreshed(self.last_refresh))
 
@@ -328,7 +334,9 @@ class Engine:
         if provider is None:
             return f"provider {provider_name} is not enabled"
         try:
-            readings = await asyncio.wait_for(provider.read_quotas(fresh=True), timeout)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
+            async with asyncio.timeout(timeout):
+                readings = await provider.read_quotas(fresh=True)
         except Exception as exc:
             text = str(exc) or type(exc).__name__
             log.warning("fresh quota read from %s failed: %s", provider_name, text)

@@ -80,12 +80,14 @@ def plan_resume(
     """
     if block := goal.data.get("auto_resume_block"):
         return Plan(None, str(block))
+    if no_reset := goal.data.get("no_reset_note"):
+        return Plan(None, str(no_reset))  # e.g. credits depleted: turning auto-resume on won't help
     if not goal.auto_resume:
         return Plan(None, NOTE_AUTO_OFF)
     if goal.attempts >= policy.max_attempts:
         return Plan(None, f"{NOTE_CAP_REACHED} ({goal.attempts}/{policy.max_attempts})")
     if reset is None:
-        return Plan(None, goal.data.get("no_reset_note") or NOTE_NO_RESET)
+        return Plan(None, NOTE_NO_RESET)
     if reset - now > policy.max_wait:
         return Plan(None, NOTE_BEYOND_MAX_WAIT)
     # jitter is applied before clamping to "now", so an overdue reset resumes without delay

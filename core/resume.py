@@ -145,9 +145,8 @@ class ResumeCoordinator:
         try:
             if provider is None:
                 raise LookupError(f"provider {goal.provider!r} is not enabled")
-            started = await asyncio.wait_for(
-                provider.resume_goal(goal, goal.fence), self._start_timeout
-            )
+            async with asyncio.timeout(self._start_timeout):
+                started = await provider.resume_goal(goal, goal.fence)
         except RunnerDeferred as exc:
             deferred = exc
         except TimeoutError:

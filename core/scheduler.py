@@ -18,7 +18,6 @@ nothing pending it does not wake at all until poked (a goal or quota changed).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections import deque
@@ -72,24 +71,30 @@ class Scheduler:
         self._rng = rng
         self._poke = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
         self._next_poll: datetime | None = None
         self._recovered: set[str] = set()
         self.wakeups = 0
+        self.sleeping = False  # True while waiting for the next wake (tests wait on this)
         self.next_wake: datetime | None = None
         #: (goal, deadline, fired at) of recent automatic resumes, for measuring lateness
         self.fired: deque[tuple[str, datetime, datetime]] = deque(maxlen=10_000)
 
     def start(self) -> None:
         if self._task is None:
+            self._stopping = False
             self._task = asyncio.ensure_future(self._run())
             self._task.set_name("goalkeeper:scheduler")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        self._stopping = True
+        self.poke()
+        task, self._task = self._task, None
+        # cancel until it is really done: a cancellation that lands while an inner await
+        # completes can be swallowed (asyncio.wait_for on 3.11); the flag ends the loop anyway
+        while task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.1)
 
     def poke(self) -> None:
         """Something changed: re-plan now (cheap; coalesces)."""
@@ -99,7 +104,7 @@ class Scheduler:
 
     async def _run(self) -> None:
         trigger = Trigger.STARTUP
-        while True:
+        while not self._stopping:
             wall, mono = self._clock.now(), self._clock.monotonic()
             self._poke.clear()
             try:
@@ -127,9 +132,11 @@ class Scheduler:
         tasks: set[asyncio.Future[Any]] = {waiter}
         if delay is not None:
             tasks.add(asyncio.ensure_future(self._clock.sleep(delay)))
+        self.sleeping = True
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            self.sleeping = False
             for task in tasks:
                 task.cancel()
 

@@ -114,10 +114,11 @@ class SqliteStore:
             raise StoreError(f"cannot open the database {path}: {exc}") from None
         try:
             self._con.execute("PRAGMA busy_timeout = 30000")
+            self._check_integrity()
+            self._check_version()  # before anything writes to a file we may not understand
             if str(path) != ":memory:":
                 self._con.execute("PRAGMA journal_mode = WAL")
             self._con.execute("PRAGMA synchronous = NORMAL")
-            self._check_integrity()
             self._migrate()
         except BaseException:
             self._con.close()
@@ -133,13 +134,16 @@ class SqliteStore:
         if row is None or row[0] != "ok":
             raise sqlite3.DatabaseError(f"integrity check failed: {row[0] if row else 'no answer'}")
 
-    def _migrate(self) -> None:
+    def _check_version(self) -> None:
         version = self.schema_version
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"the database {self.path} has schema version {version}, newer than this "
                 f"Goalkeeper understands ({SCHEMA_VERSION}); upgrade Goalkeeper to use it"
             )
+
+    def _migrate(self) -> None:
+        version = self.schema_version
         for target in range(version + 1, SCHEMA_VERSION + 1):
             with self.write():
                 for statement in MIGRATIONS[target - 1].split(";"):

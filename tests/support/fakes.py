@@ -121,3 +121,20 @@ async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
 
 def later(at: datetime, **kw: float) -> datetime:
     return at + timedelta(**kw)
+
+
+async def settled(engine: Any) -> None:
+    """Wait until the engine has applied every report and its scheduler sleeps again."""
+    for _ in range(3):
+        for _ in range(10):  # let woken tasks take their first step before looking
+            await asyncio.sleep(0)
+        await engine.drain()
+        await until(lambda: engine.scheduler.sleeping and not engine.scheduler._poke.is_set())
+        await asyncio.sleep(0)
+
+
+async def advance(engine: Any, clock: Any, seconds: float) -> None:
+    """Move the fake clock and let the engine react completely."""
+    await settled(engine)
+    clock.advance(seconds)
+    await settled(engine)

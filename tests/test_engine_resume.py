@@ -1,0 +1,341 @@
+"""The resume entry point and the auto-resume policy, end to end on an engine with a fake clock."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from core.clock import FakeClock
+from core.models import GoalState, Outcome, PauseReason, Trigger
+from core.settings import Settings
+from tests.support.fakes import FakeProvider, advance, reading, settled, until
+
+pytestmark = pytest.mark.asyncio
+
+H = 3600
+
+
+def quota_paused(fake: FakeProvider, clock: FakeClock, resets_in: float = H, *,
+                 goal: str = "fake:g", auto: bool = True,
+                 windows: tuple[str, ...] = ("fake:5h",)) -> None:
+    """A goal the agent shows as stopped by the 5-hour limit, resetting in ``resets_in``."""
+    reset = clock.now() + timedelta(seconds=resets_in)
+    fake.readings = [reading(w, 100, clock.now(), reset, limit_reached=True) for w in windows]
+    fake.observe(goal, GoalState.PAUSED, reason=PauseReason.QUOTA, resets_at=reset,
+                 auto_resume=auto, windows=windows)
+    # at the reset the authority says the window is fresh again
+    fake.fresh_readings = lambda: [reading(w, 3, clock.now(), reset + timedelta(hours=5))
+                                   for w in windows]
+
+
+async def test_quota_pause_is_scheduled_at_reset_plus_margin(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.pause_reason is PauseReason.QUOTA
+    assert g.next_resume_at == clock.now() + timedelta(seconds=H + 45)
+    assert g.auto_resume_note is None
+    events = [r.event for r in await engine.history("fake:g")]
+    assert events == ["resume_scheduled", "discovered"]
+
+
+async def test_auto_resume_fires_once_after_the_fresh_read(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    await advance(engine, clock, H + 44)
+    assert fake.starts == [] and fake.fresh_reads == 0
+    await advance(engine, clock, 2)
+    assert fake.starts == [("fake:g", 1)]
+    assert fake.fresh_reads == 1
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.RUNNING and g.hosted and g.attempts == 1
+    rows = [r for r in await engine.history("fake:g") if r.event == "resume_requested"]
+    assert rows[0].trigger is Trigger.AUTO and rows[0].origin == "scheduler"
+    assert rows[0].outcome is Outcome.RESUMED
+    assert rows[0].quotas and rows[0].quotas[0]["used_percent"] == 3
+    await advance(engine, clock, 600)
+    assert len(fake.starts) == 1
+
+
+async def test_never_into_a_still_empty_quota(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    fake.fresh_readings = lambda: [reading("fake:5h", 100, clock.now(),
+                                           clock.now() + timedelta(hours=2), limit_reached=True)]
+    engine = await make_engine(fake)
+    await advance(engine, clock, H + 50)
+    assert fake.starts == []
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED
+    # deferred to the new reset (+ margin) the fresh read revealed
+    assert g.next_resume_at == clock.now() + timedelta(hours=2, seconds=45)
+    row = (await engine.history("fake:g", limit=1))[0]
+    assert row.event == "resume_requested" and row.outcome is Outcome.DEFERRED
+    assert "fake:5h" in (row.reason or "")
+
+
+async def test_weekly_still_exhausted_blocks_the_5h_reset(make_engine, fake, clock) -> None:
+    reset_5h = clock.now() + timedelta(seconds=H)
+    reset_week = clock.now() + timedelta(days=3)
+    fake.readings = [reading("fake:5h", 100, clock.now(), reset_5h, limit_reached=True),
+                     reading("fake:weekly", 100, clock.now(), reset_week, window_seconds=604800)]
+    fake.observe("fake:g", GoalState.PAUSED, reason=PauseReason.QUOTA, resets_at=reset_5h,
+                 auto_resume=True, windows=("fake:5h", "fake:weekly"))
+    fake.fresh_readings = lambda: [
+        reading("fake:5h", 0, clock.now(), reset_5h + timedelta(hours=5)),
+        reading("fake:weekly", 100, clock.now(), reset_week, window_seconds=604800)]
+    engine = await make_engine(fake)
+    # the not-before time already accounts for the later weekly reset
+    assert engine.goals["fake:g"].next_resume_at == reset_week + timedelta(seconds=45)
+    await advance(engine, clock, H + 60)
+    assert fake.starts == []
+
+
+async def test_a_user_pause_is_never_auto_resumed(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    result = await engine.pause("fake:g", origin="cli")
+    assert result.outcome is Outcome.PAUSED
+    g = engine.goals["fake:g"]
+    assert g.pause_reason is PauseReason.USER and g.next_resume_at is None
+    assert "never auto-resumed" in (g.auto_resume_note or "")
+    await advance(engine, clock, H + 120)
+    assert fake.starts == []
+    auto = await engine.resume("fake:g", "scheduler", Trigger.AUTO)
+    assert auto.outcome is Outcome.REFUSED and "user" in auto.reason
+    assert (await engine.pause("fake:g")).outcome is Outcome.ALREADY_PAUSED
+    manual = await engine.resume("fake:g", "cli")
+    assert manual.outcome is Outcome.RESUMED and fake.starts == [("fake:g", 2)]
+
+
+async def test_auto_resume_off_is_shown_not_scheduled_and_toggling_plans(make_engine, fake,
+                                                                         clock) -> None:
+    quota_paused(fake, clock, auto=False)
+    engine = await make_engine(fake)
+    g = engine.goals["fake:g"]
+    assert g.next_resume_at is None and g.auto_resume_note == "auto-resume is off"
+    on = await engine.set_auto_resume("fake:g", True)
+    assert on.outcome is Outcome.UPDATED
+    assert engine.goals["fake:g"].next_resume_at == clock.now() + timedelta(seconds=H + 45)
+    assert (await engine.set_auto_resume("fake:g", True)).outcome is Outcome.UNCHANGED
+    await engine.set_auto_resume("fake:g", False)
+    assert engine.goals["fake:g"].next_resume_at is None
+    await advance(engine, clock, H + 60)
+    assert fake.starts == []
+
+
+@pytest.mark.parametrize(("resets_in", "kw", "note"), [
+    (None, {}, "no reset time known"),
+    (200 * H, {}, "beyond max wait"),
+])
+async def test_unknown_or_far_resets_are_not_scheduled(make_engine, fake, clock, resets_in,
+                                                       kw, note) -> None:
+    reset = None if resets_in is None else clock.now() + timedelta(seconds=resets_in)
+    fake.observe("fake:g", GoalState.PAUSED, reason=PauseReason.QUOTA, resets_at=reset,
+                 auto_resume=True)
+    engine = await make_engine(fake)
+    g = engine.goals["fake:g"]
+    assert g.next_resume_at is None and g.auto_resume_note == note
+    result = await engine.resume("fake:g", "scheduler", Trigger.AUTO)
+    assert result.outcome is Outcome.REFUSED and result.reason == note
+    assert engine.scheduler.next_wake is None  # nothing pending: no wake-ups at all
+
+
+async def test_credits_depleted_is_never_scheduled(make_engine, fake, clock) -> None:
+    fake.observe("fake:g", GoalState.RUNNING, auto_resume=True)
+    engine = await make_engine(fake)
+    assert (await engine.start_goal("fake:g")).outcome is Outcome.REFUSED  # not idle
+    # make it a goal Goalkeeper runs, then let the runner report a credit limit
+    await engine.pause("fake:g")
+    await engine.resume("fake:g")
+    fake.hit_limit(engine.goals["fake:g"], clock.now() + timedelta(hours=1),
+                   no_timed_reset=True, detail="workspace credits depleted: no timed reset")
+    await settled(engine)
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.pause_reason is PauseReason.QUOTA
+    assert g.next_resume_at is None
+    assert g.auto_resume_note == "workspace credits depleted: no timed reset"
+
+
+async def test_attempt_cap_counts_relimits_and_survives_a_restart(make_engine, fake, clock,
+                                                                  paths) -> None:
+    quota_paused(fake, clock, resets_in=600)
+    engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                       max_auto_attempts=2))
+    for attempt in (1, 2):
+        due = engine.goals["fake:g"].next_resume_at
+        await advance(engine, clock, (due - clock.now()).total_seconds())
+        assert len(fake.starts) == attempt
+        await advance(engine, clock, 60)  # runs a minute, then the limit again
+        fake.hit_limit(engine.goals["fake:g"], clock.now() + timedelta(seconds=600))
+        await settled(engine)
+        assert engine.goals["fake:g"].attempts == attempt
+    g = engine.goals["fake:g"]
+    assert g.next_resume_at is None and g.auto_resume_note == "attempt cap reached (2/2)"
+    assert (await engine.history("fake:g", limit=1))[0].event == "gave_up"
+    await engine.stop()
+    again = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                      max_auto_attempts=2))
+    assert again.goals["fake:g"].attempts == 2
+    await advance(again, clock, 3 * H)
+    assert len(fake.starts) == 2
+    result = await again.resume("fake:g", "scheduler", Trigger.AUTO)
+    assert result.outcome is Outcome.REFUSED and "attempt cap" in result.reason
+    manual = await again.resume("fake:g", "cli")
+    assert manual.outcome is Outcome.RESUMED and again.goals["fake:g"].attempts == 0
+
+
+async def test_a_late_relimit_starts_a_new_episode(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock, resets_in=600)
+    engine = await make_engine(fake)
+    await advance(engine, clock, 700)
+    assert engine.goals["fake:g"].attempts == 1
+    await advance(engine, clock, 2 * H)  # worked well for two hours
+    fake.hit_limit(engine.goals["fake:g"], clock.now() + timedelta(seconds=600))
+    await settled(engine)
+    assert engine.goals["fake:g"].attempts == 0
+
+
+async def test_manual_resume_from_any_reason_cancels_the_pending_auto_resume(make_engine, fake,
+                                                                            clock) -> None:
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    result = await engine.resume("fake:g", "gui")
+    assert result.outcome is Outcome.RESUMED and result.state is GoalState.RUNNING
+    assert engine.goals["fake:g"].next_resume_at is None
+    await advance(engine, clock, H + 100)
+    assert len(fake.starts) == 1
+
+
+async def test_runner_failure_falls_back_to_paused_and_retries_later(make_engine, fake,
+                                                                     clock) -> None:
+    quota_paused(fake, clock)
+    fake.behaviour = "fail"
+    engine = await make_engine(fake)
+    await advance(engine, clock, H + 46)
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.pause_reason is PauseReason.QUOTA
+    assert g.pause_detail == "the agent refused to start"
+    assert g.next_resume_at == clock.now() + timedelta(seconds=300)
+    row = (await engine.history("fake:g", limit=1))[0]
+    assert row.outcome is Outcome.FAILED
+    fake.behaviour = "start"
+    await advance(engine, clock, 300)
+    assert engine.goals["fake:g"].state is GoalState.RUNNING
+
+
+async def test_a_hanging_runner_is_time_boxed(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    fake.behaviour = "hang"
+    engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                       runner_start_timeout_seconds=0.05))
+    result = await engine.resume("fake:g", "cli")
+    assert result.outcome is Outcome.FAILED and "did not start within" in result.reason
+    assert engine.goals["fake:g"].state is GoalState.PAUSED
+
+
+async def test_runner_deferral_is_not_an_attempt(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    fake.behaviour = "defer"
+    engine = await make_engine(fake)
+    await advance(engine, clock, H + 46)
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.attempts == 0
+    assert g.next_resume_at == clock.now() + timedelta(seconds=120)
+    row = (await engine.history("fake:g", limit=1))[0]
+    assert row.outcome is Outcome.DEFERRED and "another process" in (row.reason or "")
+
+
+@pytest.mark.parametrize(("behaviour", "state"), [("already_running", GoalState.RUNNING),
+                                                  ("already_done", GoalState.DONE)])
+async def test_runner_finding_the_agent_busy_or_done(make_engine, fake, clock, behaviour,
+                                                     state) -> None:
+    quota_paused(fake, clock)
+    fake.behaviour = behaviour
+    engine = await make_engine(fake)
+    result = await engine.resume("fake:g")
+    assert result.outcome is Outcome.RESUMED and engine.goals["fake:g"].state is state
+    assert fake.starts == []
+
+
+async def test_outcomes_for_every_state(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    fake.observe("fake:done", GoalState.DONE)
+    engine = await make_engine(fake)
+    assert (await engine.resume("nope")).outcome is Outcome.UNKNOWN_GOAL
+    assert (await engine.resume("fake:done")).outcome is Outcome.REFUSED
+    await engine.resume("fake:g")
+    assert (await engine.resume("fake:g")).outcome is Outcome.ALREADY_RUNNING
+    cancelled = await engine.cancel("fake:g")
+    assert cancelled.outcome is Outcome.CANCELLED and fake.cancelled == ["fake:g"]
+    refused = await engine.resume("fake:g")
+    assert refused.outcome is Outcome.REFUSED and refused.reason == "not paused: cancelled"
+    assert (await engine.cancel("fake:g")).outcome is Outcome.CANCELLED
+    assert (await engine.pause("fake:g")).outcome is Outcome.REFUSED
+    # every call left a row, refusals and no-ops included
+    requests = [r for r in await engine.history(limit=100) if r.event.endswith("_requested")]
+    assert len(requests) == 8
+
+
+async def test_already_resuming_while_the_runner_starts(make_engine, fake, clock) -> None:
+    import asyncio
+
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    fake.gate = asyncio.Event()
+    first = asyncio.ensure_future(engine.resume("fake:g", "gui"))
+    await settled(engine)
+    second = await engine.resume("fake:g", "cli")
+    assert second.outcome is Outcome.ALREADY_RESUMING
+    fake.gate.set()
+    assert (await first).outcome is Outcome.RESUMED
+    assert fake.starts == [("fake:g", 1)]
+
+
+async def test_pause_while_resuming_wins_and_stops_the_new_runner(make_engine, fake,
+                                                                  clock) -> None:
+    import asyncio
+
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    fake.gate = asyncio.Event()
+    resuming = asyncio.ensure_future(engine.resume("fake:g", "gui"))
+    await until(lambda: fake.resume_calls != [])
+    paused = await engine.pause("fake:g")
+    assert paused.outcome is Outcome.PAUSED
+    fake.gate.set()
+    result = await resuming
+    assert result.outcome is Outcome.REFUSED and "superseded" in result.reason
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.pause_reason is PauseReason.USER
+    assert fake.paused == ["fake:g", "fake:g"]  # by the pause, then the runner just started
+
+
+async def test_stale_runner_reports_are_ignored(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    await engine.resume("fake:g")
+    old = engine.goals["fake:g"]
+    await engine.pause("fake:g")
+    await engine.resume("fake:g")
+    fake.hit_limit(old, clock.now() + timedelta(hours=1))  # the first runner, fence 1
+    fake.sink.goal_finished(old.id, old.fence)
+    await settled(engine)
+    assert engine.goals["fake:g"].state is GoalState.RUNNING
+
+
+async def test_runner_reports_move_the_goal(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    await engine.resume("fake:g")
+    g = engine.goals["fake:g"]
+    fake.sink.goal_paused(g.id, g.fence, PauseReason.AUTH, "token expired")
+    await settled(engine)
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.pause_reason is PauseReason.AUTH
+    assert (await engine.resume(g.id, "scheduler", Trigger.AUTO)).outcome is Outcome.REFUSED
+    await engine.resume(g.id)
+    g = engine.goals["fake:g"]
+    fake.sink.goal_finished(g.id, g.fence, "all done")
+    await settled(engine)
+    assert engine.goals["fake:g"].state is GoalState.DONE
