@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +35,7 @@ from core.events import (
     SchedulerWoke,
 )
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
+from core.providers.registry import looked_for
 from core.quota import effective
 from core.results import ActionResult
 from core.settings import Settings
@@ -195,6 +197,10 @@ class Bridge(QObject):
     def provider_names(self) -> list[str]:
         return sorted(self._engine.providers)
 
+    def looked_for(self) -> list[tuple[str, str]]:
+        """(provider, what it looked for and where) for every known provider, on or off."""
+        return looked_for(self._engine.settings, os.environ)
+
     # -- stored data (read on the store's thread) -----------------------------------------------
 
     async def history_page(self, goal: str | None, limit: int, offset: int
@@ -261,7 +267,7 @@ def _scan_markers(store: SqliteStore, goals: set[str], since: datetime) -> list[
         for row in rows:
             if row.at < since:
                 return markers
-            marker = _marker(row, goals)
+            marker = marker_for(row, goals)
             if marker is not None:
                 markers.append(marker)
         if len(rows) < page:
@@ -270,7 +276,8 @@ def _scan_markers(store: SqliteStore, goals: set[str], since: datetime) -> list[
     return markers
 
 
-def _marker(row: HistoryRow, goals: set[str]) -> Marker | None:
+def marker_for(row: HistoryRow, goals: set[str]) -> Marker | None:
+    """The chart marker a history row makes for one of ``goals``, if any."""
     if row.goal is None or row.goal not in goals:
         return None
     if row.event == "paused" and (row.reason or "").startswith("quota"):

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QProcess, QUrl
+from PySide6.QtCore import QProcess, QProcessEnvironment, QUrl
 from PySide6.QtGui import QDesktopServices
 
 from core.models import Goal
@@ -75,3 +76,18 @@ class Launcher:
                     + shlex.join(argv))
         ok, _pid = QProcess.startDetached(command[0], command[1:], str(cwd or Path.home()))
         return None if ok else f"could not start {command[0]}"
+
+    def start_demo(self) -> str | None:
+        return start_demo()
+
+
+def start_demo() -> str | None:
+    """Start ``goalkeeper demo`` as a separate app on a throw-away data directory."""
+    process = QProcess()
+    process.setProgram(sys.executable)
+    process.setArguments(["-m", "core", "demo"])
+    env = QProcessEnvironment.systemEnvironment()
+    env.remove("GOALKEEPER_HOME")  # never the data directory of the app that offers the demo
+    process.setProcessEnvironment(env)
+    ok, _pid = process.startDetached()
+    return None if ok else "could not start the demo"

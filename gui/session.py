@@ -73,6 +73,7 @@ class GuiSession(QObject):
     async def stop(self) -> None:
         self.bridge.set_host_state("stopping")
         self.tick.set_visible(False)
+        await self.window.shutdown()
         try:
             await self.host.stop()
         finally:

@@ -41,6 +41,12 @@ class TaskKeeper:
     def pending(self) -> int:
         return len(self._tasks)
 
+    def cancel_pending(self, *_: object) -> None:
+        """Cancel every task now (e.g. from a widget's ``destroyed``: its tasks must not touch
+        it again)."""
+        for task in list(self._tasks):
+            task.cancel()
+
     async def cancel_all(self) -> None:
         tasks = list(self._tasks)
         for task in tasks:

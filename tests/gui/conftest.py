@@ -110,7 +110,12 @@ class RecordingLauncher:
     def __init__(self) -> None:
         self.terminals: list[tuple[list[str], Path | None]] = []
         self.folders: list[Path] = []
+        self.demos = 0
         self.error: str | None = None
+
+    def start_demo(self) -> str | None:
+        self.demos += 1
+        return self.error
 
     def open_terminal(self, argv: Sequence[str], cwd: Path | None) -> str | None:
         self.terminals.append((list(argv), cwd))

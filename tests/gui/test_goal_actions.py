@@ -217,3 +217,14 @@ async def test_details_follow_the_goal(window: MainWindow, engine: Engine) -> No
     await engine.pause("fake:a")
     assert dialog.field("State").startswith("paused since")
     assert dialog.field("Pause reason") == "user"
+
+
+@pytest.mark.asyncio
+async def test_details_show_history_switches_to_that_goal(window: MainWindow) -> None:
+    dialog = window.open_details("fake:b")
+    loads = window.history_view.loads
+    dialog.history_requested.emit("fake:b")
+    assert window.tabs.currentWidget() is window.history_view
+    await until(lambda: window.history_view.loads > loads)
+    assert window.history_view.scope_goal == "fake:b"
+    assert window.history_view.model.rowCount() >= 1
