@@ -18,7 +18,7 @@ import qasync
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.clock import SystemClock
-from core.demo import DemoSession
+from core.demo import DEMO_SETTINGS, DemoSession
 from core.host import HostAlreadyRunning, HostInfo
 from core.hosting import Host
 from core.logs import remove_handlers, setup_logging
@@ -34,6 +34,7 @@ from gui.launch import (
     plan_launch,
 )
 from gui.session import GuiSession
+from gui.settings_source import SettingsSource
 from gui.theme import app_icon
 
 APP_ID = "io.github.goalkeeper.Goalkeeper"
@@ -104,7 +105,9 @@ async def run_session(plan: LaunchPlan) -> int:
     else:
         providers = build_providers(plan.settings, plan.paths, clock, os.environ)
         host = Host(plan.paths, plan.settings, providers, plan.kind, clock)
-    session = GuiSession(host, demo)
+    defaults = DEMO_SETTINGS if plan.demo else {}
+    session = GuiSession(host, demo, source=SettingsSource(plan.paths.config_file, os.environ,
+                                                           defaults))
     try:
         await session.start()
     except HostAlreadyRunning as exc:

@@ -59,6 +59,7 @@ async def test_click_wins_while_the_scheduler_reads_the_quota(
         return await plain_read(fresh)
 
     fake.read_quotas = gated_read  # type: ignore[method-assign]
+    await until(lambda: clock.sleepers > 0)  # the scheduler sleeps on the fake clock
     clock.advance(106)
     await asyncio.wait_for(reading_quota.wait(), 5)
 
@@ -82,6 +83,7 @@ async def test_scheduler_wins_and_the_click_says_already_resuming(
         window: MainWindow, engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
     await wait_for_quota(engine, fake, clock)
     fake.gate = asyncio.Event()  # the automatic resume's runner start waits here
+    await until(lambda: clock.sleepers > 0)  # the scheduler sleeps on the fake clock
     clock.advance(106)
     await until(lambda: engine.goals["fake:a"].state is GoalState.RESUMING)
 
