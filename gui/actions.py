@@ -66,7 +66,7 @@ class GoalActions(QObject):
         self.details = self._make("&Details…", "document-properties",
                                   style.standardIcon(sp.SP_FileDialogInfoView), "Ctrl+I",
                                   "Everything about this goal", self._on_details)
-        bridge.goal_changed.connect(self._on_bridge_goal_changed)
+        bridge.goals_changed.connect(self._on_bridge_goals_changed)
         bridge.goal_removed.connect(self._on_bridge_goal_removed)
         bridge.action_finished.connect(self._on_bridge_action_finished)
         self.set_current("")
@@ -113,8 +113,8 @@ class GoalActions(QObject):
         self.auto_resume.setChecked(bool(goal and goal.auto_resume))
         self.auto_resume.blockSignals(False)
 
-    def _on_bridge_goal_changed(self, goal: Goal) -> None:
-        if goal.id == self._goal_id:
+    def _on_bridge_goals_changed(self, goals: list[Goal]) -> None:
+        if self._goal_id and any(goal.id == self._goal_id for goal in goals):
             self._refresh()
 
     def _on_bridge_goal_removed(self, goal_id: str) -> None:

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 import qasync
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.clock import SystemClock
@@ -65,7 +66,8 @@ def make_application() -> QApplication:
     app.setApplicationName("Goalkeeper")
     app.setApplicationDisplayName("Goalkeeper")
     app.setDesktopFileName(APP_ID)
-    app.setWindowIcon(app_icon())
+    # the installed theme icon when there is one (packaging/), else the one drawn here
+    app.setWindowIcon(QIcon.fromTheme(APP_ID, app_icon()))
     app.setQuitOnLastWindowClosed(False)  # the session decides when to quit (tray or not)
     return app
 

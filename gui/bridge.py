@@ -6,7 +6,10 @@ stored series) and the only way they act (every action goes through the engine's
 comes back as the typed :class:`~core.results.ActionResult`). No widget imports the engine.
 
 The bus publishes on the event-loop thread, which under qasync is the GUI thread, so signals are
-emitted directly — no queued hop, no copies.
+emitted directly — no queued hop, no copies. Goal changes are the exception: a provider burst can
+change a thousand goals in one go, so they are collected and announced once per turn of the event
+loop as one ``goals_changed`` list (the latest version of each goal), and every view does its work
+once per burst.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from core.engine import Engine
 from core.events import (
@@ -63,7 +66,8 @@ class Bridge(QObject):
 
     Signals:
         goals_reset(list[Goal]): the full set of goals (after the host started).
-        goal_changed(Goal), goal_removed(str): one goal changed / is no longer watched.
+        goals_changed(list[Goal]): goals that changed since the last turn of the loop.
+        goal_removed(str): a goal is no longer watched.
         history_recorded(HistoryRow): a history row was appended.
         quota_observed(QuotaReading): a new (raw) reading was stored.
         quota_edge(str, bool): a window became exhausted (True) or recovered (False).
@@ -75,7 +79,7 @@ class Bridge(QObject):
     """
 
     goals_reset = Signal(list)
-    goal_changed = Signal(object)
+    goals_changed = Signal(list)
     goal_removed = Signal(str)
     history_recorded = Signal(object)
     quota_observed = Signal(object)
@@ -92,6 +96,11 @@ class Bridge(QObject):
         self._engine = engine
         self._tasks = TaskKeeper()
         self._readings: dict[str, QuotaReading] = {}
+        self._changed: dict[str, Goal] = {}
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(0)
+        self._flush_timer.timeout.connect(self.flush)
         self.host_text = host_text
         self.host_state = "starting"
         self._unsubscribe: Callable[[], None] | None = engine.bus.subscribe(self._on_event)
@@ -125,7 +134,9 @@ class Bridge(QObject):
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, GoalChanged):
-            self.goal_changed.emit(event.goal)
+            self._changed[event.goal.id] = event.goal
+            if not self._flush_timer.isActive():
+                self._flush_timer.start()
         elif isinstance(event, HistoryRecorded):
             self.history_recorded.emit(event.row)
         elif isinstance(event, QuotaObserved):
@@ -136,11 +147,19 @@ class Bridge(QObject):
         elif isinstance(event, SchedulerWoke):
             self.scheduler_woke.emit(event.next_wake)
         elif isinstance(event, GoalRemoved):
+            self.flush()  # a change queued before the removal must not resurrect the goal
             self.goal_removed.emit(event.goal_id)
         elif isinstance(event, ProvidersRefreshed):
             self.providers_refreshed.emit(event.at)
         elif isinstance(event, Notice):
             self.notice.emit(event.level, event.text)
+
+    def flush(self) -> None:
+        """Announce the goal changes collected so far (the loop does it on its next turn)."""
+        self._flush_timer.stop()
+        if self._changed:
+            changed, self._changed = list(self._changed.values()), {}
+            self.goals_changed.emit(changed)
 
     # -- snapshots -----------------------------------------------------------------------------
 

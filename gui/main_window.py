@@ -27,7 +27,6 @@ from gui.bridge import Bridge
 from gui.dialogs.goal_details import GoalDetailsDialog
 from gui.launcher import Launcher
 from gui.models.goals_model import GoalsModel
-from gui.theme import app_icon
 from gui.tick import DisplayTick
 from gui.widgets.banner import ResultBanner
 from gui.widgets.chart_panel import ChartPanel
@@ -53,7 +52,6 @@ class MainWindow(QMainWindow):
         self.tick = tick
         self._launcher = launcher
         self.setWindowTitle("Goalkeeper")
-        self.setWindowIcon(app_icon())
         self.setAccessibleName("Goalkeeper")
         self.resize(1180, 760)
         self.details: dict[str, GoalDetailsDialog] = {}
@@ -154,7 +152,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         b = self.bridge
         b.goals_reset.connect(self._on_bridge_goals_reset)
-        b.goal_changed.connect(self._on_bridge_goal_changed)
+        b.goals_changed.connect(self._on_bridge_goals_changed)
         b.goal_removed.connect(self.goals_model.remove)
         b.quota_observed.connect(self._update_page)
         b.host_state_changed.connect(self._update_page)
@@ -190,8 +188,8 @@ class MainWindow(QMainWindow):
         if goals and self.goals_view.current_goal() is None:
             self.goals_view.table.selectRow(0)
 
-    def _on_bridge_goal_changed(self, goal: Goal) -> None:
-        self.goals_model.upsert(goal)
+    def _on_bridge_goals_changed(self, goals: list[Goal]) -> None:
+        self.goals_model.apply(goals)
         if self.stack.currentWidget() is self.first_run:
             self._update_page()
 

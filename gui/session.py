@@ -155,7 +155,7 @@ class GuiSession(QObject):
 
     def _show_goal(self, goal_id: str) -> None:
         self.window.bring_to_front()
-        self.window.goals_model.flush()
+        self.window.bridge.flush()
         self.window.goals_view.select_goal(goal_id)
 
     def open_settings(self) -> SettingsDialog:

@@ -57,6 +57,10 @@ class DisplayTick(QObject):
             self._timer.stop()
             self.active_changed.emit(False)
 
+    def fire(self) -> None:
+        """Tick once now, whether or not the timer runs (after the clock moved by other means)."""
+        self.ticked.emit(self._now())
+
     def _arm(self) -> None:
         millis = self._now().microsecond // 1000
         self._timer.start(1000 - millis + 5)  # just past the next whole second

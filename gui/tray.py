@@ -90,7 +90,7 @@ class Tray(QObject):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(0)
         self._refresh_timer.timeout.connect(self.refresh)
-        for signal in (bridge.goal_changed, bridge.goal_removed, bridge.goals_reset):
+        for signal in (bridge.goals_changed, bridge.goal_removed, bridge.goals_reset):
             signal.connect(self._schedule_refresh)
         self.refresh()
 

@@ -63,11 +63,11 @@ class GoalDetailsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(buttons)
-        bridge.goal_changed.connect(self._on_bridge_goal_changed)
+        bridge.goals_changed.connect(self._on_bridge_goals_changed)
         self.refresh()
 
-    def _on_bridge_goal_changed(self, goal: Goal) -> None:
-        if goal.id == self.goal_id:
+    def _on_bridge_goals_changed(self, goals: list[Goal]) -> None:
+        if any(goal.id == self.goal_id for goal in goals):
             self.refresh()
 
     def field(self, name: str) -> str:

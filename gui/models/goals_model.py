@@ -22,7 +22,6 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
-    QTimer,
     Signal,
 )
 
@@ -40,6 +39,8 @@ _STATE_ORDER = {s: i for i, s in enumerate((
     GoalState.FAILED, GoalState.PAUSED, GoalState.RESUMING, GoalState.RUNNING, GoalState.IDLE,
     GoalState.DONE, GoalState.CANCELLED))}
 _FAR_FUTURE = 1e18
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, GoalRole, SortRole, Qt.ItemDataRole.ToolTipRole,
+                    Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.AccessibleTextRole})
 
 
 class Column(IntEnum):
@@ -66,7 +67,7 @@ HEADERS = {
 
 
 class GoalsModel(QAbstractTableModel):
-    """Rows of goals.
+    """Rows of goals, kept in the order of the current sort column.
 
     Signals: ``auto_resume_requested(goal_id, enabled)``; ``applied()`` after a batch of changes
     (or a reset) reached the rows.
@@ -84,55 +85,39 @@ class GoalsModel(QAbstractTableModel):
         self._now = now()
         self._goals: list[Goal] = []
         self._rows: dict[str, int] = {}
-        self._pending: dict[str, Goal | None] = {}
-        self._flush_timer = QTimer(self)
-        self._flush_timer.setSingleShot(True)
-        self._flush_timer.setInterval(0)
-        self._flush_timer.timeout.connect(self.flush)
+        self.sort_column: Column | None = None
+        self.sort_order = Qt.SortOrder.AscendingOrder
 
     # -- updates -------------------------------------------------------------------------------
 
     def reset(self, goals: Iterable[Goal]) -> None:
-        self._pending.clear()
         self.beginResetModel()
-        self._goals = list(goals)
-        self._rows = {g.id: i for i, g in enumerate(self._goals)}
+        self._goals = self._sorted(list(goals))
+        self._reindex()
         self._now = self._now_fn()
         self.endResetModel()
         self.applied.emit()
 
     def upsert(self, goal: Goal) -> None:
-        self._pending[goal.id] = goal
-        self._schedule()
+        self.apply([goal])
 
-    def remove(self, goal_id: str) -> None:
-        self._pending[goal_id] = None
-        self._schedule()
-
-    def _schedule(self) -> None:
-        if not self._flush_timer.isActive():
-            self._flush_timer.start()
-
-    def flush(self) -> None:
-        """Apply every pending change now."""
-        self._flush_timer.stop()
-        if not self._pending:
-            return
-        pending, self._pending = self._pending, {}
+    def apply(self, goals: Iterable[Goal]) -> None:
+        """Apply a batch: one ``rowsInserted`` for the new goals, one ``dataChanged`` span for
+        the changed ones, and one re-sort if a sort key moved."""
         self._now = self._now_fn()
-        for goal_id in [k for k, v in pending.items() if v is None]:
-            self._remove_row(goal_id)
         changed: list[int] = []
         added: list[Goal] = []
-        for goal in pending.values():
-            if goal is None:
-                continue
+        resort = False
+        for goal in goals:
             row = self._rows.get(goal.id)
             if row is None:
                 added.append(goal)
-            else:
-                self._goals[row] = goal
-                changed.append(row)
+                continue
+            if not resort and self.sort_column is not None:
+                resort = (self._sort_key(goal, self.sort_column)
+                          != self._sort_key(self._goals[row], self.sort_column))
+            self._goals[row] = goal
+            changed.append(row)
         if changed:
             self.dataChanged.emit(self.index(min(changed), 0),
                                   self.index(max(changed), len(Column) - 1))
@@ -143,16 +128,48 @@ class GoalsModel(QAbstractTableModel):
                 self._rows[goal.id] = first + offset
                 self._goals.append(goal)
             self.endInsertRows()
+        if resort or (added and self.sort_column is not None):
+            self._resort()
         self.applied.emit()
 
-    def _remove_row(self, goal_id: str) -> None:
+    def remove(self, goal_id: str) -> None:
         row = self._rows.get(goal_id)
         if row is None:
             return
         self.beginRemoveRows(QModelIndex(), row, row)
         del self._goals[row]
-        self._rows = {g.id: i for i, g in enumerate(self._goals)}
+        self._reindex()
         self.endRemoveRows()
+
+    def _reindex(self) -> None:
+        self._rows = {g.id: i for i, g in enumerate(self._goals)}
+
+    # -- sorting (here, in Python, rather than by Qt calling back into Python per comparison) --
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.sort_column = Column(column) if 0 <= column < len(Column) else None
+        self.sort_order = order
+        self._resort()
+
+    def _sorted(self, goals: list[Goal]) -> list[Goal]:
+        column = self.sort_column
+        if column is None:
+            return goals
+        return sorted(goals, key=lambda g: (self._sort_key(g, column), g.id),
+                      reverse=self.sort_order is Qt.SortOrder.DescendingOrder)
+
+    def _resort(self) -> None:
+        ordered = self._sorted(self._goals)
+        if ordered == self._goals:
+            return
+        self.layoutAboutToBeChanged.emit()
+        new_row = {g.id: i for i, g in enumerate(ordered)}
+        persistent = self.persistentIndexList()
+        moved = [self.index(new_row[self._goals[i.row()].id], i.column()) for i in persistent]
+        self._goals = ordered
+        self._rows = new_row
+        self.changePersistentIndexList(persistent, moved)
+        self.layoutChanged.emit()
 
     def tick(self, now: datetime) -> None:
         """The display second passed: refresh the countdown column (only rows that count)."""
@@ -204,6 +221,8 @@ class GoalsModel(QAbstractTableModel):
         return flags
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in _ROLES:  # painting asks for a dozen roles per cell; most are not ours
+            return None
         goal = self.goal_at(index.row())
         if goal is None:
             return None

@@ -24,7 +24,7 @@ SPANS: list[tuple[str, timedelta | None]] = [
     ("Last 7 days", timedelta(days=7)),
 ]
 AUTO_LOOKBACK = timedelta(days=7)
-MIN_AUTO_SPAN = timedelta(minutes=2)
+MIN_AUTO_SPAN = timedelta(minutes=1)
 MAX_POINTS = 1500
 
 

@@ -68,12 +68,12 @@ class HistoryView(QWidget):
         self.scope_combo.addItem("All goals", "")
         self.scope_combo.addItem("Selected goal (none)", "selected")
         self.scope_combo.currentIndexChanged.connect(self._on_scope_changed)
-        self.first_button = self._pager_button("⏮", "First page (newest)", lambda: self.go_to(0))
-        self.prev_button = self._pager_button("◀", "Newer page",
+        self.first_button = self._pager_button("«", "First page (newest)", lambda: self.go_to(0))
+        self.prev_button = self._pager_button("‹ Newer", "Newer page",
                                               lambda: self.go_to(self.page - 1))
-        self.next_button = self._pager_button("▶", "Older page",
+        self.next_button = self._pager_button("Older ›", "Older page",
                                               lambda: self.go_to(self.page + 1))
-        self.last_button = self._pager_button("⏭", "Last page (oldest)",
+        self.last_button = self._pager_button("»", "Last page (oldest)",
                                               lambda: self.go_to(self.pages - 1))
         self.page_label = QLabel(self)
         self.export_button = QPushButton("E&xport CSV…", self)

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from gui.bridge import Marker
 from gui.theme import MARKER_COLORS, muted
 
-TICK_STEPS = [timedelta(minutes=m) for m in (1, 2, 5, 10, 15, 30)] + [
+TICK_STEPS = [timedelta(seconds=s) for s in (10, 15, 30)] + [
+    timedelta(minutes=m) for m in (1, 2, 5, 10, 15, 30)] + [
     timedelta(hours=h) for h in (1, 2, 3, 6, 12)] + [timedelta(days=d) for d in (1, 2, 7)]
 MAX_X_TICKS = 8
 
@@ -60,6 +61,8 @@ def tick_label(instant: datetime, span: timedelta, zone: tzinfo | None = None) -
     local = instant.astimezone(zone)
     if span >= timedelta(days=2):
         return local.strftime("%a %d")
+    if span <= timedelta(minutes=5):
+        return local.strftime("%H:%M:%S")
     return local.strftime("%H:%M")
 
 

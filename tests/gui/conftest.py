@@ -154,5 +154,4 @@ async def window(qtbot: Any, bridge: Bridge, launcher: RecordingLauncher) -> Mai
     win = MainWindow(bridge, launcher, tick)  # type: ignore[arg-type]
     qtbot.addWidget(win)
     bridge.sync()
-    win.goals_model.flush()
     return win

@@ -50,8 +50,8 @@ def test_decimate_keeps_peaks_and_the_latest_reading() -> None:
 
 def test_auto_start_pads_young_series() -> None:
     now = datetime(2026, 7, 7, 12, tzinfo=UTC)
-    assert auto_start([], now) == now - timedelta(minutes=2)
-    assert auto_start([(now - timedelta(seconds=10), 5.0)], now) == now - timedelta(minutes=2)
+    assert auto_start([], now) == now - timedelta(minutes=1)
+    assert auto_start([(now - timedelta(seconds=10), 5.0)], now) == now - timedelta(minutes=1)
     assert auto_start([(now - timedelta(hours=2), 5.0)], now) == now - timedelta(hours=2, minutes=6)
 
 
@@ -107,3 +107,10 @@ async def test_chart_loads_stored_readings_and_markers(window: MainWindow, engin
     assert data.points[-1][1] == 30.0
     assert [m.kind for m in data.markers] == ["paused", "resumed"]  # a user pause: no marker
     assert panel.loaded == loads + 1
+
+
+def test_short_spans_tick_in_seconds() -> None:
+    start = datetime(2026, 7, 7, 12, 0, 7, tzinfo=UTC)
+    ticks = x_ticks(start, start + timedelta(seconds=70), UTC)
+    assert [tick_label(t, timedelta(seconds=70), UTC) for t in ticks] == [
+        "12:00:10", "12:00:20", "12:00:30", "12:00:40", "12:00:50", "12:01:00", "12:01:10"]

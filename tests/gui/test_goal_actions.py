@@ -19,14 +19,14 @@ from tests.support.fakes import FakeProvider, until
 
 
 def cell(window: MainWindow, goal_id: str, column: Column) -> str:
-    window.goals_model.flush()
+    window.bridge.flush()
     row = window.goals_model.row_of(goal_id)
     assert row is not None
     return str(window.goals_model.index(row, column).data())
 
 
 def select(window: MainWindow, goal_id: str) -> None:
-    window.goals_model.flush()
+    window.bridge.flush()
     assert window.goals_view.select_goal(goal_id)
 
 
@@ -118,7 +118,7 @@ async def test_start_an_idle_goal(window: MainWindow, fake: FakeProvider) -> Non
 async def test_auto_resume_checkbox_asks_the_engine_and_shows_its_answer(
         window: MainWindow, engine: Engine) -> None:
     model = window.goals_model
-    model.flush()
+    window.bridge.flush()
     index = model.index(model.row_of("fake:a") or 0, Column.AUTO)
     assert index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Unchecked
     # the view does not flip the box itself: it asks, and changes when the engine says so
@@ -191,6 +191,7 @@ async def test_actions_are_enabled_only_where_legal(window: MainWindow, engine: 
                                     actions.cancel)] == [True, False, True, True]
     await engine.pause("fake:b")
     await until(lambda: engine.goals["fake:b"].pause_reason is PauseReason.USER)
+    window.bridge.flush()
     assert [a.isEnabled() for a in (actions.start, actions.resume, actions.pause,
                                     actions.cancel)] == [False, True, False, True]
 
@@ -215,6 +216,7 @@ async def test_double_click_and_enter_open_details(window: MainWindow, qtbot: An
 async def test_details_follow_the_goal(window: MainWindow, engine: Engine) -> None:
     dialog = window.open_details("fake:a")
     await engine.pause("fake:a")
+    window.bridge.flush()  # (the loop does it on its next turn)
     assert dialog.field("State").startswith("paused since")
     assert dialog.field("Pause reason") == "user"
 

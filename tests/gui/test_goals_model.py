@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPersistentModelIndex, Qt
 
 from core.models import GoalState
 from gui.goal_rules import StateFilter
@@ -18,39 +18,51 @@ def make(now: Any = None) -> GoalsModel:
     return GoalsModel(lambda: now or T0, lambda: 3)
 
 
-def test_a_burst_is_applied_in_one_insert_and_one_change(qtbot: Any) -> None:
+def test_a_batch_is_applied_in_one_insert_and_one_change(qtbot: Any) -> None:
     model = make()
     inserts: list[tuple[int, int]] = []
     changes: list[tuple[int, int]] = []
     model.rowsInserted.connect(lambda _p, first, last: inserts.append((first, last)))
     model.dataChanged.connect(lambda a, b, *_: changes.append((a.row(), b.row())))
-    for i in range(300):
-        model.upsert(goal(f"p:{i}"))
-    assert model.rowCount() == 0  # nothing until the loop turns
-    model.flush()
+    model.apply([goal(f"p:{i}") for i in range(300)])
     assert inserts == [(0, 299)] and model.rowCount() == 300
-    for i in (5, 17, 250):
-        model.upsert(goal(f"p:{i}", GoalState.PAUSED))
-    model.upsert(goal("p:5", GoalState.DONE))  # the later change of the same goal wins
-    model.flush()
+    model.apply([goal(f"p:{i}", GoalState.PAUSED) for i in (5, 17, 250)])
     assert changes == [(5, 250)]
-    assert model.goal("p:5").state is GoalState.DONE  # type: ignore[union-attr]
     assert model.goal("p:17").state is GoalState.PAUSED  # type: ignore[union-attr]
 
 
-def test_updates_flush_by_themselves(qtbot: Any) -> None:
-    model = make()
-    model.upsert(goal("p:1"))
-    qtbot.waitUntil(lambda: model.rowCount() == 1, timeout=1000)
+def test_the_bridge_coalesces_a_burst_per_loop_turn(qtbot: Any) -> None:
+    from core.events import EventBus, GoalChanged
+    from gui.bridge import Bridge
+
+    class Engine:  # just enough engine for the bridge's bus subscription
+        bus = EventBus()
+
+    bridge = Bridge(Engine())  # type: ignore[arg-type]
+    batches: list[list[str]] = []
+    bridge.goals_changed.connect(lambda goals: batches.append([g.id for g in goals]))
+    for i in range(1000):
+        Engine.bus.publish(GoalChanged(goal(f"p:{i % 400}", attempts=i // 400), None))
+    assert batches == []  # nothing until the loop turns
+    qtbot.waitUntil(lambda: bool(batches), timeout=1000)
+    assert len(batches) == 1 and len(batches[0]) == 400  # latest version of each goal, once
 
 
-def test_remove(qtbot: Any) -> None:
+def test_sorting_happens_in_the_model_and_follows_changes(qtbot: Any) -> None:
     model = make()
-    model.reset([goal("p:1"), goal("p:2"), goal("p:3")])
-    model.remove("p:2")
-    model.flush()
-    assert [g.id for g in model.goals()] == ["p:1", "p:3"]
-    assert model.row_of("p:3") == 1
+    model.reset([quota_paused("p:a", 300), quota_paused("p:b", 100), quota_paused("p:c", 200)])
+    model.sort(Column.NEXT, Qt.SortOrder.AscendingOrder)
+    assert [g.id for g in model.goals()] == ["p:b", "p:c", "p:a"]
+    persistent = QPersistentModelIndex(model.index(0, 0))  # a selection on p:b
+    moves: list[str] = []
+    model.layoutChanged.connect(lambda *_: moves.append("layout"))
+    model.apply([quota_paused("p:b", 400)])  # its key moved: re-sorted once
+    assert [g.id for g in model.goals()] == ["p:c", "p:a", "p:b"]
+    assert moves == ["layout"] and persistent.row() == 2  # the selection follows its goal
+    model.apply([quota_paused("p:b", 400, title="renamed")])  # same key: no re-sort
+    assert moves == ["layout"]
+    model.sort(Column.NEXT, Qt.SortOrder.DescendingOrder)
+    assert [g.id for g in model.goals()] == ["p:b", "p:a", "p:c"]
 
 
 def test_tick_refreshes_only_the_countdown_column(qtbot: Any) -> None:
@@ -112,5 +124,4 @@ def test_proxy_sorts_and_filters(qtbot: Any) -> None:
     assert len(order()) == 4
     model.upsert(goal("p:soon", GoalState.RUNNING, title="alpha soon"))
     proxy.set_state_filter(StateFilter.WAITING)
-    model.flush()
     assert order() == ["p:late"]  # dynamic filter follows state changes

@@ -63,7 +63,7 @@ async def test_click_wins_while_the_scheduler_reads_the_quota(
     clock.advance(106)
     await asyncio.wait_for(reading_quota.wait(), 5)
 
-    window.goals_model.flush()
+    window.bridge.flush()
     assert window.goals_view.select_goal("fake:a")
     assert window.goal_actions.resume.isEnabled()
     window.goal_actions.resume.trigger()

@@ -59,6 +59,6 @@ async def test_window_ticks_only_while_shown_with_a_countdown(
     assert window.tick.active
     await engine.pause("fake:a")  # a user pause: no countdown any more
     await until(lambda: not window.goals_model.needs_tick() and window.status.next_wake is None)
-    window.goals_model.flush()
+    window.bridge.flush()
     window.tick.reevaluate()
     assert not window.tick.active
