@@ -57,7 +57,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     app = make_application()
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        return runner.run(amain(args))
+        started: list[asyncio.Task[int]] = []
+
+        async def root() -> int:
+            task = asyncio.current_task()
+            assert task is not None
+            started.append(task)  # type: ignore[arg-type]
+            return await amain(args)
+
+        try:
+            return runner.run(root())
+        except RuntimeError:
+            # Qt's loop was ended from outside (the session manager, app.quit()): amain has been
+            # told to quit (aboutToQuit); run the loop again so it can stop the host cleanly
+            if not started or started[0].done():
+                raise
+            return runner.run(_finish(started[0]))
+
+
+async def _finish(task: asyncio.Task[int]) -> int:
+    return await task
 
 
 def make_application() -> QApplication:
@@ -123,6 +142,9 @@ async def run_session(plan: LaunchPlan) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, session.request_quit)
+    app = QApplication.instance()
+    if app is not None:
+        app.aboutToQuit.connect(session.request_quit)
     try:
         await session.run()
     finally:

@@ -142,3 +142,13 @@ async def test_closing_the_window_without_a_tray_quits(paths: Paths, clock: Fake
     await asyncio.wait_for(runner, 5)
     await session.stop()
     assert host_running(paths) is None
+
+
+def test_an_outside_quit_still_stops_the_host_cleanly(qapp: Any, paths: Paths) -> None:
+    """A session manager (or anything) calling app.quit() ends Qt's loop under qasync; the app
+    runs the loop once more so that the host is stopped and the lease released."""
+    from PySide6.QtCore import QTimer
+
+    QTimer.singleShot(400, qapp.quit)
+    assert app.main([]) == app.EXIT_OK
+    assert host_running(paths) is None and not paths.host_file.exists()
