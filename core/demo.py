@@ -49,13 +49,14 @@ class DemoSession:
     """Runs the demo on a host and renders its history rows as lines of text."""
 
     def __init__(self, paths: Paths, settings: Settings, clock: Clock,
-                 printer: Callable[[str], None]) -> None:
+                 printer: Callable[[str], None], period: float = 60.0,
+                 step: float = 2.0) -> None:
         self.paths = paths
         self.settings = settings
         self.clock = clock
         self.printer = printer
         self.started_at: datetime = clock.now()
-        self.provider = DemoProvider(clock)
+        self.provider = DemoProvider(clock, step_seconds=step, period=period)
 
     def make_host(self) -> Host:
         return Host(self.paths, self.settings, [self.provider], "demo", self.clock)
@@ -66,7 +67,8 @@ class DemoSession:
         await host.start()
         try:
             self.printer(f"Goalkeeper demo — data in {self.paths.data_dir}")
-            self.printer("Quota: 6 units per minute; each goal uses one unit every 2 s.")
+            self.printer(f"Quota: 6 units per {self.provider.quota.period:g} s; each goal uses "
+                         f"one unit every {self.provider.step_seconds:g} s.")
             await self.restart_goals(host)
             self._check_done(host, done)
             try:

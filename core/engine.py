@@ -24,6 +24,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from core.actions import (
+    decide_auto_resume,
+    decide_cancel,
+    decide_pause,
+    decide_start,
+    result,
+)
 from core.clock import Clock, SystemClock
 from core.events import (
     EventBus,
@@ -34,6 +41,7 @@ from core.events import (
     ProvidersRefreshed,
     QuotaExhausted,
     QuotaObserved,
+    QuotaRecovered,
 )
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
@@ -44,11 +52,10 @@ from core.intake import (
     decide_progress,
     decide_report,
     schedule,
-    unschedule,
 )
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
-from core.policy import NOTE_AUTO_OFF, AutoResumePolicy
+from core.policy import AutoResumePolicy
 from core.providers.base import GoalObservation, LimitHit, Provider
 from core.quota import QuotaEdge, QuotaManager, recovery_instant
 from core.results import ActionResult
@@ -60,6 +67,8 @@ from core.store import Committed, Mutation, StoreThread
 log = logging.getLogger("goalkeeper")
 
 Job = Callable[[], Awaitable[None]]
+#: how long the usage chart's readings are kept (a weekly window and then some)
+SERIES_RETENTION = timedelta(days=35)
 
 
 class Engine:
@@ -103,6 +112,8 @@ class Engine:
         if self.store.notice:
             log.warning("%s", self.store.notice)
             self.bus.publish(Notice("warning", self.store.notice))
+        horizon = now - SERIES_RETENTION
+        await self.store.run(lambda s: s.prune_series(horizon))
         for reading in await self.store.run(lambda s: s.latest_readings()):
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
         self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
@@ -261,6 +272,20 @@ class Engine:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
             g, fence, GoalEvent.PAUSE, detail, self._ctx(), pause_reason=reason)))
 
+    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
+        self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
+            g, fence, GoalEvent.REST, detail, self._ctx())))
+
+    def goal_noted(self, goal_id: str, event: str, reason: str,
+                   detail: dict[str, Any] | None = None) -> None:
+        row = note_row(goal_id, event, self.clock.now(), reason=reason, detail=detail)
+
+        async def append() -> None:
+            self.bus.publish(HistoryRecorded(await self._append(row)))
+            log.info("%s %s: %s", goal_id, event, reason)
+
+        self._enqueue(append)
+
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
         async with self._locks[goal_id]:  # never between a resume's claim and its settling
             await self._transact(goal_id, decide)
@@ -311,6 +336,18 @@ class Engine:
             self.bus.publish(edge)
             log.info("quota %s %s", edge.window_id,
                      "exhausted" if isinstance(edge, QuotaExhausted) else "recovered")
+            if isinstance(edge, QuotaRecovered):
+                await self._lifted(edge)
+
+    async def _lifted(self, edge: QuotaRecovered) -> None:
+        """A window with no timed reset (a capacity quota, depleted credits) recovered — by a
+        refill: the goals that wait on it without a scheduled resume get one now."""
+        for goal in list(self.goals.values()):
+            if (goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
+                    and goal.next_resume_at is None and edge.window_id in goal.windows
+                    and "no_reset_note" in goal.data):
+                await self._transact(goal.id, lambda g: _reschedule_lifted(
+                    g, edge.recovered_since, self._ctx()))
 
     async def _append(self, row: HistoryRow) -> HistoryRow:
         return await self.store.run(lambda s: s.append_history(row))
@@ -345,6 +382,21 @@ class Engine:
             await self.record_reading(reading)
         return None
 
+    async def release(self, goal_id: str, windows: list[str]) -> None:
+        """Bring a quota-paused goal's not-before time forward to now (its windows recovered)."""
+        now = self.clock.now()
+
+        def decide(current: Goal | None) -> Mutation[None]:
+            if current is None or current.next_resume_at is None or current.next_resume_at <= now:
+                return Mutation(None, None)
+            new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
+            row = note_row(goal_id, "resume_scheduled", now,
+                           reason=f"quota recovered: {', '.join(windows)}",
+                           detail={"not_before": now.isoformat(), "rising_edge": windows})
+            return Mutation(new, None, [row])
+
+        await self._transact(goal_id, decide)
+
     # -- the quota view the resume coordinator decides on --------------------------------------
 
     def blockers(self, windows: tuple[str, ...], now: datetime) -> dict[str, datetime | None]:
@@ -376,29 +428,7 @@ class Engine:
         return await self.coordinator.resume(goal_id, trigger, origin, context)
 
     async def pause(self, goal_id: str, origin: str = "gui") -> ActionResult:
-        now = self.clock.now()
-
-        def decide(current: Goal | None) -> Mutation[ActionResult]:
-            if current is None:
-                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"),
-                                [_request_row(goal_id, "pause_requested", now, origin,
-                                              Outcome.UNKNOWN_GOAL, "unknown goal")])
-            if current.state is GoalState.PAUSED and current.pause_reason is PauseReason.USER:
-                return _no_change(current, "pause_requested", now, origin,
-                                  Outcome.ALREADY_PAUSED, "already paused by the user")
-            if current.state in (GoalState.DONE, GoalState.CANCELLED, GoalState.FAILED):
-                return _no_change(current, "pause_requested", now, origin, Outcome.REFUSED,
-                                  f"refused: {current.state.value}")
-            new, row = transition(current, GoalEvent.PAUSE, now, origin=origin,
-                                  trigger=Trigger.MANUAL, pause_reason=PauseReason.USER,
-                                  pause_detail=None, fence=current.fence + 1,
-                                  next_resume_at=None,
-                                  auto_resume_note="paused by the user: never auto-resumed")
-            result = _result(goal_id, Outcome.PAUSED, "paused", new.state)
-            return Mutation(new, result, [row, _request_row(goal_id, "pause_requested", now,
-                                                            origin, Outcome.PAUSED, "paused")])
-
-        committed = await self._transact(goal_id, decide)
+        committed = await self._transact(goal_id, decide_pause(goal_id, self.clock.now(), origin))
         before = committed.before
         if committed.result.outcome is Outcome.PAUSED and before is not None and (
             before.state in (GoalState.RUNNING, GoalState.RESUMING)
@@ -407,27 +437,7 @@ class Engine:
         return committed.result  # type: ignore[no-any-return]
 
     async def cancel(self, goal_id: str, origin: str = "gui") -> ActionResult:
-        now = self.clock.now()
-
-        def decide(current: Goal | None) -> Mutation[ActionResult]:
-            if current is None:
-                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"),
-                                [_request_row(goal_id, "cancel_requested", now, origin,
-                                              Outcome.UNKNOWN_GOAL, "unknown goal")])
-            if current.state.terminal:
-                outcome = (Outcome.CANCELLED if current.state is GoalState.CANCELLED
-                           else Outcome.REFUSED)
-                return _no_change(current, "cancel_requested", now, origin, outcome,
-                                  f"already {current.state.value}")
-            new, row = transition(current, GoalEvent.CANCEL, now, origin=origin,
-                                  trigger=Trigger.MANUAL, reason="cancelled by the user",
-                                  fence=current.fence + 1, auto_resume_note=None)
-            result = _result(goal_id, Outcome.CANCELLED, "cancelled", new.state)
-            return Mutation(new, result, [row, _request_row(goal_id, "cancel_requested", now,
-                                                            origin, Outcome.CANCELLED,
-                                                            "cancelled")])
-
-        committed = await self._transact(goal_id, decide)
+        committed = await self._transact(goal_id, decide_cancel(goal_id, self.clock.now(), origin))
         before = committed.before
         if committed.result.outcome is Outcome.CANCELLED and before is not None and (
             not before.state.terminal
@@ -444,47 +454,12 @@ class Engine:
 
     async def set_auto_resume(self, goal_id: str, enabled: bool,
                               origin: str = "gui") -> ActionResult:
-        ctx = self._ctx()
-
-        def decide(current: Goal | None) -> Mutation[ActionResult]:
-            if current is None:
-                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
-            if current.auto_resume is enabled:
-                return Mutation(None, _result(goal_id, Outcome.UNCHANGED,
-                                              f"auto-resume already {_onoff(enabled)}",
-                                              current.state))
-            new = current.model_copy(update={"auto_resume": enabled, "updated_at": ctx.now})
-            rows = [_request_row(goal_id, "auto_resume_changed", ctx.now, origin,
-                                 Outcome.UPDATED, f"auto-resume {_onoff(enabled)}")]
-            if new.state is GoalState.PAUSED and new.pause_reason is PauseReason.QUOTA:
-                if enabled:
-                    new, row = schedule(new.model_copy(update={"attempts": 0}), new.resets_at,
-                                        ctx)
-                    rows.append(row)
-                else:
-                    new = unschedule(new, NOTE_AUTO_OFF)
-            result = _result(goal_id, Outcome.UPDATED, f"auto-resume {_onoff(enabled)}",
-                             new.state, new.next_resume_at)
-            return Mutation(new, result, rows)
-
-        committed = await self._transact(goal_id, decide)
-        return committed.result  # type: ignore[no-any-return]
+        decide = decide_auto_resume(goal_id, enabled, self._ctx(), origin)
+        return (await self._transact(goal_id, decide)).result  # type: ignore[no-any-return]
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""
-        now = self.clock.now()
-
-        def claim(current: Goal | None) -> Mutation[ActionResult]:
-            if current is None:
-                return Mutation(None, _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
-            if current.state is not GoalState.IDLE:
-                return Mutation(None, _result(goal_id, Outcome.REFUSED,
-                                              f"not idle: {current.state.value}", current.state))
-            new, row = transition(current, GoalEvent.START, now, origin=origin,
-                                  fence=current.fence + 1, hosted=True, resumed_at=None)
-            return Mutation(new, _result(goal_id, Outcome.RESUMED, "started", new.state), [row])
-
-        committed = await self._transact(goal_id, claim)
+        committed = await self._transact(goal_id, decide_start(goal_id, self.clock.now(), origin))
         goal = committed.after
         if committed.result.outcome is not Outcome.RESUMED or goal is None:
             return committed.result  # type: ignore[no-any-return]
@@ -496,14 +471,14 @@ class Engine:
                 why = f"could not start: {exc}"
                 await self._transact(goal_id, lambda g: decide_report(
                     g, goal.fence, GoalEvent.FAIL, why, self._ctx()))
-                return _result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
+                return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
         return committed.result  # type: ignore[no-any-return]
 
     async def forget_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
         goal = self.goals.get(goal_id) or await self.store.run(lambda s: s.get_goal(goal_id))
         if goal is None:
-            return _result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal")
+            return result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal")
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
             await self._stop_runner(goal, cancel=False)
         row = note_row(goal_id, "removed", self.clock.now(), origin=origin,
@@ -515,32 +490,21 @@ class Engine:
         if saved is not None:
             self.bus.publish(HistoryRecorded(saved))
         self.scheduler.poke()
-        return _result(goal_id, Outcome.UPDATED, "removed")
+        return result(goal_id, Outcome.UPDATED, "removed")
 
     async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0) -> list[
             Any]:
         return await self.store.run(lambda s: s.history(goal, limit, offset))
 
 
-def _onoff(enabled: bool) -> str:
-    return "on" if enabled else "off"
-
-
-def _result(goal_id: str, outcome: Outcome, reason: str, state: GoalState | None = None,
-            not_before: datetime | None = None) -> ActionResult:
-    return ActionResult(goal_id, outcome, reason, not_before, state)
-
-
-def _request_row(goal_id: str, event: str, now: datetime, origin: str, outcome: Outcome,
-                 reason: str) -> Any:
-    return note_row(goal_id, event, now, outcome=outcome, reason=reason,
-                    trigger=Trigger.MANUAL, origin=origin)
-
-
-def _no_change(current: Goal, event: str, now: datetime, origin: str, outcome: Outcome,
-               reason: str) -> Mutation[ActionResult]:
-    return Mutation(None, _result(current.id, outcome, reason, current.state),
-                    [_request_row(current.id, event, now, origin, outcome, reason)])
+def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
+                       ) -> Mutation[None]:
+    if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None:
+        return Mutation(None, None)
+    data = {k: v for k, v in goal.data.items() if k != "no_reset_note"}
+    new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),
+                        min(since, ctx.now), ctx)
+    return Mutation(new, None, [row])
 
 
 def _reading_summary(reading: QuotaReading) -> dict[str, Any]:

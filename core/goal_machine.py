@@ -7,6 +7,9 @@ Only :data:`GoalEvent.CLAIM_RESUME` (taken by the resume coordinator) and
 :data:`GoalEvent.OBSERVE_RUNNING` (a provider reporting that the agent was resumed outside
 Goalkeeper, e.g. ``/goal resume`` typed in the Codex TUI) move a goal out of ``paused`` into
 work; the second one reflects what already happened and never starts anything.
+
+Recurring goals (a scheduled pipeline) are never ``done``: when a round of work ends, their runner
+reports :data:`GoalEvent.REST` and the goal goes back to ``idle`` until its next trigger.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class GoalEvent(StrEnum):
     FAIL = "fail"
     OBSERVE_RUNNING = "observe_running"
     RESET = "reset"
+    REST = "rest"  # a recurring goal finished one round of work and waits for its next trigger
 
 
 #: The history event name each transition is recorded under.
@@ -43,6 +47,7 @@ HISTORY_EVENT: dict[GoalEvent, str] = {
     GoalEvent.FAIL: "failed",
     GoalEvent.OBSERVE_RUNNING: "running_externally",
     GoalEvent.RESET: "reset",
+    GoalEvent.REST: "rested",
 }
 
 TRANSITIONS: dict[tuple[GoalState, GoalEvent], GoalState] = {
@@ -56,6 +61,7 @@ TRANSITIONS: dict[tuple[GoalState, GoalEvent], GoalState] = {
     (S.RUNNING, GoalEvent.COMPLETE): S.DONE,
     (S.RUNNING, GoalEvent.CANCEL): S.CANCELLED,
     (S.RUNNING, GoalEvent.FAIL): S.FAILED,
+    (S.RUNNING, GoalEvent.REST): S.IDLE,
     # a pause may change its reason (the user pausing a goal that waits for quota wins)
     (S.PAUSED, GoalEvent.PAUSE): S.PAUSED,
     (S.PAUSED, GoalEvent.CLAIM_RESUME): S.RESUMING,

@@ -132,6 +132,10 @@ def is_exhausted(reading: QuotaReading, policy: HysteresisPolicy) -> bool:
 def is_recovered_level(reading: QuotaReading, policy: HysteresisPolicy) -> bool:
     if reading.limit_reached:
         return False
+    if reading.no_timed_reset and reading.limit_reached is False:
+        # nothing but a refill lifts such a window, and its authority says it is lifted: a
+        # capacity quota refilled from 0 to 5 % left is usable, though far above the band
+        return True
     used = used_percent(reading)
     return used is not None and used <= policy.resume_threshold_percent
 
@@ -169,10 +173,27 @@ class WindowTracker:
     recovered_since: datetime | None = None
 
     def observe(self, reading: QuotaReading, now: datetime) -> list[QuotaEdge]:
-        if self.reading is not None and reading.observed_at < self.reading.observed_at:
+        previous = self.reading
+        if previous is not None and reading.observed_at < previous.observed_at:
             return []  # out of order: an older observation never overrides a newer one
         self.reading = reading
+        if self._confirms_reset(previous, reading, now):
+            assert previous is not None and previous.resets_at is not None
+            # the window has been empty since it reset; this reading only confirms it
+            self.recovered_since = previous.resets_at
         return self.evaluate(now)
+
+    def _confirms_reset(self, previous: QuotaReading | None, reading: QuotaReading,
+                        now: datetime) -> bool:
+        return (
+            self.state is WindowState.EXHAUSTED
+            and self.recovered_since is None
+            and previous is not None
+            and previous.kind is QuotaKind.PERIODIC
+            and previous.resets_at is not None
+            and previous.resets_at <= reading.observed_at
+            and is_recovered_level(effective(reading, now, self.policy), self.policy)
+        )
 
     def evaluate(self, now: datetime) -> list[QuotaEdge]:
         if self.reading is None:

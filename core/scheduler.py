@@ -6,10 +6,13 @@ One task. Each time it wakes it
 2. takes every goal paused for quota whose not-before time has come, asks its provider for a
    fresh reading, and calls ``resume(goal, auto)`` — or ``wake`` when it just noticed the wall
    clock jumped ahead of the monotonic one (the machine slept), or ``startup`` on its first pass;
-3. runs the fallback poll when it is due — only while some goal waits for quota, at an interval
+3. wakes providers whose own timed work is due (:meth:`~core.providers.base.Provider.next_wake`,
+   e.g. a pipeline's schedule);
+4. runs the fallback poll when it is due — only while some goal waits for quota, at an interval
    scaled to the window's period (a tenth, bounded to [30 s, 15 min]) with jitter.
 
-Then it sleeps until the earliest of: the next deadline, the next quota check, the next poll —
+Then it sleeps until the earliest of: the next deadline, the next quota check, the next provider
+wake-up, the next poll —
 but never longer than ``max_sleep_seconds`` (60) while anything is pending, because deadlines are
 wall-clock instants and a monotonic sleep does not advance while the machine is suspended. With
 nothing pending it does not wake at all until poked (a goal or quota changed).
@@ -52,6 +55,8 @@ class SchedulerHost(Protocol):
 
     async def record_reading(self, reading: QuotaReading) -> None: ...
 
+    async def release(self, goal_id: str, windows: list[str]) -> None: ...
+
     async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
                      context: dict[str, Any] | None = None) -> ActionResult: ...
 
@@ -73,7 +78,6 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._next_poll: datetime | None = None
-        self._recovered: set[str] = set()
         self.wakeups = 0
         self.sleeping = False  # True while waiting for the next wake (tests wait on this)
         self.next_wake: datetime | None = None
@@ -96,6 +100,10 @@ class Scheduler:
             task.cancel()
             await asyncio.wait({task}, timeout=0.1)
 
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
     def poke(self) -> None:
         """Something changed: re-plan now (cheap; coalesces)."""
         self._poke.set()
@@ -106,11 +114,12 @@ class Scheduler:
         trigger = Trigger.STARTUP
         while not self._stopping:
             wall, mono = self._clock.now(), self._clock.monotonic()
-            self._poke.clear()
             try:
                 await self.tick(trigger)
             except Exception:
                 log.exception("scheduler pass failed")
+            # changes made during this pass are planned for right now, not by another wake
+            self._poke.clear()
             delay = self._delay(self._clock.now())
             await self._sleep(delay)
             self.wakeups += 1
@@ -141,8 +150,8 @@ class Scheduler:
                 task.cancel()
 
     def _delay(self, now: datetime) -> float | None:
-        candidates = [t for t in (self._next_deadline(), self._host.quotas.next_check(now))
-                      if t is not None]
+        candidates = [t for t in (self._next_deadline(), self._host.quotas.next_check(now),
+                                  self._provider_wake(now)) if t is not None]
         if self._pending():
             if self._next_poll is None:
                 self._next_poll = now + self._poll_interval()
@@ -166,15 +175,38 @@ class Scheduler:
 
     async def tick(self, trigger: Trigger = Trigger.AUTO) -> None:
         now = self._clock.now()
+        # authoritative readings first: a fresh read outranks what the last reading implies
+        notes = await self._fresh_reads(self._due(now), {})
         edges = self._host.quotas.evaluate(now)
-        self._recovered |= {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
+        recovered = {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
         await self._host.handle_edges(edges)
+        await self._release(now, recovered)
+        await self._wake_providers(now)
         due = self._due(now)
         if due:
-            await self._fire(due, trigger)
+            notes = await self._fresh_reads(due, notes)
+            await self._fire(due, trigger, notes, recovered)
         elif self._next_poll is not None and now >= self._next_poll:
             await self._poll()
-        self._recovered.clear()
+
+    async def _release(self, now: datetime, recovered: set[str]) -> None:
+        """The rising-edge path: a goal deferred past its planned time, whose windows have all
+        recovered, need not wait for its later check — its not-before becomes now."""
+        if not recovered:
+            return
+        margin = timedelta(seconds=self._settings.resume_margin_seconds)
+        for goal in list(self._host.goals.values()):
+            if (waiting_for_quota(goal) and goal.next_resume_at is not None
+                    and goal.next_resume_at > now and goal.resets_at is not None
+                    and goal.resets_at + margin <= now and recovered & set(goal.windows)
+                    and all(self._host.quotas.is_recovered(w) for w in goal.windows)):
+                await self._host.release(goal.id, sorted(recovered & set(goal.windows)))
+
+    async def _fresh_reads(self, due: list[Goal],
+                           notes: dict[str, str | None]) -> dict[str, str | None]:
+        for provider in sorted({g.provider for g in due} - set(notes)):
+            notes[provider] = await self._host.fresh_read(provider)
+        return notes
 
     def _due(self, now: datetime) -> list[Goal]:
         """Goals waiting for quota whose not-before time has come (rising edges included)."""
@@ -184,18 +216,15 @@ class Scheduler:
             and goal.next_resume_at <= now
         ]
 
-    async def _fire(self, due: list[Goal], trigger: Trigger) -> None:
-        notes: dict[str, str | None] = {}
-        for provider in sorted({g.provider for g in due}):
-            notes[provider] = await self._host.fresh_read(provider)
+    async def _fire(self, due: list[Goal], trigger: Trigger, notes: dict[str, str | None],
+                    recovered: set[str]) -> None:
         for goal in due:
             context: dict[str, Any] = {"deadline": goal.next_resume_at.isoformat()
                                        if goal.next_resume_at else None}
             if note := notes.get(goal.provider):
                 context["quota_read"] = note
-            recovered = sorted(self._recovered & set(goal.windows))
-            if recovered:
-                context["rising_edge"] = recovered
+            if edge := sorted(recovered & set(goal.windows)):
+                context["rising_edge"] = edge
             fired_at = self._clock.now()
             if goal.next_resume_at is not None:
                 self.fired.append((goal.id, goal.next_resume_at, fired_at))
@@ -223,6 +252,20 @@ class Scheduler:
         deadlines = [g.next_resume_at for g in self._host.goals.values()
                      if waiting_for_quota(g) and g.next_resume_at is not None]
         return min(deadlines, default=None)
+
+    def _provider_wake(self, now: datetime) -> datetime | None:
+        wakes = [t for p in self._host.providers.values() if (t := p.next_wake(now)) is not None]
+        return min(wakes, default=None)
+
+    async def _wake_providers(self, now: datetime) -> None:
+        """Providers whose own timed work is due (a pipeline's schedule)."""
+        for provider in list(self._host.providers.values()):
+            wake = provider.next_wake(now)
+            if wake is not None and wake <= now:
+                try:
+                    await provider.wake(now)
+                except Exception:
+                    log.exception("provider %s failed on its wake-up", provider.name)
 
     def _pending(self) -> bool:
         """Some goal waits for quota and will be resumed automatically."""

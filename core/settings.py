@@ -11,12 +11,17 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from core.atomic import atomic_write_text
 from core.quota import HysteresisPolicy
+from core.toml_lines import locate
+from core.user_quota import QUOTA_NAME, UserQuota
+
+#: settings that are tables in config.toml rather than flat values (no GOALKEEPER_* override)
+TABLE_FIELDS = frozenset({"quotas"})
 
 ENV_PREFIX = "GOALKEEPER_"
 
@@ -53,6 +58,14 @@ class Settings(BaseModel):
     notify_done: bool = True
     notify_failed: bool = True
     start_at_login: bool = False
+    pipeline_enabled: bool = Field(True, description="run pipeline goals added with `add`")
+    pipeline_stop_grace_seconds: float = Field(
+        5, gt=0, le=300, description="SIGTERM to SIGKILL grace when a step is stopped")
+    pipeline_max_inline_wait_seconds: float = Field(
+        120, ge=0, le=3600, description="rate-limit waits up to this are slept in process")
+    #: named user quotas, ``[quotas.<name>]`` tables (config.toml only: no environment override)
+    quotas: dict[Annotated[str, Field(pattern=QUOTA_NAME)], UserQuota] = Field(
+        default_factory=dict)
 
     @model_validator(mode="after")
     def _check_relations(self) -> Settings:
@@ -84,9 +97,11 @@ def load_settings(
     ``defaults`` (used by the demo) sit under both: the file and the environment still win.
     """
     environ = os.environ if environ is None else environ
-    file_values, sources = _read_file(config_file)
+    file_values, sources, text = _read_file(config_file)
     values = {**(defaults or {}), **file_values}
     for name in Settings.model_fields:
+        if name in TABLE_FIELDS:
+            continue
         var = ENV_PREFIX + name.upper()
         if var in environ:
             values[name] = environ[var]
@@ -94,40 +109,60 @@ def load_settings(
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
-        raise SettingsError(_describe(exc, values, sources, config_file)) from None
+        raise SettingsError(_describe(exc, values, sources, config_file, text)) from None
 
 
-def _read_file(config_file: Path) -> tuple[dict[str, Any], dict[str, str]]:
+def _read_file(config_file: Path) -> tuple[dict[str, Any], dict[str, str], str]:
     try:
         text = config_file.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {}, {}
+        return {}, {}, ""
     except OSError as exc:
         raise SettingsError(f"cannot read {config_file}: {exc.strerror}") from None
     try:
         values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{config_file} is not valid TOML: {exc}") from None
-    return values, {name: str(config_file) for name in values}
+    return values, {name: str(config_file) for name in values}, text
 
 
-def _describe(
-    exc: ValidationError, values: Mapping[str, Any], sources: Mapping[str, str], file: Path
-) -> str:
+def _describe(exc: ValidationError, values: Mapping[str, Any], sources: Mapping[str, str],
+              file: Path, text: str) -> str:
     lines = []
     for error in exc.errors():
-        field = str(error["loc"][0]) if error["loc"] else ""
-        if field:
-            source = sources.get(field, str(file))
-            if error["type"] == "extra_forbidden":
-                lines.append(f"unknown setting {field!r} in {source}")
-            else:
-                lines.append(
-                    f"setting {field} = {values.get(field)!r} from {source}: {error['msg']}"
-                )
-        else:
+        loc = _without_union_tag(tuple(error["loc"]))
+        field = str(loc[0]) if loc else ""
+        if not field:
             lines.append(f"settings from {file}: {error['msg']}")
+            continue
+        source = sources.get(field, str(file))
+        if source == str(file) and (line := locate(text, loc)):
+            source = f"{file}:{line}"
+        dotted = ".".join(str(part) for part in loc)
+        if error["type"] == "extra_forbidden":
+            lines.append(f"unknown setting {dotted!r} in {source}")
+        else:
+            lines.append(f"setting {dotted} = {_value_at(values, loc)!r} from {source}: "
+                         f"{error['msg']}")
     return "; ".join(lines)
+
+
+def _without_union_tag(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Pydantic puts the chosen member of a tagged union in the location:
+    ``quotas.api.periodic.limit`` is the key ``quotas.api.limit`` of the file."""
+    if len(loc) > 2 and loc[0] in TABLE_FIELDS and loc[2] in ("periodic", "capacity",
+                                                               "token_bucket"):
+        return loc[:2] + loc[3:]
+    return loc
+
+
+def _value_at(values: Mapping[str, Any], loc: tuple[Any, ...]) -> Any:
+    node: Any = values
+    for part in loc:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
 
 
 def save_settings(config_file: Path, settings: Settings) -> None:
@@ -136,8 +171,12 @@ def save_settings(config_file: Path, settings: Settings) -> None:
     lines = ["# Goalkeeper settings; see the README for every field.\n"]
     for name in Settings.model_fields:
         value = getattr(settings, name)
-        if value != getattr(defaults, name):
+        if name not in TABLE_FIELDS and value != getattr(defaults, name):
             lines.append(f"{name} = {_toml_value(value)}\n")
+    for quota, spec in settings.quotas.items():
+        lines.append(f"\n[quotas.{quota}]\n")
+        for key, value in spec.model_dump(exclude_none=True).items():
+            lines.append(f"{key} = {_toml_value(value)}\n")
     atomic_write_text(config_file, "".join(lines))
 
 

@@ -20,6 +20,7 @@ EXPECTED = {
     (S.RUNNING, GoalEvent.COMPLETE): S.DONE,
     (S.RUNNING, GoalEvent.CANCEL): S.CANCELLED,
     (S.RUNNING, GoalEvent.FAIL): S.FAILED,
+    (S.RUNNING, GoalEvent.REST): S.IDLE,
     (S.PAUSED, GoalEvent.PAUSE): S.PAUSED,
     (S.PAUSED, GoalEvent.CLAIM_RESUME): S.RESUMING,
     (S.PAUSED, GoalEvent.COMPLETE): S.DONE,

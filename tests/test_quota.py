@@ -150,3 +150,15 @@ def test_a_window_never_read_does_not_block() -> None:
     qm = QuotaManager(POLICY)
     assert qm.is_recovered("never:seen")
     assert isinstance(QuotaExhausted("w", reading("w", 100, T0)), QuotaExhausted)
+
+
+def test_a_reading_after_the_reset_confirms_recovery_since_the_reset() -> None:
+    qm = QuotaManager(POLICY)
+    qm.observe(reading("w", 100, at(0), at(100), limit_reached=True), at(0))
+    # the authoritative read 45 s after the reset says 3 %: empty since the reset, not since now
+    assert kinds(qm.observe(reading("w", 3, at(145), at(18100)), at(145))) == ["QuotaRecovered"]
+    qm2 = QuotaManager(POLICY)
+    qm2.observe(reading("w", 100, at(0), at(100), limit_reached=True), at(0))
+    # ... but a reading in the hysteresis band after the reset is not a recovery at all
+    assert qm2.observe(reading("w", 95, at(145), at(18100)), at(145)) == []
+    assert qm2.evaluate(at(10_000)) == []

@@ -85,6 +85,9 @@ def test_readings_keep_the_latest_and_a_series(tmp_path: Path) -> None:
     assert [r.used_percent for r in store.latest_readings()] == [50]
     assert [u for _, u in store.series("w")] == [10, 50]
     assert [u for _, u in store.series("w", since=T0 + timedelta(seconds=30))] == [50]
+    assert store.prune_series(T0 + timedelta(seconds=30)) == 1
+    assert [u for _, u in store.series("w")] == [50]
+    assert [r.used_percent for r in store.latest_readings()] == [50]
 
 
 def test_a_corrupt_file_is_moved_aside_never_overwritten(tmp_path: Path) -> None:

@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
     p.add_argument("--headless", action="store_true", help="no window: print events instead")
     p.add_argument("--timeout", type=float, default=300.0,
                    help="give up after this many seconds (default 300)")
+    # faster demo for tests: the quota window's period and the time per unit of work
+    p.add_argument("--period", type=float, default=60.0, help=argparse.SUPPRESS)
+    p.add_argument("--step", type=float, default=2.0, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_demo)
     p = sub.add_parser("gui", parents=[common], help="open the desktop app")
     p.set_defaults(func=cmd_gui)
@@ -119,7 +122,8 @@ def cmd_demo(ctx: Context) -> int:
     handlers = setup_logging(paths.log_file)
     try:
         clock = SystemClock()
-        session = DemoSession(paths, settings, clock, printer=_print_line)
+        session = DemoSession(paths, settings, clock, printer=_print_line,
+                              period=ctx.args.period, step=ctx.args.step)
 
         async def body(host: Host) -> int:
             return await session.run(host, ctx.args.timeout)

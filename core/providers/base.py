@@ -21,7 +21,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading
+from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading, Trigger
+from core.results import ActionResult
 
 #: a control-socket op: request object in, reply object out
 ControlHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -91,7 +92,12 @@ class RunnerDeferred(Exception):
 
 
 class ProviderSink(Protocol):
-    """Where providers report; the engine implements it. Calls come on the event-loop thread."""
+    """Where providers report; the engine implements it. Calls come on the event-loop thread.
+
+    Besides the reports, a few engine actions are open to providers whose goals are triggered or
+    removed by something the provider owns (a pipeline's schedule, its ``run`` and ``remove``
+    control ops): they go through the same entry points as a click, with the provider as origin.
+    """
 
     def goal_observed(self, provider: str, observation: GoalObservation) -> None: ...
 
@@ -108,6 +114,22 @@ class ProviderSink(Protocol):
 
     def goal_paused(self, goal_id: str, fence: int, reason: PauseReason, detail: str) -> None:
         ...
+
+    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
+        """A recurring goal finished one round of work: back to ``idle`` for its next trigger."""
+        ...
+
+    def goal_noted(self, goal_id: str, event: str, reason: str,
+                   detail: dict[str, Any] | None = None) -> None:
+        """Record a milestone of the goal's work in the history (no state change, no fence)."""
+        ...
+
+    async def start_goal(self, goal_id: str, origin: str = ...) -> ActionResult: ...
+
+    async def forget_goal(self, goal_id: str, origin: str = ...) -> ActionResult: ...
+
+    async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
+                     context: dict[str, Any] | None = None) -> ActionResult: ...
 
 
 class Provider(abc.ABC):
@@ -166,6 +188,17 @@ class Provider(abc.ABC):
     @abc.abstractmethod
     async def cancel_goal(self, goal: Goal) -> None:
         """Stop working on the goal for good (never destroy the user's own objective)."""
+
+    def next_wake(self, now: datetime) -> datetime | None:
+        """When the scheduler should call :meth:`wake` next (None: no timed work of its own).
+
+        Providers with timed work (a pipeline's schedule) ask to be woken this way instead of
+        keeping a timer of their own; the scheduler's sleep cap keeps it right across suspends.
+        """
+        return None
+
+    async def wake(self, now: datetime) -> None:  # noqa: B027 - optional hook
+        """Called by the scheduler once :meth:`next_wake` has passed."""
 
     def control_ops(self) -> Mapping[str, ControlHandler]:
         """Extra control-socket ops this provider serves (e.g. the pipeline's ``run``)."""

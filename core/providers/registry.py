@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from core.clock import Clock
 from core.paths import Paths
 from core.providers.base import Provider
+from core.providers.pipeline.spec import pipeline_factory, pipeline_looked_for
 from core.settings import Settings
 
 Factory = Callable[[Settings, Paths, Clock, Mapping[str, str]], Provider | None]
@@ -42,6 +43,7 @@ def _demo_looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
 
 SPECS: list[ProviderSpec] = [
     ProviderSpec("demo", _demo, _demo_looked_for),
+    ProviderSpec("pipeline", pipeline_factory, pipeline_looked_for),
 ]
 
 

@@ -297,6 +297,13 @@ class SqliteStore:
             result.append((instant, float(used)))
         return result
 
+    def prune_series(self, before: datetime) -> int:
+        """Drop chart points older than ``before`` (the latest reading of a window stays)."""
+        with self.write():
+            cur = self._con.execute("DELETE FROM quota_series WHERE observed_at < ?",
+                                    (iso(before),))
+        return cur.rowcount
+
     # -- meta ----------------------------------------------------------------------------------
 
     def get_meta(self, key: str) -> str | None:

@@ -129,7 +129,8 @@ async def settled(engine: Any) -> None:
         for _ in range(10):  # let woken tasks take their first step before looking
             await asyncio.sleep(0)
         await engine.drain()
-        await until(lambda: engine.scheduler.sleeping and not engine.scheduler._poke.is_set())
+        await until(lambda: not engine.scheduler.running or (
+            engine.scheduler.sleeping and not engine.scheduler._poke.is_set()))
         await asyncio.sleep(0)
 
 

@@ -1,0 +1,122 @@
+"""The user's goal actions other than resume — pause, cancel, auto-resume, start — as decisions.
+
+Each ``decide_*`` returns the function the store runs inside its ``BEGIN IMMEDIATE`` transaction:
+it reads the goal, validates the move against the goal machine, and answers with the new row, the
+history rows (the request itself is always recorded, refusals included) and an
+:class:`~core.results.ActionResult`. The engine runs them and then stops runners as needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from core.goal_machine import GoalEvent
+from core.goal_ops import note_row, transition
+from core.intake import IntakeContext, schedule, unschedule
+from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
+from core.policy import NOTE_AUTO_OFF
+from core.results import ActionResult
+from core.store import Mutation
+
+Decide = Callable[[Goal | None], Mutation[ActionResult]]
+NOTE_USER_PAUSE = "paused by the user: never auto-resumed"
+
+
+def result(goal_id: str, outcome: Outcome, reason: str, state: GoalState | None = None,
+           not_before: datetime | None = None) -> ActionResult:
+    return ActionResult(goal_id, outcome, reason, not_before, state)
+
+
+def request_row(goal_id: str, event: str, now: datetime, origin: str, outcome: Outcome,
+                reason: str) -> HistoryRow:
+    return note_row(goal_id, event, now, outcome=outcome, reason=reason,
+                    trigger=Trigger.MANUAL, origin=origin)
+
+
+def answer(goal_id: str, current: Goal | None, event: str, now: datetime, origin: str,
+           outcome: Outcome, reason: str) -> Mutation[ActionResult]:
+    """No change to the goal: record the request and answer it."""
+    state = current.state if current else None
+    return Mutation(None, result(goal_id, outcome, reason, state),
+                    [request_row(goal_id, event, now, origin, outcome, reason)])
+
+
+def decide_pause(goal_id: str, now: datetime, origin: str) -> Decide:
+    event = "pause_requested"
+
+    def decide(current: Goal | None) -> Mutation[ActionResult]:
+        if current is None:
+            return answer(goal_id, None, event, now, origin, Outcome.UNKNOWN_GOAL, "unknown goal")
+        if current.state is GoalState.PAUSED and current.pause_reason is PauseReason.USER:
+            return answer(goal_id, current, event, now, origin, Outcome.ALREADY_PAUSED,
+                          "already paused by the user")
+        if current.state in (GoalState.DONE, GoalState.CANCELLED, GoalState.FAILED):
+            return answer(goal_id, current, event, now, origin, Outcome.REFUSED,
+                          f"refused: {current.state.value}")
+        new, row = transition(current, GoalEvent.PAUSE, now, origin=origin,
+                              trigger=Trigger.MANUAL, pause_reason=PauseReason.USER,
+                              pause_detail=None, fence=current.fence + 1, next_resume_at=None,
+                              auto_resume_note=NOTE_USER_PAUSE)
+        done = answer(goal_id, new, event, now, origin, Outcome.PAUSED, "paused")
+        return Mutation(new, done.result, [row, *done.history])
+
+    return decide
+
+
+def decide_cancel(goal_id: str, now: datetime, origin: str) -> Decide:
+    event = "cancel_requested"
+
+    def decide(current: Goal | None) -> Mutation[ActionResult]:
+        if current is None:
+            return answer(goal_id, None, event, now, origin, Outcome.UNKNOWN_GOAL, "unknown goal")
+        if current.state.terminal:
+            outcome = Outcome.CANCELLED if current.state is GoalState.CANCELLED else (
+                Outcome.REFUSED)
+            return answer(goal_id, current, event, now, origin, outcome,
+                          f"already {current.state.value}")
+        new, row = transition(current, GoalEvent.CANCEL, now, origin=origin,
+                              trigger=Trigger.MANUAL, reason="cancelled by the user",
+                              fence=current.fence + 1, auto_resume_note=None)
+        done = answer(goal_id, new, event, now, origin, Outcome.CANCELLED, "cancelled")
+        return Mutation(new, done.result, [row, *done.history])
+
+    return decide
+
+
+def decide_auto_resume(goal_id: str, enabled: bool, ctx: IntakeContext, origin: str) -> Decide:
+    switch = "on" if enabled else "off"
+
+    def decide(current: Goal | None) -> Mutation[ActionResult]:
+        if current is None:
+            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
+        if current.auto_resume is enabled:
+            return Mutation(None, result(goal_id, Outcome.UNCHANGED,
+                                         f"auto-resume already {switch}", current.state))
+        new = current.model_copy(update={"auto_resume": enabled, "updated_at": ctx.now})
+        rows = [request_row(goal_id, "auto_resume_changed", ctx.now, origin, Outcome.UPDATED,
+                            f"auto-resume {switch}")]
+        if new.state is GoalState.PAUSED and new.pause_reason is PauseReason.QUOTA:
+            if enabled:
+                new, row = schedule(new.model_copy(update={"attempts": 0}), new.resets_at, ctx)
+                rows.append(row)
+            else:
+                new = unschedule(new, NOTE_AUTO_OFF)
+        return Mutation(new, result(goal_id, Outcome.UPDATED, f"auto-resume {switch}",
+                                    new.state, new.next_resume_at), rows)
+
+    return decide
+
+
+def decide_start(goal_id: str, now: datetime, origin: str) -> Decide:
+    def decide(current: Goal | None) -> Mutation[ActionResult]:
+        if current is None:
+            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
+        if current.state is not GoalState.IDLE:
+            return Mutation(None, result(goal_id, Outcome.REFUSED,
+                                         f"not idle: {current.state.value}", current.state))
+        new, row = transition(current, GoalEvent.START, now, origin=origin,
+                              fence=current.fence + 1, hosted=True, resumed_at=None)
+        return Mutation(new, result(goal_id, Outcome.RESUMED, "started", new.state), [row])
+
+    return decide

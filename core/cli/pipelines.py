@@ -1,0 +1,304 @@
+"""``add``, ``remove``, ``run``, ``runs`` and ``quota`` — pipeline goals from the command line.
+
+``add`` validates and stores the goal file (no host needed; a running host picks it up at once),
+``run`` goes through the host like every command that changes a goal, ``runs`` reads the run
+state files directly, ``quota refill`` goes through the host when one runs (so goals waiting on
+the quota wake up) and writes the ledger directly otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from core.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_UNKNOWN_GOAL,
+    EXIT_USAGE,
+    CliError,
+    Context,
+)
+from core.cli.goals import exit_code, render_result
+from core.clock import SystemClock
+from core.goal_ops import note_row
+from core.host import host_running
+from core.models import GoalState, Outcome, PauseReason
+from core.providers.pipeline.catalog import Entry, PipelineCatalog, goal_name
+from core.providers.pipeline.checkpoint import CheckpointError, RunRecord
+from core.providers.pipeline.coverage import display_state, run_json, summary
+from core.providers.pipeline.goalfile import GOAL_PREFIX, GoalFileError
+from core.providers.pipeline.ledger import QuotaLedger, QuotaLedgerError
+from core.providers.pipeline.schedule import next_fire, parse_schedule
+from core.results import ActionResult
+from core.textfmt import local_time
+
+POLL_SECONDS = 0.25
+
+
+def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("add", parents=[common], help="add (or update) a pipeline goal file")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_add)
+    p = sub.add_parser("remove", parents=[common], help="remove a pipeline goal (runs are kept)")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_remove)
+    p = sub.add_parser("run", parents=[common], help="run a pipeline goal now (through the host)")
+    p.add_argument("name")
+    p.add_argument("--wait", action="store_true",
+                   help="wait for the run: exit 0 when it completes, 1 when it blocks or fails")
+    p.add_argument("--new", action="store_true",
+                   help="abandon an unfinished run (kept, recorded in history) and start afresh")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="with --wait: give up waiting after this many seconds")
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser("runs", parents=[common], help="a pipeline goal's runs, newest first")
+    p.add_argument("name")
+    p.add_argument("--limit", type=int, default=20, help="at most N runs (default 20)")
+    p.set_defaults(func=cmd_runs)
+    quota = sub.add_parser("quota", help="user-defined quotas (config.toml [quotas.*])")
+    qsub = quota.add_subparsers(dest="quota_command", metavar="COMMAND", required=True)
+    p = qsub.add_parser("refill", parents=[common], help="add N to a capacity quota")
+    p.add_argument("quota")
+    p.add_argument("amount", type=float)
+    p.set_defaults(func=cmd_quota_refill)
+    p = qsub.add_parser("list", parents=[common], help="the user quotas and what is left")
+    p.set_defaults(func=cmd_quota_list)
+
+
+def catalog(ctx: Context) -> PipelineCatalog:
+    return PipelineCatalog(ctx.paths.data_dir / "pipelines")
+
+
+def ledger(ctx: Context) -> QuotaLedger:
+    return QuotaLedger(catalog(ctx).root / "quotas.db", ctx.settings.quotas)
+
+
+def entry_for(ctx: Context, name: str) -> Entry:
+    entry = catalog(ctx).get(goal_name(name))
+    if entry is None:
+        raise CliError(f"no pipeline goal {goal_name(name)!r} (add one with `goalkeeper add "
+                       "FILE`)", EXIT_UNKNOWN_GOAL)
+    return entry
+
+
+# -- add / remove ------------------------------------------------------------------------------
+
+
+def cmd_add(ctx: Context) -> int:
+    from pathlib import Path
+
+    path = Path(ctx.args.file).expanduser()
+    now = SystemClock().now()
+    try:
+        goal, created = catalog(ctx).add(path, now)
+    except GoalFileError as exc:
+        raise CliError("the goal file is not valid:\n  " + "\n  ".join(exc.problems),
+                       EXIT_USAGE) from None
+    unknown = [q for q in goal.quota_names() if q not in ctx.settings.quotas]
+    notified = _tell_host(ctx)
+    next_run = None
+    if goal.schedule:
+        next_run = next_fire(parse_schedule(goal.schedule), now, goal.zone())
+    data = {"goal": goal.goal_id, "created": created, "file": str(path.resolve()),
+            "schedule": goal.schedule, "next_run": next_run.isoformat() if next_run else None,
+            "host_notified": notified, "unknown_quotas": unknown}
+
+    def human() -> str:
+        lines = [f"{'added' if created else 'updated'} {goal.goal_id} "
+                 f"({len(goal.source)} source(s), {len(goal.stage)} stage(s))"]
+        if next_run:
+            lines.append(f"  next scheduled run: {local_time(next_run)}")
+        if not notified:
+            lines.append("  no host is running: it picks the goal up when it starts")
+        for name in unknown:
+            lines.append(f"  warning: quota {name!r} is not defined in config.toml yet")
+        return "\n".join(lines)
+
+    ctx.emit(data, human)
+    return EXIT_OK
+
+
+def _tell_host(ctx: Context) -> bool:
+    if host_running(ctx.paths) is None:
+        return False
+    ctx.ask_host({"op": "refresh"})
+    return True
+
+
+def cmd_remove(ctx: Context) -> int:
+    entry = entry_for(ctx, ctx.args.name)
+    if host_running(ctx.paths) is not None:
+        reply = ctx.ask_host({"op": "pipeline-remove", "goal": entry.goal_id})
+        moved = reply.get("moved_to")
+    else:
+        now = SystemClock().now()
+        aside = catalog(ctx).remove(entry.name, now)
+        moved = str(aside) if aside else None
+        row = note_row(entry.goal_id, "removed", now, origin="cli", reason="goal file removed",
+                       outcome=Outcome.UPDATED)
+        with ctx.store() as store:
+            store.remove_goal(entry.goal_id, row)
+    ctx.emit({"goal": entry.goal_id, "removed": True, "moved_to": moved},
+             lambda: f"removed {entry.goal_id}; its runs are kept in {moved}")
+    return EXIT_OK
+
+
+# -- run ---------------------------------------------------------------------------------------
+
+
+def cmd_run(ctx: Context) -> int:
+    entry = entry_for(ctx, ctx.args.name)
+    with ctx.store() as store:
+        known = store.get_goal(entry.goal_id) is not None
+    if not known:
+        ctx.ask_host({"op": "refresh"})  # added while the host runs: let it discover the file
+    reply = ctx.ask_host({"op": "run", "goal": entry.goal_id, "new": bool(ctx.args.new)})
+    result = ActionResult.from_json(reply)
+    run_id = reply.get("run_id")
+    code = exit_code(result)
+    if not ctx.args.wait or not result.carried_out or not run_id:
+        ctx.emit(result.to_json() | {"run_id": run_id},
+                 lambda: render_result(result) + (f" (run {run_id})" if run_id else ""))
+        return code
+    if not ctx.json:
+        print(f"{entry.goal_id}: run {run_id} started; waiting…", flush=True)
+    return _wait(ctx, entry, str(run_id))
+
+
+def _wait(ctx: Context, entry: Entry, run_id: str) -> int:
+    clock = SystemClock()
+    deadline = None if ctx.args.timeout is None else clock.monotonic() + ctx.args.timeout
+    told_quota = False
+    while True:
+        verdict = _verdict(ctx, entry, run_id)
+        if verdict is not None:
+            return _ended(ctx, run_id, *verdict)
+        current = _load(entry, run_id)
+        if isinstance(current, RunRecord) and current.waiting_until and not told_quota:
+            told_quota = True
+            if not ctx.json:
+                print(f"  waiting for quota until {local_time(current.waiting_until)}",
+                      flush=True)
+        if deadline is not None and clock.monotonic() > deadline:
+            raise CliError(f"run {run_id} is still going after {ctx.args.timeout:g} s "
+                           f"(`goalkeeper runs {entry.name}`)")
+        time.sleep(POLL_SECONDS)
+
+
+def _ended(ctx: Context, run_id: str, code: int, text: str, record: RunRecord | None) -> int:
+    data = run_json(record) if record else {"run_id": run_id}
+    ctx.emit(data | {"exit": code, "message": text}, lambda: text)
+    return code
+
+
+def _load(entry: Entry, run_id: str) -> RunRecord | CheckpointError:
+    from core.providers.pipeline.checkpoint import CheckpointStore
+
+    try:
+        return CheckpointStore(entry.run_dir(run_id)).load()
+    except CheckpointError as exc:
+        return exc
+
+
+def _verdict(ctx: Context, entry: Entry, run_id: str
+             ) -> tuple[int, str, RunRecord | None] | None:
+    """(exit code, message, record) once the run has ended one way or another."""
+    record = _load(entry, run_id)
+    if isinstance(record, CheckpointError):
+        return EXIT_ERROR, f"run {run_id}: {record.reason}", None
+    if record.state.value == "completed":
+        return EXIT_OK, f"run {run_id} completed: {summary(record)}", record
+    if record.abandoned:
+        return EXIT_ERROR, f"run {run_id} was abandoned", record
+    if display_state(record) == "blocked":
+        return EXIT_ERROR, f"run {run_id} blocked: {record.last_error}", record
+    with ctx.store() as store:
+        goal = store.get_goal(entry.goal_id)
+    if goal is None:
+        return EXIT_ERROR, f"{entry.goal_id} was removed", record
+    if goal.state is GoalState.PAUSED and goal.pause_reason not in (PauseReason.QUOTA, None):
+        return EXIT_ERROR, f"run {run_id} paused ({goal.pause_reason.value}): " \
+                           f"{goal.pause_detail or ''}".rstrip(": "), record
+    if goal.state in (GoalState.CANCELLED, GoalState.FAILED):
+        return EXIT_ERROR, f"{entry.goal_id} is {goal.state.value}", record
+    return None
+
+
+# -- runs --------------------------------------------------------------------------------------
+
+
+def cmd_runs(ctx: Context) -> int:
+    if ctx.args.limit < 1:
+        raise CliError("--limit must be at least 1", EXIT_USAGE)
+    entry = entry_for(ctx, ctx.args.name)
+    runs = catalog(ctx).runs(entry)[: ctx.args.limit]
+    data = [run_json(r) if isinstance(r, RunRecord) else _broken_json(*r) for r in runs]
+    ctx.emit(data, lambda: _runs_text(entry, runs))
+    return EXIT_OK
+
+
+def _broken_json(run_id: str, error: CheckpointError) -> dict[str, Any]:
+    return {"run_id": run_id, "state": "unreadable", "sources_ok": None, "sources_total": None,
+            "missing": [], "items": None, "degraded": None, "started_at": None,
+            "updated_at": None, "error": error.reason}
+
+
+def _runs_text(entry: Entry, runs: list[RunRecord | tuple[str, CheckpointError]]) -> str:
+    if not runs:
+        return f"{GOAL_PREFIX}{entry.name}: no runs yet"
+    lines = [f"{'RUN':<28} {'STATE':<20} {'SOURCES':<8} {'ITEMS':>5}  STARTED"]
+    for item in runs:
+        if not isinstance(item, RunRecord):
+            lines.append(f"{item[0]:<28} {'unreadable':<20} — {item[1].reason}")
+            continue
+        sources = f"{sum(1 for s in item.sources.values() if s.status.value == 'ok')}/" \
+                  f"{len(item.sources)}"
+        items = "" if item.item_count is None else str(item.item_count)
+        lines.append(f"{item.run_id:<28} {display_state(item):<20} {sources:<8} {items:>5}  "
+                     f"{local_time(item.started_at)}")
+        if item.degraded or item.last_error:
+            lines.append(f"    {item.last_error or summary(item)}")
+    return "\n".join(lines)
+
+
+# -- quotas ------------------------------------------------------------------------------------
+
+
+def cmd_quota_refill(ctx: Context) -> int:
+    if ctx.args.amount <= 0:
+        raise CliError("the amount must be positive", EXIT_USAGE)
+    if host_running(ctx.paths) is not None:
+        reply = ctx.ask_host({"op": "quota-refill", "quota": ctx.args.quota,
+                              "amount": ctx.args.amount})
+        left, limit = reply["left"], reply["limit"]
+    else:
+        book = ledger(ctx)
+        try:
+            left = book.refill_blocking(ctx.args.quota, ctx.args.amount, SystemClock().now())
+        except QuotaLedgerError as exc:
+            raise CliError(str(exc), EXIT_USAGE) from None
+        limit = book.specs[ctx.args.quota].limit  # type: ignore[union-attr]
+    ctx.emit({"quota": ctx.args.quota, "left": left, "limit": limit},
+             lambda: f"quota {ctx.args.quota}: {left:g} of {limit:g} left")
+    return EXIT_OK
+
+
+def cmd_quota_list(ctx: Context) -> int:
+    readings = ledger(ctx).readings(SystemClock().now())
+    from core.cli.goals import quota_json
+
+    ctx.emit([quota_json(r) for r in readings], lambda: "\n".join(
+        _quota_line(r) for r in readings) or "no quotas in config.toml ([quotas.NAME] tables)")
+    return EXIT_OK
+
+
+def _quota_line(reading: Any) -> str:
+    if reading.tokens is not None:
+        state = f"{reading.tokens:g}/{reading.burst:g} tokens"
+    else:
+        state = f"{reading.used:g}/{reading.limit:g} used"
+    reset = f", resets {local_time(reading.resets_at)}" if reading.resets_at else ""
+    flag = " (limit reached)" if reading.limit_reached else ""
+    return f"  {reading.label:<20} {reading.kind.value:<12} {state}{reset}{flag}"

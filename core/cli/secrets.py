@@ -1,0 +1,79 @@
+"""``secret set NAME`` / ``secret list`` / ``secret delete NAME`` — values only in the OS keyring.
+
+``set`` reads the value from a prompt (asked twice, not echoed) or, when stdin is not a terminal,
+from stdin (one trailing newline removed). Nothing prints a value, ever.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
+from core.secrets import SecretStore, SecretStoreError, SecretStoreUnavailable
+
+
+def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    secret = sub.add_parser("secret", help="secrets for pipeline steps (OS keyring only)")
+    ssub = secret.add_subparsers(dest="secret_command", metavar="COMMAND", required=True)
+    p = ssub.add_parser("set", parents=[common], help="store a secret (prompt or stdin)")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_set)
+    p = ssub.add_parser("list", parents=[common], help="the names of the stored secrets")
+    p.set_defaults(func=cmd_list)
+    p = ssub.add_parser("delete", parents=[common], help="remove a secret")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_delete)
+
+
+def _fail(exc: SecretStoreError) -> CliError:
+    code = EXIT_USAGE if isinstance(exc, SecretStoreUnavailable) else EXIT_ERROR
+    return CliError(str(exc), code)
+
+
+def _read_value(name: str) -> str:
+    if not sys.stdin.isatty():
+        value = sys.stdin.read()
+        return value[:-1] if value.endswith("\n") else value
+    first = getpass.getpass(f"value of {name}: ")
+    if getpass.getpass("again, to confirm: ") != first:
+        raise CliError("the two entries differ; nothing was stored", EXIT_USAGE)
+    return first
+
+
+def cmd_set(ctx: Context) -> int:
+    store = SecretStore()
+    try:
+        store.backend()  # say there is no keyring before asking for the value
+        value = _read_value(ctx.args.name)
+        store.put(ctx.args.name, value)
+    except SecretStoreError as exc:
+        raise _fail(exc) from None
+    ctx.emit({"secret": ctx.args.name, "stored": True},
+             lambda: f"stored {ctx.args.name} in the keyring ({len(value)} characters)")
+    return EXIT_OK
+
+
+def cmd_list(ctx: Context) -> int:
+    store = SecretStore()
+    try:
+        names = store.names()
+        present = {name: store.get(name) is not None for name in names}
+    except SecretStoreError as exc:
+        raise _fail(exc) from None
+    ctx.emit([{"name": n, "present": p} for n, p in present.items()], lambda: "\n".join(
+        f"  {n}" + ("" if p else "  (listed, but missing from the keyring)")
+        for n, p in present.items()) or "no secrets stored")
+    return EXIT_OK
+
+
+def cmd_delete(ctx: Context) -> int:
+    try:
+        existed = SecretStore().delete(ctx.args.name)
+    except SecretStoreError as exc:
+        raise _fail(exc) from None
+    ctx.emit({"secret": ctx.args.name, "deleted": existed},
+             lambda: f"deleted {ctx.args.name}" if existed else f"no secret {ctx.args.name}")
+    return EXIT_OK if existed else EXIT_ERROR

@@ -1,0 +1,174 @@
+"""The goal files the user added, and the runs of each, on disk.
+
+``<data dir>/pipelines/<name>/`` holds ``goal.toml`` (a validated snapshot of the user's file:
+editing the original changes nothing until ``goalkeeper add`` is run again), ``meta.json`` (where
+it came from, when it was added, when its schedule last fired), ``current`` (the id of the
+unfinished run, if any) and ``runs/<run id>/`` (each run's state file, artifacts and logs).
+``goalkeeper remove`` moves the directory to ``pipelines/.removed/`` — runs are never deleted.
+
+Used by the provider in the host and, read-only or without a host, by the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.atomic import atomic_write_text
+from core.clock import iso, parse_iso
+from core.providers.pipeline.checkpoint import CheckpointError, CheckpointStore, RunRecord
+from core.providers.pipeline.goalfile import (
+    GOAL_PREFIX,
+    NAME_PATTERN,
+    GoalFile,
+    GoalFileError,
+    load_goal_file,
+    parse_goal_text,
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One added goal file: its model (None when the snapshot no longer validates)."""
+
+    name: str
+    directory: Path
+    goal: GoalFile | None
+    base_dir: Path
+    source: str
+    added_at: datetime | None
+    last_fire: datetime | None
+    error: str | None = None
+
+    @property
+    def goal_id(self) -> str:
+        return GOAL_PREFIX + self.name
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.directory / "runs"
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.runs_dir / run_id
+
+
+def goal_name(text: str) -> str:
+    """``hotspot-digest`` from ``hotspot-digest`` or ``pipeline:hotspot-digest``."""
+    return text.removeprefix(GOAL_PREFIX)
+
+
+class PipelineCatalog:
+    """Owns ``<data dir>/pipelines``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def add(self, path: Path, now: datetime) -> tuple[GoalFile, bool]:
+        """Validate ``path`` and store its snapshot; (goal, True if new / False if updated)."""
+        goal = load_goal_file(path)
+        text = path.read_text(encoding="utf-8")
+        directory = self.root / goal.name
+        meta = self._meta(directory)
+        created = not (directory / "goal.toml").exists()
+        directory.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(directory / "goal.toml", text, mode=0o644)
+        meta.update({"source": str(path.resolve()), "base_dir": str(path.resolve().parent),
+                     "updated_at": iso(now)})
+        meta.setdefault("added_at", iso(now))
+        atomic_write_text(directory / "meta.json", json.dumps(meta, indent=1), mode=0o644)
+        return goal, created
+
+    def remove(self, name: str, now: datetime) -> Path | None:
+        """Move the goal's directory (and its runs) aside; None when there was none."""
+        directory = self.root / name
+        if not directory.is_dir():
+            return None
+        aside = self.root / ".removed" / f"{name}-{now.strftime('%Y%m%dT%H%M%SZ')}"
+        aside.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(directory), str(aside))
+        return aside
+
+    def names(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir()
+                      if p.is_dir() and re.match(NAME_PATTERN, p.name)
+                      and (p / "goal.toml").exists())
+
+    def entries(self) -> list[Entry]:
+        return [entry for name in self.names() if (entry := self.get(name)) is not None]
+
+    def get(self, name: str) -> Entry | None:
+        directory = self.root / goal_name(name)
+        snapshot = directory / "goal.toml"
+        if not snapshot.exists():
+            return None
+        meta = self._meta(directory)
+        base_dir = Path(str(meta.get("base_dir") or directory))
+        goal: GoalFile | None = None
+        error = None
+        try:
+            goal = parse_goal_text(snapshot.read_text(encoding="utf-8"), snapshot)
+        except (GoalFileError, OSError) as exc:
+            error = str(exc)
+        return Entry(directory.name, directory, goal, base_dir, str(meta.get("source", "")),
+                     parse_iso(meta.get("added_at")), parse_iso(meta.get("last_fire")), error)
+
+    def set_last_fire(self, name: str, when: datetime) -> None:
+        directory = self.root / name
+        meta = self._meta(directory)
+        meta["last_fire"] = iso(when)
+        atomic_write_text(directory / "meta.json", json.dumps(meta, indent=1), mode=0o644)
+
+    @staticmethod
+    def _meta(directory: Path) -> dict[str, Any]:
+        try:
+            data = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def current(self, entry: Entry) -> str | None:
+        try:
+            text = (entry.directory / "current").read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        return text or None
+
+    def set_current(self, entry: Entry, run_id: str | None) -> None:
+        path = entry.directory / "current"
+        if run_id is None:
+            path.unlink(missing_ok=True)
+        else:
+            atomic_write_text(path, run_id + "\n", mode=0o644)
+
+    def new_run_id(self, entry: Entry, day: str) -> str:
+        base = f"{entry.name}-{day}"
+        candidate, n = base, 1
+        while entry.run_dir(candidate).exists():
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
+
+    def runs(self, entry: Entry) -> list[RunRecord | tuple[str, CheckpointError]]:
+        """Every run, newest first; a run whose state file is unusable comes with the error."""
+        if not entry.runs_dir.is_dir():
+            return []
+        found: list[tuple[float, RunRecord | tuple[str, CheckpointError]]] = []
+        for run_dir in entry.runs_dir.iterdir():
+            if not run_dir.is_dir():
+                continue
+            try:
+                record = CheckpointStore(run_dir).load()
+                found.append((record.started_at.timestamp(), record))
+            except CheckpointError as exc:
+                found.append((run_dir.stat().st_mtime, (run_dir.name, exc)))
+        found.sort(key=lambda pair: pair[0], reverse=True)
+        return [item for _, item in found]

@@ -1,0 +1,232 @@
+"""The pipeline goal file: a TOML file declaring sources, stages, schedule, quotas and secrets.
+
+:func:`load_goal_file` reads and validates one file; every problem becomes a
+:class:`GoalFileError` whose lines say ``FILE:LINE: field: problem`` (the line is found by
+:mod:`core.toml_lines`, since ``tomllib`` keeps no positions). The keys are
+documented in the README ("Pipeline goals"); they are a stable interface: add, never rename.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from core.providers.pipeline.schedule import parse_schedule
+from core.retry import RetryPolicy
+from core.toml_lines import locate
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+SECRET_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
+GOAL_PREFIX = "pipeline:"
+
+Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+SecretName = Annotated[str, Field(pattern=SECRET_PATTERN)]
+RESERVED_ENV = ("GOALKEEPER_RUN_DIR", "GOALKEEPER_RUN_ID", "GOALKEEPER_STEP",
+                "GOALKEEPER_REPORT", "GOALKEEPER_COVERAGE", "GOALKEEPER_ATTEMPT")
+
+
+class StepSpec(BaseModel):
+    """One source or stage: an argv command with its cwd, timeout, retries, quota and secrets."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Name
+    command: list[str] = Field(min_length=1)
+    cwd: str = "."
+    timeout: float = Field(60.0, gt=0, le=86400)
+    retries: int = Field(1, ge=0, le=100)
+    backoff: float = Field(1.0, gt=0, le=3600)
+    backoff_max: float = Field(60.0, gt=0, le=86400)
+    quota: Annotated[str, Field(pattern=NAME_PATTERN)] | None = None
+    cost: float = Field(1.0, ge=0)
+    secrets: list[SecretName] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    output: str | None = None
+    min_items: int | None = Field(None, ge=0)
+
+    @field_validator("command")
+    @classmethod
+    def _no_empty_program(cls, value: list[str]) -> list[str]:
+        if not value[0].strip():
+            raise ValueError("the program (first element) must not be empty")
+        return value
+
+    @field_validator("output")
+    @classmethod
+    def _output_inside_run_dir(cls, value: str | None) -> str | None:
+        if value is not None and (not value or Path(value).is_absolute() or ".." in Path(
+                value).parts):
+            raise ValueError("output must be a relative path inside the run directory")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for key in value:
+            if key in RESERVED_ENV:
+                raise ValueError(f"{key} is set by Goalkeeper and cannot be overridden")
+        return value
+
+    @model_validator(mode="after")
+    def _backoff_order(self) -> StepSpec:
+        if self.backoff_max < self.backoff:
+            raise ValueError("backoff_max must not be smaller than backoff")
+        return self
+
+    def retry_policy(self, max_inline_wait: float = 120.0) -> RetryPolicy:
+        return RetryPolicy(retries=self.retries, backoff_initial=self.backoff,
+                           backoff_max=self.backoff_max, max_inline_wait=max_inline_wait)
+
+
+class SourceSpec(StepSpec):
+    """A source. ``wait_for_quota = false`` makes a long quota wait count as a missing source."""
+
+    wait_for_quota: bool = True
+
+
+class StageSpec(StepSpec):
+    """A stage, run in order after the sources."""
+
+
+class GoalFile(BaseModel):
+    """A whole goal file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Name
+    title: str | None = None
+    schedule: str | None = None
+    timezone: str | None = None
+    min_sources: int | None = Field(None, ge=0)
+    auto_resume: bool | None = None
+    source: list[SourceSpec] = Field(default_factory=list)
+    stage: list[StageSpec] = Field(min_length=1)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"unknown time zone {value!r} (use an IANA name such as "
+                                 "'Asia/Shanghai')") from None
+        return value
+
+    @field_validator("schedule")
+    @classmethod
+    def _valid_schedule(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_schedule(value)  # raises ValueError with the problem
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GoalFile:
+        names = [s.name for s in self.source] + [s.name for s in self.stage]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"step names must be unique; repeated: {', '.join(duplicates)}")
+        if self.min_sources is not None and self.min_sources > len(self.source):
+            raise ValueError(f"min_sources = {self.min_sources} but only {len(self.source)} "
+                             "source(s) are declared")
+        return self
+
+    @property
+    def goal_id(self) -> str:
+        return GOAL_PREFIX + self.name
+
+    @property
+    def required_sources(self) -> int:
+        return len(self.source) if self.min_sources is None else self.min_sources
+
+    def zone(self) -> ZoneInfo | None:
+        return ZoneInfo(self.timezone) if self.timezone else None
+
+    def quota_names(self) -> list[str]:
+        steps: list[StepSpec] = [*self.source, *self.stage]
+        return sorted({s.quota for s in steps if s.quota})
+
+
+class GoalFileError(Exception):
+    """A goal file that cannot be used; ``problems`` are ``FILE:LINE: field: message`` lines."""
+
+    def __init__(self, path: Path, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.path = path
+        self.problems = problems
+
+
+def load_goal_file(path: Path) -> GoalFile:
+    """Read and validate ``path``; raise :class:`GoalFileError` naming file, line and field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GoalFileError(path, [f"{path}: no such file"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GoalFileError(path, [f"{path}: cannot read: {exc}"]) from None
+    return parse_goal_text(text, path)
+
+
+def parse_goal_text(text: str, path: Path) -> GoalFile:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GoalFileError(path, [f"{path}: not valid TOML: {exc}"]) from None
+    try:
+        return GoalFile.model_validate(data)
+    except ValidationError as exc:
+        raise GoalFileError(path, _problems(exc, text, path, data)) from None
+
+
+def _problems(exc: ValidationError, text: str, path: Path, data: dict[str, Any]) -> list[str]:
+    lines = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        line = locate(text, loc)
+        where = f"{path}:{line}" if line else str(path)
+        field = _field_name(loc, data)
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown key (see the README for the keys a goal file may have)"
+        elif error["type"] == "missing":
+            message = "required key is missing"
+        else:
+            given = error.get("input")
+            if not isinstance(given, dict | list) and loc:
+                message += f" (got {given!r})"
+        lines.append(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+    return lines
+
+
+def _field_name(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
+    parts: list[str] = []
+    node: Any = data
+    for item in loc:
+        if isinstance(item, int):
+            label = ""
+            if isinstance(node, list) and item < len(node) and isinstance(node[item], dict):
+                label = str(node[item].get("name", ""))
+            parts[-1] += f"[{item + 1}{' ' + repr(label) if label else ''}]" if parts else ""
+        else:
+            parts.append(str(item))
+        node = _step_into(node, item)
+    return ".".join(parts)
+
+
+def _step_into(node: Any, item: Any) -> Any:
+    if isinstance(node, dict):
+        return node.get(item)
+    if isinstance(node, list) and isinstance(item, int) and item < len(node):
+        return node[item]
+    return None
