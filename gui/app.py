@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         async def root() -> int:
             task = asyncio.current_task()
             assert task is not None
-            started.append(task)  # type: ignore[arg-type]
+            started.append(task)
             return await amain(args)
 
         try:

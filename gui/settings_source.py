@@ -20,7 +20,14 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
-from core.settings import ENV_PREFIX, Settings, SettingsError, load_settings, save_settings
+from core.settings import (
+    ENV_PREFIX,
+    TABLE_FIELDS,
+    Settings,
+    SettingsError,
+    load_settings,
+    save_settings,
+)
 
 #: fields whose change the running app applies at once (the engine's are read at start-up)
 LIVE_FIELDS = frozenset({
@@ -41,6 +48,7 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("Desktop", ("start_at_login", "demo_enabled")),
 ]
 PROVIDERS_SECTION = "Providers"
+TABLES_SECTION = "User quotas"
 
 LABELS = {
     "notify_resumed": "A goal was resumed automatically",
@@ -52,6 +60,7 @@ LABELS = {
     "auto_resume_default": "Auto-resume newly found goals",
     "start_at_login": "Start Goalkeeper when I log in",
     "demo_enabled": "Include the demo provider",
+    "quotas": "Quotas you defined",
     "resume_margin_seconds": "Margin after a reset (s)",
     "resume_jitter_seconds": "Random extra delay, up to (s)",
     "max_wait_hours": "Longest wait to schedule (h)",
@@ -101,7 +110,7 @@ class FieldSpec:
 
     name: str
     label: str
-    kind: str  # "bool" | "int" | "float" | "text" | "list"
+    kind: str  # "bool" | "int" | "float" | "text" | "list" | "table" (edited in the file)
     optional: bool
     help: str
     default: Any
@@ -150,23 +159,39 @@ def _label(name: str) -> str:
     return words[0].upper() + words[1:]
 
 
+def _section(name: str, placed: Mapping[str, str]) -> str:
+    """Known fields by topic; a provider's (``codex_home``, ``pipeline_enabled``) by its name."""
+    if name in placed:
+        return placed[name]
+    if name in TABLE_FIELDS:
+        return TABLES_SECTION
+    prefix = name.split("_", 1)[0]
+    return prefix.capitalize() if "_" in name else PROVIDERS_SECTION
+
+
 def field_specs() -> list[FieldSpec]:
     """Every settings field, in dialog order (known sections first, then the providers')."""
     placed = {name: title for title, names in SECTIONS for name in names}
     specs = []
     for name, info in Settings.model_fields.items():
-        kind, optional = _base_kind(info.annotation)
+        kind, optional = ("table", False) if name in TABLE_FIELDS else _base_kind(info.annotation)
         specs.append(FieldSpec(
             name=name, label=_label(name), kind=kind, optional=optional,
-            help=HELP.get(name) or info.description or "", default=info.default,
+            help=HELP.get(name) or info.description or "",
+            default=None if kind == "table" else info.default,
             env_var=ENV_PREFIX + name.upper(),
-            bounds=_bounds(info), section=placed.get(name, PROVIDERS_SECTION),
+            bounds=_bounds(info), section=_section(name, placed),
         ))
-    order = [title for title, _ in SECTIONS] + [PROVIDERS_SECTION]
+    known = [title for title, _ in SECTIONS]
     position = {name: i for _, names in SECTIONS for i, name in enumerate(names)}
     fields = list(Settings.model_fields)
-    return sorted(specs, key=lambda s: (order.index(s.section),
-                                        position.get(s.name, len(position) + fields.index(s.name))))
+
+    def order(spec: FieldSpec) -> tuple[int, str, int]:
+        rank = known.index(spec.section) if spec.section in known else len(known) + (
+            1 if spec.section == TABLES_SECTION else 0)
+        return rank, spec.section, position.get(spec.name, len(position) + fields.index(spec.name))
+
+    return sorted(specs, key=order)
 
 
 def to_text(spec: FieldSpec, value: Any) -> str:
@@ -231,7 +256,7 @@ class SettingsSource:
     def overridden(self) -> dict[str, str]:
         """field → the variable that sets it (and wins over the file)."""
         return {name: ENV_PREFIX + name.upper() for name in Settings.model_fields
-                if ENV_PREFIX + name.upper() in self.environ}
+                if name not in TABLE_FIELDS and ENV_PREFIX + name.upper() in self.environ}
 
     def effective(self) -> Settings:
         return load_settings(self.config_file, self.environ, self.defaults)
@@ -248,16 +273,19 @@ class SettingsSource:
             return Settings.model_validate(dict(self.defaults)).model_dump(), str(exc)
 
     def merged_for_save(self, edited: Mapping[str, Any]) -> dict[str, Any]:
-        """The edited values, with every variable-set field put back to the file's value."""
+        """The edited values, with every variable-set field put back to the file's value (and
+        the tables, which the dialog shows but does not edit, as they are)."""
         values = dict(edited)
         overridden = self.overridden()
-        if overridden:
+        if overridden or any(name not in values for name in TABLE_FIELDS):
             try:
                 from_file = self.file_settings().model_dump()
             except SettingsError:
                 from_file = Settings.model_validate(dict(self.defaults)).model_dump()
             for name in overridden:
                 values[name] = from_file[name]
+            for name in TABLE_FIELDS:
+                values.setdefault(name, from_file[name])
         return values
 
     def save(self, settings: Settings) -> None:

@@ -94,6 +94,7 @@ async def shoot(out: Path) -> int:
         window.tabs.setCurrentWidget(window.chart_panel)
         window.splitter.setSizes([430, 420])
         dialog = session.open_settings()
+        dialog.editors["max_auto_attempts"].setText("0")  # show an inline validation message
         await settle()
         save(dialog.grab(), out / "settings.png")
         dialog.reject()

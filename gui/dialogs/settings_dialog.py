@@ -45,6 +45,18 @@ from gui.tasks import TaskKeeper
 ERROR_STYLE = "color: #c62828;"
 
 
+def table_summary(name: str, tables: dict[str, Any], config_file: object) -> str:
+    """``2 defined: github-api (capacity), llm (periodic). Edit the [quotas.<name>] tables…``"""
+    if tables:
+        listed = ", ".join(f"{key} ({value.get('kind', '?')})" if isinstance(value, dict)
+                           else key for key, value in sorted(tables.items()))
+        head = f"{len(tables)} defined: {listed}."
+    else:
+        head = "None defined."
+    return (f"{head} Edit the [{name}.<name>] tables in {config_file}; saving here keeps them "
+            "as they are.")
+
+
 class SettingsDialog(QDialog):
     """Owns one editor and one inline error label per field."""
 
@@ -56,10 +68,11 @@ class SettingsDialog(QDialog):
         self._tasks = TaskKeeper()
         self.setWindowTitle("Goalkeeper settings")
         self.setAccessibleName("Goalkeeper settings")
-        self.resize(620, 560)
+        self.resize(760, 560)
         self.specs = {spec.name: spec for spec in field_specs()}
         self.editors: dict[str, QCheckBox | QLineEdit] = {}
         self.errors: dict[str, QLabel] = {}
+        self.tables: dict[str, QLabel] = {}
         self.overridden = source.overridden()
         values, problem = source.initial_values()
         self.initial = values
@@ -103,7 +116,18 @@ class SettingsDialog(QDialog):
                 self.tabs.addTab(scroll, spec.section)
             self._add_field(forms[spec.section], spec)
 
+    def _add_table(self, form: QFormLayout, spec: FieldSpec) -> None:
+        """Nested tables (``[quotas.<name>]``) are edited in the file; shown here, kept on save."""
+        label = QLabel(self)
+        label.setWordWrap(True)
+        label.setAccessibleName(spec.label)
+        self.tables[spec.name] = label
+        form.addRow(f"{spec.label}:", label)
+
     def _add_field(self, form: QFormLayout, spec: FieldSpec) -> None:
+        if spec.kind == "table":
+            self._add_table(form, spec)
+            return
         editor: QCheckBox | QLineEdit
         tip = self._tooltip(spec)
         if spec.kind == "bool":
@@ -150,6 +174,8 @@ class SettingsDialog(QDialog):
     # -- values --------------------------------------------------------------------------------
 
     def set_values(self, values: dict[str, Any]) -> None:
+        for name, label in self.tables.items():
+            label.setText(table_summary(name, values.get(name) or {}, self.source.config_file))
         for name, editor in self.editors.items():
             spec = self.specs[name]
             if isinstance(editor, QCheckBox):
@@ -168,8 +194,9 @@ class SettingsDialog(QDialog):
         return result
 
     def restore_defaults(self) -> None:
+        """Every editable field back to its default; variable-set fields and tables stay."""
         defaults = Settings.model_validate(dict(self.source.defaults)).model_dump()
-        for name in self.overridden:
+        for name in [*self.overridden, *self.tables]:
             defaults[name] = self.initial[name]
         self.set_values(defaults)
 

@@ -156,8 +156,11 @@ class UsageChart(QWidget):
             painter.setPen(grid)
             painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
             painter.setPen(text)
-            painter.drawText(QRectF(x - 40, plot.bottom() + 4, 80, metrics.height()),
-                             Qt.AlignmentFlag.AlignCenter, tick_label(tick, span, self.zone))
+            label = tick_label(tick, span, self.zone)
+            width = metrics.horizontalAdvance(label) + 4
+            left = min(max(x - width / 2, 0.0), self.width() - width - 2)  # never clipped
+            painter.drawText(QRectF(left, plot.bottom() + 4, width, metrics.height()),
+                             Qt.AlignmentFlag.AlignCenter, label)
 
     def _paint_thresholds(self, painter: QPainter, plot: QRectF) -> None:
         assert self.data is not None

@@ -10,7 +10,7 @@ import pytest
 
 from core.clock import FakeClock
 from core.engine import Engine
-from core.models import GoalState, Outcome, PauseReason, QuotaReading
+from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.results import ActionResult
 from gui.format import result_text
 from gui.main_window import MainWindow
@@ -37,45 +37,40 @@ async def eventually(read: Callable[[], Awaitable[list[str]]], timeout: float = 
     return rows
 
 
-async def auto_rows(engine: Engine) -> list[str]:
-    rows = await engine.history("fake:a", limit=50)
-    return [r.outcome.value for r in rows
-            if r.event == "resume_requested" and r.trigger is not None
-            and r.trigger.value == "auto" and r.outcome is not None]
-
-
 @pytest.mark.asyncio
-async def test_click_wins_while_the_scheduler_reads_the_quota(
+async def test_click_wins_while_the_scheduler_works_through_its_due_goals(
         window: MainWindow, engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
+    """Two goals come due together; while the scheduler is busy resuming the first, the user
+    clicks Resume on the second. The click wins it; the scheduler, reaching it next, is told
+    "already running" — one start each, and both answers on record."""
     await wait_for_quota(engine, fake, clock)
-    reading_quota = asyncio.Event()
-    release = asyncio.Event()
-    plain_read = fake.read_quotas
-
-    async def gated_read(fresh: bool = False) -> list[QuotaReading]:
-        if fresh:  # the scheduler's pre-resume read: hold it here, mid-decision
-            reading_quota.set()
-            await release.wait()
-        return await plain_read(fresh)
-
-    fake.read_quotas = gated_read  # type: ignore[method-assign]
+    await engine.set_auto_resume("fake:b", True)
+    fake.observe("fake:b", GoalState.PAUSED, reason=PauseReason.QUOTA,
+                 resets_at=clock.now() + timedelta(seconds=60), title="Write the docs")
+    await engine.refresh()
+    fake.gate = asyncio.Event()  # every runner start waits here
     await until(lambda: clock.sleepers > 0)  # the scheduler sleeps on the fake clock
     clock.advance(106)
-    await asyncio.wait_for(reading_quota.wait(), 5)
+    await until(lambda: engine.goals["fake:a"].state is GoalState.RESUMING)  # the scheduler's
 
     window.bridge.flush()
-    assert window.goals_view.select_goal("fake:a")
+    assert window.goals_view.select_goal("fake:b")
     assert window.goal_actions.resume.isEnabled()
     window.goal_actions.resume.trigger()
+    await until(lambda: engine.goals["fake:b"].state is GoalState.RESUMING)  # the click's
+    fake.gate.set()
     verb, result = await wait_signal(window.bridge.action_finished)
     assert (verb, result.outcome) == ("resume", Outcome.RESUMED)
+    assert window.banner.text == "Write the docs: Resumed"
 
-    release.set()
-    rows = await eventually(lambda: auto_rows(engine))
-    assert rows == ["already_running"]
-    assert [goal for goal, _ in fake.starts] == ["fake:a"]  # one runner start, not two
-    assert window.banner.text == "Refactor the parser: Resumed"
-    assert engine.goals["fake:a"].state is GoalState.RUNNING
+    async def auto_answers_for_b() -> list[str]:
+        rows = await engine.history("fake:b", limit=50)
+        return [r.outcome.value for r in rows if r.event == "resume_requested"
+                and r.trigger is Trigger.AUTO and r.outcome is not None]
+
+    assert await eventually(auto_answers_for_b) == ["already_running"]
+    assert sorted(goal for goal, _ in fake.starts) == ["fake:a", "fake:b"]  # one start each
+    assert engine.goals["fake:b"].state is GoalState.RUNNING
 
 
 @pytest.mark.asyncio

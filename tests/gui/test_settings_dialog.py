@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QCheckBox, QDialogButtonBox, QLineEdit
 
-from core.settings import Settings, load_settings
+from core.settings import TABLE_FIELDS, Settings, load_settings
 from gui.dialogs.settings_dialog import SettingsDialog
 from gui.settings_source import SettingsSource, field_specs, validate
 
@@ -35,7 +35,8 @@ def save_button(dialog: SettingsDialog) -> Any:
 
 def test_every_setting_has_an_editor(tmp_path: Path, qtbot: Any) -> None:
     dialog = make(tmp_path, qtbot)
-    assert set(dialog.editors) == set(Settings.model_fields)
+    assert set(dialog.editors) | set(dialog.tables) == set(Settings.model_fields)
+    assert set(dialog.tables) == set(TABLE_FIELDS)
     assert isinstance(dialog.editors["notify_resumed"], QCheckBox)
     assert isinstance(dialog.editors["max_auto_attempts"], QLineEdit)
     assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())][:5] == [
@@ -121,3 +122,19 @@ def test_provider_fields_get_editors_from_their_type() -> None:
     assert kinds["stable_seconds"] == "float"
     assert validate({"stable_seconds": "x"}).errors["stable_seconds"].startswith(
         "Input should be a valid number")
+
+
+@pytest.mark.asyncio
+async def test_quota_tables_are_shown_and_kept(tmp_path: Path, qtbot: Any) -> None:
+    text = ('max_auto_attempts = 4\n\n[quotas.github-api]\nkind = "periodic"\nlimit = 100\n'
+            'period = "day"\n')
+    dialog = make(tmp_path, qtbot, text=text)
+    summary = dialog.tables["quotas"].text()
+    assert summary.startswith("1 defined: github-api (periodic).")
+    dialog.restore_defaults()
+    assert dialog.tables["quotas"].text() == summary
+    edit(dialog, "stable_seconds", "11")
+    assert await dialog.save()
+    saved = load_settings(tmp_path / "config.toml", {})
+    assert list(saved.quotas) == ["github-api"] and saved.stable_seconds == 11
+    assert saved.max_auto_attempts == 3  # restored to its default before saving
