@@ -69,7 +69,7 @@ class DemoSession:
             self.printer(f"Goalkeeper demo — data in {self.paths.data_dir}")
             self.printer(f"Quota: 6 units per {self.provider.quota.period:g} s; each goal uses "
                          f"one unit every {self.provider.step_seconds:g} s.")
-            await self._restart_goals(host)
+            await self.restart_goals(host)
             self._check_done(host, done)
             try:
                 await asyncio.wait_for(asyncio.shield(done), timeout)
@@ -82,7 +82,11 @@ class DemoSession:
         finally:
             await host.stop()
 
-    async def _restart_goals(self, host: Host) -> None:
+    async def restart_goals(self, host: Host) -> None:
+        """Forget finished demo goals, rediscover them and start every idle one.
+
+        Public because the desktop app's demo reuses it on its own host.
+        """
         engine = host.engine
         for goal in list(engine.goals.values()):
             if goal.provider == "demo" and goal.state is not GoalState.IDLE:

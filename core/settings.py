@@ -58,6 +58,15 @@ class Settings(BaseModel):
     fallback_poll_jitter: float = Field(0.1, ge=0, le=1)
     provider_refresh_seconds: float = Field(5, gt=0, le=3600)
     demo_enabled: bool = False
+    codex_enabled: bool = Field(True, description="follow Codex whenever its home exists")
+    codex_home: str = Field("", description="Codex's home; empty: $CODEX_HOME or ~/.codex")
+    codex_bin: str = Field("", description="the codex executable; empty: codex on PATH")
+    codex_continuation_text: str = Field(
+        "The usage limit has reset; continue working on the active goal.", min_length=1,
+        description="the prompt of the `codex exec resume` fallback",
+    )
+    codex_app_server_timeout_seconds: float = Field(10, gt=0, le=300)
+    codex_confirm_timeout_seconds: float = Field(30, gt=0, le=600)
     claude_enabled: bool = Field(True, description="watch Claude Code (when a config dir exists)")
     claude_config_dirs: str = Field("", description="comma-separated; empty: $CLAUDE_CONFIG_DIR "
                                     "or ~/.claude and ~/.config/claude")

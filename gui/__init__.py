@@ -1,1 +1,5 @@
-"""Goalkeeper's desktop app (PySide6 on a qasync loop). It talks to ``core`` through one bridge."""
+"""The Goalkeeper desktop app: a PySide6 window and tray icon over the core, on one qasync loop.
+
+``gui/app.py`` bootstraps; ``gui/bridge.py`` is the only module that talks to the core engine;
+everything else renders what the bridge says and asks it to act.
+"""

@@ -47,7 +47,7 @@ async def test_demo_goal_with_auto_resume_off_waits_for_a_manual_resume(paths, c
     await host.start()
     try:
         engine = host.engine
-        await session._restart_goals(host)
+        await session.restart_goals(host)
         for _ in range(200):
             await settled(engine)
             clock.advance(1)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from core.clock import Clock
 from core.paths import Paths
+from core.providers import codex
 from core.providers.base import Provider
 from core.providers.pipeline.spec import pipeline_factory, pipeline_looked_for
 from core.settings import Settings
@@ -67,6 +68,7 @@ def _claude_looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
 SPECS: list[ProviderSpec] = [
     ProviderSpec("demo", _demo, _demo_looked_for),
     ProviderSpec("pipeline", pipeline_factory, pipeline_looked_for),
+    ProviderSpec("codex", codex.factory, codex.looked_for),
     ProviderSpec("claude", _claude, _claude_looked_for),
 ]
 

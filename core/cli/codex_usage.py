@@ -1,0 +1,79 @@
+"""``codex-usage``: Codex token usage per day and model, read from ``$CODEX_HOME`` (read-only).
+
+The same full-history scan that feeds the usage chart (:mod:`core.providers.codex.history`). It
+needs no running host: it only reads the session files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from core.cli.common import EXIT_OK, EXIT_USAGE, CliError, Context
+from core.clock import iso
+
+#: below this much history one process is faster than starting workers
+PARALLEL_BYTES = 256 << 20
+
+
+def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("codex-usage", parents=[common],
+                       help="Codex tokens per day and model, from the session files")
+    p.add_argument("--since", metavar="YYYY-MM-DD", help="only days from this one on")
+    p.add_argument("--workers", type=int, default=0,
+                   help="processes to scan with (default: one per CPU for large histories)")
+    p.set_defaults(func=cmd_codex_usage)
+
+
+def cmd_codex_usage(ctx: Context) -> int:
+    from core.providers.codex.config import codex_home
+    from core.providers.codex.history import rollouts, scan_usage
+
+    home = codex_home(ctx.settings, os.environ)
+    if not home.is_dir():
+        raise CliError(f"no Codex home at {home} (set CODEX_HOME or codex_home)", EXIT_USAGE)
+    paths = rollouts(home / "sessions")
+    workers = ctx.args.workers or _default_workers(sum(_size(p) for p in paths))
+    history = scan_usage(paths, workers)
+    since = ctx.args.since or ""
+    rows: list[dict[str, Any]] = [
+        {"date": day, "model": model, "calls": u.calls, "input_tokens": u.input_tokens,
+         "cached_input_tokens": u.cached_input_tokens, "output_tokens": u.output_tokens,
+         "reasoning_output_tokens": u.reasoning_output_tokens, "total_tokens": u.total_tokens}
+        for (day, model), u in sorted(history.daily.items()) if day >= since
+    ]
+    total = {key: sum(int(row[key]) for row in rows) for key in (
+        "calls", "input_tokens", "cached_input_tokens", "output_tokens",
+        "reasoning_output_tokens", "total_tokens")}
+    data = {"codex_home": str(home), "files": history.files, "bytes": history.size,
+            "days": rows, "total": total,
+            "quota": {w: [[iso(at), used] for at, used in points]
+                      for w, points in sorted(history.quota.items())}}
+    ctx.emit(data, lambda: _table(rows, total))
+    return EXIT_OK
+
+
+def _default_workers(size: int) -> int:
+    return min(4, os.cpu_count() or 1) if size >= PARALLEL_BYTES else 1
+
+
+def _size(path: Any) -> int:
+    try:
+        return int(path.stat().st_size)
+    except OSError:
+        return 0
+
+
+def _table(rows: list[dict[str, Any]], total: dict[str, int]) -> str:
+    if not rows:
+        return "no Codex token usage found"
+    header = f"{'date':<10}  {'model':<22} {'calls':>7} {'input':>15} {'cached':>15} " \
+             f"{'output':>13} {'reasoning':>12} {'total':>15}"
+    lines = [header]
+    for row in [*rows, {"date": "total", "model": "", **total}]:
+        lines.append(f"{row['date']:<10}  {row['model']:<22} {row['calls']:>7,} "
+                     f"{row['input_tokens']:>15,} {row['cached_input_tokens']:>15,} "
+                     f"{row['output_tokens']:>13,} {row['reasoning_output_tokens']:>12,} "
+                     f"{row['total_tokens']:>15,}")
+    return "\n".join(lines)

@@ -1,0 +1,317 @@
+"""The full-history scan behind the usage chart: tokens per day and model, and quota over time.
+
+Reading every rollout line with ``json.loads`` is far too slow for gigabytes of history, so this
+is a byte-level scan of each memory-mapped file:
+
+* a ``find`` pass for ``"last_token_usage":{`` — one per model call — whose numbers are read by
+  an anchored regex right there (Codex writes compact JSON with the fields in a fixed order; a
+  line in another order falls back to ``json.loads``);
+* a ``find`` pass for ``"turn_context"`` lines, which say which model the following calls used;
+* the day of a call is its line's UTC date (the fixed-width ``timestamp`` prefix). Lines are in
+  time order, so days are found per *run* of calls by bisection, not line by line;
+* for the quota chart, one ``rate_limits`` object per hour is decoded (the account's quota is
+  the same in every session; a chart over weeks needs no finer points).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import mmap
+import multiprocessing
+import os
+import re
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from core.providers.codex.limits import LimitShapeError, from_rollout
+
+USAGE = b'"last_token_usage":{'
+TURN = b'"turn_context","payload":{'  # type then payload: serde's tag + content
+_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens",
+           "total_tokens")
+_USAGE_RE = re.compile(
+    rb'"last_token_usage":\{"input_tokens":(\d+),"cached_input_tokens":(\d+),'
+    rb'"output_tokens":(\d+),"reasoning_output_tokens":(\d+),"total_tokens":(\d+)\}')
+_MODEL_RE = re.compile(rb'"model":"([^"]*)"')
+UNKNOWN_MODEL = "unknown"
+#: every n-th call's hour is checked for a quota point (one point per hour is kept)
+QUOTA_SAMPLE = 8
+#: files are scanned in line-aligned windows of this size, each unmapped once scanned
+WINDOW = 32 << 20
+
+
+@dataclass
+class Usage:
+    """Token counts of some model calls."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_output_tokens: int = 0
+    total_tokens: int = 0
+
+    def merge(self, other: Usage) -> None:
+        self.calls += other.calls
+        for name in _FIELDS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def add_many(self, calls: list[tuple[bytes | int, ...]]) -> None:
+        """Add calls given as (input, cached, output, reasoning, total) — digits or ints."""
+        self.calls += len(calls)
+        columns = list(zip(*calls, strict=True)) or [()] * 5
+        self.input_tokens += sum(map(int, columns[0]))
+        self.cached_input_tokens += sum(map(int, columns[1]))
+        self.output_tokens += sum(map(int, columns[2]))
+        self.reasoning_output_tokens += sum(map(int, columns[3]))
+        self.total_tokens += sum(map(int, columns[4]))
+
+
+@dataclass
+class UsageHistory:
+    """What the scan found.
+
+    Attributes:
+        daily: (UTC date ``YYYY-MM-DD``, model) → :class:`Usage`.
+        quota: window id → [(instant, used %)], one point an hour (the first call of the hour).
+        files / size: how many files and bytes were read.
+    """
+
+    daily: dict[tuple[str, str], Usage] = field(default_factory=dict)
+    quota: dict[str, list[tuple[datetime, float]]] = field(default_factory=dict)
+    files: int = 0
+    size: int = 0
+    hours: set[bytes] = field(default_factory=set, repr=False)
+
+    def totals(self) -> Usage:
+        total = Usage()
+        for usage in self.daily.values():
+            total.merge(usage)
+        return total
+
+
+def rollouts(sessions: Path) -> list[Path]:
+    """Every rollout under ``sessions`` (the ``YYYY/MM/DD`` tree)."""
+    found: list[Path] = []
+    for directory, _, names in os.walk(sessions):
+        found.extend(Path(directory) / n for n in names
+                     if n.startswith("rollout-") and n.endswith(".jsonl"))
+    return sorted(found)
+
+
+def scan_usage(paths: Iterable[Path], workers: int = 1) -> UsageHistory:
+    """Scan ``paths``; with ``workers`` > 1 the files are shared out to that many processes.
+
+    Worker processes are started with ``spawn`` (never ``fork``: the caller may be a threaded
+    host) and import only this module's light dependencies.
+    """
+    files = list(paths)
+    if workers <= 1 or len(files) < 2:
+        return _scan_serial(files)
+    groups = _share_out(files, workers)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
+        parts = list(pool.map(_scan_serial, groups))
+    return _combine(parts)
+
+
+def _share_out(files: list[Path], workers: int) -> list[list[Path]]:
+    """Groups of about equal size in bytes, largest files first."""
+    sized = sorted(((_size(p), p) for p in files), reverse=True)
+    groups: list[tuple[int, list[Path]]] = [(0, []) for _ in range(min(workers, len(files)))]
+    for size, path in sized:
+        total, members = min(groups, key=lambda group: group[0])
+        groups.remove((total, members))
+        members.append(path)
+        groups.append((total + size, members))
+    return [members for _, members in groups if members]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _combine(parts: list[UsageHistory]) -> UsageHistory:
+    history = UsageHistory()
+    for part in parts:
+        history.files += part.files
+        history.size += part.size
+        for key, usage in part.daily.items():
+            history.daily.setdefault(key, Usage()).merge(usage)
+        for window, points in part.quota.items():
+            history.quota.setdefault(window, []).extend(points)
+    for window, points in history.quota.items():
+        hourly: dict[datetime, tuple[datetime, float]] = {}
+        for when, used in sorted(points):
+            hourly.setdefault(when.replace(minute=0, second=0, microsecond=0), (when, used))
+        history.quota[window] = list(hourly.values())
+    return history
+
+
+def _scan_serial(paths: list[Path]) -> UsageHistory:
+    history = UsageHistory()
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size == 0:
+                    continue
+                _scan_file(handle.fileno(), size, history)
+                history.size += size
+                history.files += 1
+        except OSError:
+            continue  # vanished or unreadable: the chart shows what could be read
+    for points in history.quota.values():
+        points.sort()
+    return history
+
+
+def _positions(data: mmap.mmap, needle: bytes, lo: int, hi: int) -> list[int]:
+    found: list[int] = []
+    find, append, at = data.find, found.append, data.find(needle, lo, hi)
+    while at >= 0:
+        append(at)
+        at = find(needle, at + 1, hi)
+    return found
+
+
+def _day(data: mmap.mmap, at: int) -> bytes:
+    """The ``YYYY-MM-DD`` of the line holding ``at`` (its fixed-width timestamp prefix)."""
+    start = data.rfind(b"\n", 0, at) + 1
+    return data[start + 14: start + 24]
+
+
+def _day_runs(data: mmap.mmap, hits: list[int]) -> list[tuple[int, bytes]]:
+    """(first hit index, day) of each run of hits on one day.
+
+    A rollout is written in time order, so the day changes rarely: the first and last hit of a
+    range are compared and only a range that spans midnight is bisected — a handful of lookups
+    per file instead of one per line.
+    """
+    runs: list[tuple[int, bytes]] = []
+    lo = 0
+    while lo < len(hits):
+        day, hi = _day(data, hits[lo]), len(hits) - 1
+        if _day(data, hits[hi]) != day:
+            left, right = lo, hi  # day(left) == day, day(right) != day
+            while right - left > 1:
+                middle = (left + right) // 2
+                if _day(data, hits[middle]) == day:
+                    left = middle
+                else:
+                    right = middle
+            hi = left
+        runs.append((lo, day))
+        lo = hi + 1
+    return runs
+
+
+def _scan_file(fd: int, size: int, history: UsageHistory) -> None:
+    """Scan one file in line-aligned windows, each mapped (pre-faulted) and unmapped in turn:
+    the process never holds more than a window of any file."""
+    model, lo, span = UNKNOWN_MODEL, 0, WINDOW
+    while lo < size:
+        base = lo - lo % mmap.ALLOCATIONGRANULARITY
+        length = min(size - base, lo - base + span)
+        with _window(fd, base, length) as data:
+            start = lo - base
+            end = data.rfind(b"\n", start) + 1
+            if end <= start:  # no complete line in the window
+                if base + length >= size:
+                    return  # the file's last line is still being written
+                span *= 2  # a line longer than the window
+                continue
+            model = _scan_region(data, start, end, model, history)
+        lo, span = base + end, WINDOW
+
+
+def _window(fd: int, offset: int, length: int) -> mmap.mmap:
+    populate = getattr(mmap, "MAP_POPULATE", 0)  # Linux: fault the window in one go
+    return mmap.mmap(fd, length, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ,
+                     offset=offset)
+
+
+def _scan_region(data: mmap.mmap, lo: int, hi: int, model: str, history: UsageHistory) -> str:
+    """Count the calls in the complete lines of ``[lo, hi)``; returns the model in force after."""
+    hits = _positions(data, USAGE, lo, hi)
+    segments, model_after = _segments(data, hits, lo, hi, model)
+    ends = [first for first, _, _ in segments[1:]] + ([len(hits)] if segments else [])
+    match = _USAGE_RE.match
+    for (first, day, name), end in zip(segments, ends, strict=True):
+        rows: list[Any] = [found.groups() if (found := match(data, at))
+                           else _slow_usage(data, at) for at in hits[first:end]]
+        if None in rows:  # rare: a line neither layout could read
+            rows = [row for row in rows if row is not None]
+        if rows and day[4:5] == b"-":
+            history.daily.setdefault((day.decode(), name), Usage()).add_many(rows)
+    for at in hits[::QUOTA_SAMPLE]:
+        _quota_point(data, at, history)
+    return model_after
+
+
+def _segments(data: mmap.mmap, hits: list[int], lo: int, hi: int,
+              model: str) -> tuple[list[tuple[int, bytes, str]], str]:
+    """(first hit index, day, model) wherever the day or the model changes; the last model."""
+    models = [(bisect.bisect_left(hits, turn), _model(data, turn))
+              for turn in _positions(data, TURN, lo, hi)]
+    days = _day_runs(data, hits)
+    points = sorted({0} | {i for i, _ in models} | {i for i, _ in days})
+    result: list[tuple[int, bytes, str]] = []
+    m = d = 0
+    day = b""
+    for point in points:
+        while m < len(models) and models[m][0] <= point:
+            model = models[m][1] or model
+            m += 1
+        while d < len(days) and days[d][0] <= point:
+            day = days[d][1]
+            d += 1
+        if point < len(hits):
+            result.append((point, day, model))
+    for _, name in models[m:]:
+        model = name or model
+    return result, model
+
+
+def _model(data: mmap.mmap, turn: int) -> str | None:
+    found = _MODEL_RE.search(data, turn, data.find(b"\n", turn))
+    return found.group(1).decode() if found else None
+
+
+def _slow_usage(data: mmap.mmap, at: int) -> tuple[int, ...] | None:
+    """The same numbers from a line in an unexpected layout (decoded properly)."""
+    start = data.rfind(b"\n", 0, at) + 1
+    try:
+        record = json.loads(data[start: data.find(b"\n", start)])
+        usage = record["payload"]["info"]["last_token_usage"]
+        return tuple(int(usage.get(name) or 0) for name in _FIELDS)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _quota_point(data: mmap.mmap, at: int, history: UsageHistory) -> None:
+    start = data.rfind(b"\n", 0, at) + 1
+    hour = data[start + 14: start + 27]
+    if hour in history.hours:
+        return
+    history.hours.add(hour)
+    end = data.find(b"\n", at)
+    if data.find(b'"rate_limits":{', at, end) < 0:
+        return
+    try:
+        record = json.loads(data[start:end])
+        when = datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00")).astimezone(UTC)
+        snapshot = from_rollout(record["payload"]["rate_limits"], when)
+    except (ValueError, KeyError, TypeError, LimitShapeError):
+        return
+    for window_id, window in snapshot.windows.items():
+        if window.used_percent is not None:
+            history.quota.setdefault(window_id, []).append((when, window.used_percent))

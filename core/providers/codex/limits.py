@@ -1,0 +1,306 @@
+"""Codex rate-limit snapshots: every shape Codex has written, told apart by window length.
+
+A snapshot is what one ``token_count`` rollout line or one app-server answer says about the
+account's limits. Codex has written three shapes over time (see
+``/work/shared/provider-formats.md`` section B1):
+
+* current: ``primary``/``secondary`` = ``{used_percent, window_minutes, resets_at}`` (epoch s);
+* legacy: the same with ``resets_in_seconds`` — relative to the *line's own* timestamp — and
+  window minutes 299 / 10079;
+* oldest flat: ``primary_used_percent`` / ``secondary_used_percent`` with no window length and no
+  reset (the only shape where the slot name has to say which window it is).
+
+The app-server speaks camelCase (``usedPercent``, ``windowDurationMins``, ``resetsAt``) and its
+``account/rateLimits/updated`` notification is *sparse*: :func:`merge` folds it into the last
+snapshot and never clears a field because it is absent or null.
+
+Windows are identified by their length, never by slot: some plans put the weekly window first or
+show only a monthly one (``secondary: null``).
+
+This module is plain data and parsing (no pydantic), so the history scan's worker processes start
+fast; :mod:`.readings` turns snapshots into Goalkeeper readings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+PROVIDER = "codex"
+FIVE_HOUR = "codex:5h"
+WEEKLY = "codex:weekly"
+MONTHLY = "codex:monthly"
+CREDITS = "codex:credits"
+#: every window a Codex goal depends on (a window never read does not block anything)
+GOAL_WINDOWS = (FIVE_HOUR, WEEKLY, MONTHLY, CREDITS)
+
+LABELS = {FIVE_HOUR: "Codex · 5 h", WEEKLY: "Codex · weekly", MONTHLY: "Codex · monthly",
+          CREDITS: "Codex · credits"}
+
+#: ``rate_limit_reached_type`` values that no clock lifts, with what the window says about them
+NO_TIMED_RESET: Mapping[str, str] = {
+    "workspace_owner_credits_depleted":
+        "your workspace's credits are used up: no timed reset (add credits to continue)",
+    "workspace_member_credits_depleted":
+        "the workspace's credits are used up: no timed reset (ask the workspace owner)",
+    "workspace_owner_usage_limit_reached":
+        "the workspace usage limit you set was reached: no timed reset (raise it to continue)",
+    "workspace_member_usage_limit_reached":
+        "the workspace usage limit set by the owner was reached: no timed reset",
+}
+TIMED_REACHED = "rate_limit_reached"
+
+# Epoch seconds before 2001 or after 2100 are not reset instants; they are garbage.
+_EPOCH_MIN, _EPOCH_MAX = 978_307_200, 4_102_444_800
+
+
+class LimitShapeError(ValueError):
+    """A ``rate_limits`` object that matches none of the known shapes."""
+
+
+def window_id(minutes: float | None, slot: str) -> str | None:
+    """The Goalkeeper window a Codex window of ``minutes`` is, or None for an unknown length.
+
+    300 (and the legacy 299) is the 5-hour window, 10080 (10079) the weekly one, about 43,800 the
+    monthly one. Only the flat shape, which carries no length, falls back to the slot name.
+    """
+    if minutes is None:
+        return {"primary": FIVE_HOUR, "secondary": WEEKLY}.get(slot)
+    if 295 <= minutes <= 305:
+        return FIVE_HOUR
+    if 10_000 <= minutes <= 10_160:
+        return WEEKLY
+    if 40_000 <= minutes <= 46_100:
+        return MONTHLY
+    return None
+
+
+@dataclass(frozen=True)
+class Window:
+    """One slot of a snapshot; any field may be unknown (None)."""
+
+    used_percent: float | None = None
+    window_minutes: float | None = None
+    resets_at: datetime | None = None
+
+    def merged(self, update: Window) -> Window:
+        return Window(
+            used_percent=_pick(update.used_percent, self.used_percent),
+            window_minutes=_pick(update.window_minutes, self.window_minutes),
+            resets_at=_pick(update.resets_at, self.resets_at),
+        )
+
+
+@dataclass(frozen=True)
+class Credits:
+    has_credits: bool | None = None
+    unlimited: bool | None = None
+    balance: str | None = None
+
+    def merged(self, update: Credits) -> Credits:
+        return Credits(_pick(update.has_credits, self.has_credits),
+                       _pick(update.unlimited, self.unlimited),
+                       _pick(update.balance, self.balance))
+
+
+@dataclass(frozen=True)
+class RateSnapshot:
+    """What Codex said about the account's limits at ``observed_at``.
+
+    Attributes:
+        slots: ``primary`` / ``secondary`` → :class:`Window` (a slot Codex sent as null is absent).
+        reached_type: ``rate_limit_reached_type``, when Codex says a limit was reached.
+        source: ``rollout`` (a session file line) or ``app-server`` (asked just now).
+    """
+
+    observed_at: datetime
+    slots: Mapping[str, Window] = field(default_factory=dict)
+    credits: Credits | None = None
+    plan_type: str | None = None
+    reached_type: str | None = None
+    limit_id: str | None = None
+    source: str = "rollout"
+
+    @property
+    def windows(self) -> dict[str, Window]:
+        """Goalkeeper window id → window, for the slots whose length is known."""
+        result: dict[str, Window] = {}
+        for slot, window in self.slots.items():
+            wid = window_id(window.window_minutes, slot)
+            if wid is not None:
+                result[wid] = window
+        return result
+
+    @property
+    def no_timed_reset(self) -> str | None:
+        """Why no clock lifts the limit (credits / workspace kinds), or None."""
+        return NO_TIMED_RESET.get(self.reached_type or "")
+
+
+def merge(base: RateSnapshot | None, update: RateSnapshot) -> RateSnapshot:
+    """Fold a sparse update into ``base``: a field absent or null in ``update`` keeps its value."""
+    if base is None:
+        return update
+    slots = dict(base.slots)
+    for slot, window in update.slots.items():
+        slots[slot] = slots[slot].merged(window) if slot in slots else window
+    credits = base.credits
+    if update.credits is not None:
+        credits = credits.merged(update.credits) if credits else update.credits
+    return replace(
+        base,
+        observed_at=max(base.observed_at, update.observed_at),
+        slots=slots,
+        credits=credits,
+        plan_type=_pick(update.plan_type, base.plan_type),
+        reached_type=_pick(update.reached_type, base.reached_type),
+        limit_id=_pick(update.limit_id, base.limit_id),
+        source=update.source,
+    )
+
+
+def _pick(new: T | None, old: T | None) -> T | None:
+    return old if new is None else new
+
+
+# -- parsing -----------------------------------------------------------------------------------
+
+
+def from_rollout(limits: Any, line_time: datetime) -> RateSnapshot:
+    """Parse a rollout ``rate_limits`` object (current, legacy or flat shape)."""
+    if not isinstance(limits, dict):
+        raise LimitShapeError("rate_limits is not an object")
+    if "primary" in limits or "secondary" in limits:
+        slots = {}
+        for slot in ("primary", "secondary"):
+            raw = limits.get(slot)
+            if raw is not None:
+                slots[slot] = _rollout_window(raw, line_time)
+    elif "primary_used_percent" in limits or "secondary_used_percent" in limits:
+        slots = {
+            slot: Window(used_percent=_percent(limits.get(f"{slot}_used_percent")))
+            for slot in ("primary", "secondary")
+            if limits.get(f"{slot}_used_percent") is not None
+        }
+    else:
+        raise LimitShapeError("rate_limits has neither primary/secondary nor the flat fields")
+    credits = limits.get("credits")
+    return RateSnapshot(
+        observed_at=line_time,
+        slots=slots,
+        credits=_credits(credits, "has_credits") if isinstance(credits, dict) else None,
+        plan_type=_text(limits.get("plan_type")),
+        reached_type=_text(limits.get("rate_limit_reached_type")),
+        limit_id=_text(limits.get("limit_id")),
+        source="rollout",
+    )
+
+
+def _rollout_window(raw: Any, line_time: datetime) -> Window:
+    if not isinstance(raw, dict):
+        raise LimitShapeError("a rate-limit window is not an object")
+    resets_at = _epoch(raw.get("resets_at"))
+    if resets_at is None and raw.get("resets_in_seconds") is not None:
+        seconds = _number(raw["resets_in_seconds"], "resets_in_seconds")
+        resets_at = line_time + timedelta(seconds=seconds)  # relative to the line, not to now
+    return Window(
+        used_percent=_percent(raw.get("used_percent")),
+        window_minutes=_optional_number(raw.get("window_minutes"), "window_minutes"),
+        resets_at=resets_at,
+    )
+
+
+def from_app_server(limits: Any, now: datetime) -> RateSnapshot:
+    """Parse an app-server ``RateLimitSnapshot`` (camelCase; every field may be missing)."""
+    if not isinstance(limits, dict):
+        raise LimitShapeError("rateLimits is not an object")
+    slots = {}
+    for slot in ("primary", "secondary"):
+        raw = limits.get(slot)
+        if isinstance(raw, dict):
+            slots[slot] = Window(
+                used_percent=_percent(raw.get("usedPercent")),
+                window_minutes=_optional_number(raw.get("windowDurationMins"),
+                                                "windowDurationMins"),
+                resets_at=_epoch(raw.get("resetsAt")),
+            )
+    credits = limits.get("credits")
+    return RateSnapshot(
+        observed_at=now,
+        slots=slots,
+        credits=_credits(credits, "hasCredits") if isinstance(credits, dict) else None,
+        plan_type=_text(limits.get("planType")),
+        reached_type=_text(limits.get("rateLimitReachedType")),
+        limit_id=_text(limits.get("limitId")),
+        source="app-server",
+    )
+
+
+def pick_codex_bucket(result: Any) -> Any:
+    """From an ``account/rateLimits/read`` result, the ``codex`` bucket's snapshot."""
+    if not isinstance(result, dict):
+        raise LimitShapeError("account/rateLimits/read returned no object")
+    by_id = result.get("rateLimitsByLimitId")
+    single = result.get("rateLimits")
+    if isinstance(single, dict) and single.get("limitId") in (None, "codex"):
+        return single
+    if isinstance(by_id, dict) and isinstance(by_id.get("codex"), dict):
+        return by_id["codex"]
+    if isinstance(single, dict):
+        return single
+    raise LimitShapeError("account/rateLimits/read returned no rateLimits")
+
+
+def _credits(raw: dict[str, Any], has_key: str) -> Credits:
+    has = raw.get(has_key)
+    unlimited = raw.get("unlimited")
+    balance = raw.get("balance")
+    return Credits(has if isinstance(has, bool) else None,
+                   unlimited if isinstance(unlimited, bool) else None,
+                   None if balance is None else str(balance))
+
+
+def _percent(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = _number(value, "used percent")
+    if not -1.0 <= number <= 1000.0:
+        raise LimitShapeError(f"used percent {number!r} is out of range")
+    return number
+
+
+def _number(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise LimitShapeError(f"{name} is not a number: {value!r}")
+    return float(value)
+
+
+def _optional_number(value: Any, name: str) -> float | None:
+    return None if value is None else _number(value, name)
+
+
+def _epoch(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise LimitShapeError(f"resets_at is not a time: {value!r}") from None
+        if parsed.tzinfo is None:
+            raise LimitShapeError(f"resets_at has no zone: {value!r}")
+        return parsed.astimezone(UTC)
+    seconds = _number(value, "resets_at")
+    if seconds > _EPOCH_MAX * 100:  # milliseconds
+        seconds /= 1000.0
+    if not _EPOCH_MIN <= seconds <= _EPOCH_MAX:
+        raise LimitShapeError(f"resets_at {value!r} is not an epoch instant")
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,146 @@
+"""Is some other Codex process working on a thread right now?
+
+A live Codex keeps the thread's rollout file open while it writes to it, and newer builds also
+hold an ``flock`` on ``$CODEX_HOME/thread-writer-locks/<thread>.lock``. Goalkeeper must never
+resume a thread under such a process (two writers on one thread), so before every resume it looks
+for holders of either file:
+
+* Linux: ``/proc/<pid>/fd`` links and ``/proc/locks`` (nothing is opened or locked to find out);
+* elsewhere: ``lsof`` when it is installed;
+* with neither, a rollout written in the last minute counts as live.
+
+Processes that are Goalkeeper's own — this process (reading the file), and every process
+descended from a Codex it started — do not count. Other children of Goalkeeper do (a Codex the
+user opened from it in a terminal is the user's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+_PROC = Path("/proc")
+RECENT_WRITE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Holder:
+    pid: int
+    command: str
+    path: Path
+
+    def describe(self) -> str:
+        return f"{self.command} (pid {self.pid}) has {self.path.name} open"
+
+
+def lock_file(home: Path, thread_id: str) -> Path:
+    return home / "thread-writer-locks" / f"{thread_id}.lock"
+
+
+def find_holders(paths: Iterable[Path], ours: Iterable[int]) -> list[Holder] | None:
+    """Live processes other than ours holding any of ``paths``; None when this cannot be told."""
+    targets = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            st = path.stat()
+            targets[(st.st_dev, st.st_ino)] = path
+    if _PROC.is_dir() and (_PROC / "self" / "fd").is_dir():
+        holders = _proc_fd_holders(targets) + _proc_lock_holders(targets)
+    elif shutil.which("lsof"):
+        holders = _lsof_holders(targets)
+    else:
+        return None
+    unique = {h.pid: h for h in holders if h.pid != os.getpid()}  # our own reads do not count
+    runs = set(ours)
+    return [h for h in unique.values() if not _descends_from(h.pid, runs)]
+
+
+def _proc_fd_holders(targets: dict[tuple[int, int], Path]) -> list[Holder]:
+    found = []
+    for entry in _pids():
+        fd_dir = _PROC / str(entry) / "fd"
+        try:
+            fds = list(os.scandir(fd_dir))
+        except OSError:
+            continue  # gone, or another user's process
+        for fd in fds:
+            try:
+                st = os.stat(fd.path)
+            except OSError:
+                continue
+            path = targets.get((st.st_dev, st.st_ino))
+            if path is not None:
+                found.append(Holder(entry, _command(entry), path))
+    return found
+
+
+def _proc_lock_holders(targets: dict[tuple[int, int], Path]) -> list[Holder]:
+    by_inode = {(os.major(dev), os.minor(dev), ino): p for (dev, ino), p in targets.items()}
+    try:
+        lines = (_PROC / "locks").read_text().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 6 or "->" in parts:
+            continue  # a waiter, not a holder
+        with contextlib.suppress(ValueError):
+            pid = int(parts[4])
+            major, minor, inode = parts[5].split(":")
+            path = by_inode.get((int(major, 16), int(minor, 16), int(inode)))
+            if path is not None:
+                found.append(Holder(pid, _command(pid), path))
+    return found
+
+
+def _lsof_holders(targets: dict[tuple[int, int], Path]) -> list[Holder]:
+    found: list[Holder] = []
+    for path in targets.values():
+        try:
+            out = subprocess.run(["lsof", "-t", "--", str(path)], capture_output=True, text=True,
+                                 timeout=10, stdin=subprocess.DEVNULL, check=False).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        found.extend(Holder(int(pid), "process", path) for pid in out.split() if pid.isdigit())
+    return found
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir(_PROC) if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _command(pid: int) -> str:
+    try:
+        return (_PROC / str(pid) / "comm").read_text().strip() or "a process"
+    except OSError:
+        return "a process"
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # the command name (field 2) is in parentheses and may contain spaces
+    fields = stat[stat.rfind(")") + 2:].split()
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+
+
+def _descends_from(pid: int, ancestors: set[int]) -> bool:
+    seen = set()
+    current: int | None = pid
+    while current is not None and current > 1 and current not in seen:
+        if current in ancestors:
+            return True
+        seen.add(current)
+        current = _parent(current)
+    return False

@@ -1,0 +1,165 @@
+"""What a host knows about Codex the moment it starts, read from the ends of the files.
+
+* The gauges: the newest ``token_count`` snapshot. Rollouts are only appended to, so it is near
+  the end of the most recently modified file; files are tried newest first, each searched
+  backwards, and the search stops at the first file that is older than the best snapshot found.
+* The goal list: the goals database when there is one (no rollout needs reading); otherwise the
+  last ``thread_goal_updated`` line of every rollout, found by a backwards byte search that stops
+  at the first hit — a goal's latest status is usually near the end of its file.
+* Where each goal's session lives: its rollout's first line, ``session_meta`` (the cwd).
+
+What was found is kept in the start index (:mod:`.startindex`), so the next start reads only what
+changed since.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.providers.codex.follow import FileState
+from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals
+from core.providers.codex.limits import RateSnapshot
+from core.providers.codex.rollout import (
+    GoalUpdate,
+    MalformedLine,
+    RateLine,
+    SessionMeta,
+    parse_line,
+)
+from core.providers.codex.startindex import Entry
+from core.providers.codex.tailscan import first_line, scan_back
+
+log = logging.getLogger(__name__)
+
+#: how many of the newest files may be searched for a snapshot (API-key users have none)
+SNAPSHOT_FILES = 8
+#: a file modified this long before the best snapshot cannot hold a newer one
+_MTIME_SLACK_NS = 120 * 10**9
+
+
+@dataclass
+class StartupState:
+    snapshot: RateSnapshot | None = None
+    #: the last goal line of each rollout (only read when there is no goals database)
+    goals: dict[str, GoalUpdate] = field(default_factory=dict)
+    metas: dict[str, SessionMeta] = field(default_factory=dict)
+    db: DbGoals | None = None
+    db_error: str | None = None
+    #: the start index for the next start
+    entries: dict[str, Entry] = field(default_factory=dict)
+
+
+def _snapshot_of(line: bytes) -> RateSnapshot | None:
+    try:
+        event = parse_line(line)
+    except MalformedLine:
+        return None
+    return event.snapshot if isinstance(event, RateLine) else None
+
+
+def _goal_of(line: bytes) -> GoalUpdate | None:
+    try:
+        event = parse_line(line)
+    except MalformedLine:
+        return None
+    return event if isinstance(event, GoalUpdate) else None
+
+
+def latest_snapshot(files: list[FileState]) -> RateSnapshot | None:
+    best: RateSnapshot | None = None
+    newest = sorted(files, key=lambda s: s.mtime_ns, reverse=True)[:SNAPSHOT_FILES]
+    for state in newest:
+        if best is not None and state.mtime_ns < _ns(best) - _MTIME_SLACK_NS:
+            break
+        try:
+            found = scan_back(state.path, b'"token_count"', _snapshot_of)
+        except OSError as exc:
+            log.warning("cannot read %s: %s", state.path, exc.strerror)
+            continue
+        if found is not None and (best is None or found.observed_at > best.observed_at):
+            best = found
+    return best
+
+
+def _ns(snapshot: RateSnapshot) -> int:
+    return int(snapshot.observed_at.timestamp() * 10**9)
+
+
+def last_goal(path: Path, floor: int = 0) -> GoalUpdate | None:
+    return scan_back(path, b'"thread_goal_updated"', _goal_of, floor=floor)
+
+
+def session_meta(path: Path) -> SessionMeta | None:
+    try:
+        line = first_line(path)
+        event = parse_line(line) if line else None
+    except (OSError, MalformedLine):
+        return None
+    return event if isinstance(event, SessionMeta) else None
+
+
+def read_startup(files: list[FileState], sqlite_home: Path,
+                 cached: dict[str, Entry] | None = None) -> StartupState:
+    """Snapshot, goals and the goals' sessions, as described in the module docstring.
+
+    ``cached`` is the start index of the previous start: unchanged files are not read again,
+    grown ones only from where they were (``state.entries`` is the index for the next start).
+    """
+    state = StartupState(snapshot=latest_snapshot(files))
+    try:
+        state.db = read_goals(sqlite_home)
+    except GoalsDbError as exc:
+        state.db_error = str(exc)
+        log.warning("%s; reading goals from the session files instead", exc)
+    cached = cached or {}
+    scan = state.db is None
+    for file in files:
+        entry = cached.get(str(file.path))
+        if entry is not None and entry.ino != file.ino:
+            entry = None  # another file under the same name
+        goal = _goal_for(file, entry) if scan else None
+        if goal is not None:
+            state.goals[goal.thread_id] = goal
+        state.entries[str(file.path)] = Entry(file.ino, file.size, file.mtime_ns, scan, goal,
+                                              entry.cwd if entry else None)
+    _find_sessions(state, files)
+    return state
+
+
+def _goal_for(file: FileState, entry: Entry | None) -> GoalUpdate | None:
+    try:
+        if entry is not None and entry.scanned:
+            if entry.unchanged(file.ino, file.size, file.mtime_ns):
+                return entry.goal
+            if file.size > entry.size:  # appended to: only the new lines can hold a newer goal
+                return last_goal(file.path, floor=entry.size) or entry.goal
+        return last_goal(file.path)
+    except OSError as exc:
+        log.warning("cannot read %s: %s", file.path, exc.strerror)
+        return None
+
+
+def _find_sessions(state: StartupState, files: list[FileState]) -> None:
+    """The cwd of every goal's session: from the index, else from the rollout's first line."""
+    by_thread = {f.thread_id: f for f in files if f.thread_id}
+    for thread in state.goals.keys() | (state.db.goals.keys() if state.db else set()):
+        rollout = by_thread.get(thread)
+        if rollout is None:
+            continue
+        key = str(rollout.path)
+        entry = state.entries[key]
+        if entry.cwd is not None:
+            state.metas[thread] = SessionMeta(thread, entry.cwd, state.goals[thread].at
+                                              if thread in state.goals else _mtime(rollout))
+            continue
+        meta = session_meta(rollout.path)
+        if meta is not None:
+            state.metas[thread] = meta
+            state.entries[key] = replace(entry, cwd=meta.cwd)
+
+
+def _mtime(file: FileState) -> datetime:
+    return datetime.fromtimestamp(file.mtime_ns / 1e9, UTC)

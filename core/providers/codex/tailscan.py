@@ -1,0 +1,114 @@
+"""Reading rollouts from the end: the newest state of a session is in its last lines.
+
+A rollout only ever grows, so the latest rate-limit snapshot and the latest goal status are found
+by searching *backwards* for a byte needle and decoding just the lines that hold it. A last line
+without its newline is being written right now: it is never looked at here (the follower retries
+it once it is complete).
+
+Files are memory-mapped read-only: searching a mapping skips the copy a ``read`` makes, which is
+most of the cost of scanning a gigabyte of history. This relies on rollouts being append-only
+(Codex never truncates one in place; a file truncated under a live mapping would fault).
+Forward ``find`` is about twice as fast as ``rfind`` in CPython, so each backwards step first asks
+``find`` whether its chunk holds the needle at all; chunks already searched are released from the
+process's resident set as the scan moves on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+CHUNK = 4 << 20
+_STEP = 1 << 16
+
+
+def scan_back(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
+              budget: int | None = None, floor: int = 0) -> T | None:
+    """``accept(line)`` for the last complete line holding ``needle`` that it accepts.
+
+    Lines are tried newest first; ``accept`` returns None to go on searching. ``budget`` bounds
+    how many bytes from the end are searched (None: the whole file); ``floor`` skips the lines
+    that ended before that offset (the line it falls in is still searched).
+    """
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size == 0:
+            return None
+        with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
+            limit = data.rfind(b"\n", max(0, size - _STEP)) + 1  # past the last complete line
+            if limit == 0:
+                limit = data.rfind(b"\n") + 1
+            lowest = max(floor, limit - budget if budget is not None else 0, 0)
+            if lowest > 0:
+                lowest = data.rfind(b"\n", 0, min(lowest, limit)) + 1
+            return _backwards(data, needle, accept, lowest, limit)
+
+
+def _backwards(data: mmap.mmap, needle: bytes, accept: Callable[[bytes], T | None],
+               floor: int, limit: int) -> T | None:
+    hi = limit
+    while hi > floor:
+        lo = max(floor, hi - CHUNK)
+        end = hi
+        if data.find(needle, lo, hi) >= 0:
+            while end > lo and (index := data.rfind(needle, lo, end)) >= 0:
+                start = data.rfind(b"\n", 0, index) + 1
+                stop = data.find(b"\n", index, limit)
+                result = accept(data[start:stop])
+                if result is not None:
+                    return result
+                end = start  # a rejected line: go on before it
+        # the next window overlaps this one by a needle's length but one, so a needle cut by the
+        # window edge is still found (a rejected line's start is a newline: nothing straddles it)
+        release(data, lo + len(needle), hi)
+        hi = min(end, lo + len(needle) - 1) if lo > floor else floor
+    return None
+
+
+def release(data: mmap.mmap, start: int, end: int) -> None:
+    """Drop the mapped pages of ``[start, end)`` from this process (not from the page cache).
+
+    A scan touches every page of a file once; without this, a 100 MB rollout stays in the
+    process's resident set until the map is closed.
+    """
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE  # whole pages inside the range only
+    if advice is not None and end > first:
+        with contextlib.suppress(OSError, ValueError):
+            data.madvise(advice, first, end - first)
+
+
+def complete_end(fd: int, size: int) -> int:
+    """The offset just past the last newline before ``size`` (0 when there is none)."""
+    hi = size
+    while hi > 0:
+        lo = max(0, hi - _STEP)
+        index = os.pread(fd, hi - lo, lo).rfind(b"\n")
+        if index >= 0:
+            return lo + index + 1
+        hi = lo
+    return 0
+
+
+def first_line(path: Path, max_bytes: int = 8 << 20) -> bytes | None:
+    """The first complete line of a file (the ``session_meta`` header), or None."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        data = b""
+        while len(data) < max_bytes:
+            chunk = os.pread(fd, _STEP if not data else len(data), len(data))
+            if not chunk:
+                return None
+            index = chunk.find(b"\n")
+            if index >= 0:
+                return data + chunk[:index]
+            data += chunk
+        return None
+    finally:
+        os.close(fd)

@@ -1,0 +1,1 @@
+"""Dialogs: goal details, settings."""

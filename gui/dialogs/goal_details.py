@@ -1,0 +1,102 @@
+"""A goal's details: every stored field, kept live while the dialog is open (non-modal)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.models import Goal
+from core.textfmt import long_time
+from gui import format as fmt
+from gui.bridge import Bridge
+
+
+def _when(instant: datetime | None) -> str:
+    return long_time(instant) if instant else "—"
+
+
+class GoalDetailsDialog(QDialog):
+    """Shows one goal. Signals: ``history_requested(str)`` — show this goal's history."""
+
+    history_requested = Signal(str)
+
+    def __init__(self, bridge: Bridge, goal_id: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self.goal_id = goal_id
+        self.setWindowTitle("Goal details")
+        self.setAccessibleName("Goal details")
+        self.resize(560, 520)
+        self._fields: dict[str, QLabel] = {}
+        form = QFormLayout()
+        for name in ("Title", "Id", "Provider", "State", "Pause reason", "Windows",
+                     "Auto-resume", "Next auto-resume", "Quota resets", "Attempts",
+                     "Last resumed", "Created", "Last change"):
+            label = QLabel(self)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                          | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+            label.setWordWrap(True)
+            label.setAccessibleName(name)
+            self._fields[name] = label
+            form.addRow(f"{name}:", label)
+        self.data_view = QPlainTextEdit(self)
+        self.data_view.setReadOnly(True)
+        self.data_view.setAccessibleName("Provider data")
+        form.addRow("Provider data:", self.data_view)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        history = QPushButton("Show &history", self)
+        buttons.addButton(history, QDialogButtonBox.ButtonRole.ActionRole)
+        history.clicked.connect(lambda: self.history_requested.emit(self.goal_id))
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        bridge.goals_changed.connect(self._on_bridge_goals_changed)
+        self.refresh()
+
+    def _on_bridge_goals_changed(self, goals: list[Goal]) -> None:
+        if any(goal.id == self.goal_id for goal in goals):
+            self.refresh()
+
+    def field(self, name: str) -> str:
+        return self._fields[name].text()
+
+    def refresh(self) -> None:
+        goal = self._bridge.goal(self.goal_id)
+        if goal is None:
+            self._fields["State"].setText("no longer watched")
+            return
+        now = self._bridge.now()
+        state = f"{goal.state.value} since {_when(goal.state_since)}"
+        values = {
+            "Title": goal.title,
+            "Id": goal.id,
+            "Provider": goal.provider,
+            "State": state,
+            "Pause reason": fmt.reason_text(goal) or "—",
+            "Windows": ", ".join(goal.windows) or "—",
+            "Auto-resume": "on" if goal.auto_resume else "off",
+            "Next auto-resume": fmt.next_resume_tooltip(goal, now) or "—",
+            "Quota resets": _when(goal.resets_at),
+            "Attempts": f"{fmt.attempts_text(goal, self._bridge.max_attempts)} in this episode "
+                        f"(runner fence {goal.fence})",
+            "Last resumed": _when(goal.resumed_at),
+            "Created": _when(goal.created_at),
+            "Last change": _when(goal.updated_at),
+        }
+        for name, value in values.items():
+            self._fields[name].setText(value)
+        self.setWindowTitle(f"Goal details — {goal.title}")
+        self.data_view.setPlainText(json.dumps(goal.data, indent=2, sort_keys=True, default=str))

@@ -1,0 +1,240 @@
+"""The settings dialog: every field of ``config.toml``, validated as you type, saved atomically.
+
+Editors are generated from :func:`gui.settings_source.field_specs` — a check box for a switch, a
+line edit for anything else — so a provider's new setting appears without touching this file.
+Each edit re-validates the whole set through the same pydantic model the core loads, and shows
+the messages next to the fields they concern; Save stays disabled until everything is valid.
+
+Signals: ``saved(Settings, bool)`` after the file was written; the flag says whether a changed
+field is one the running engine only reads at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.settings import Settings
+from gui.settings_source import (
+    LIVE_FIELDS,
+    FieldSpec,
+    SettingsSource,
+    Validation,
+    field_specs,
+    from_text,
+    to_text,
+    validate,
+)
+from gui.tasks import TaskKeeper
+
+ERROR_STYLE = "color: #c62828;"
+
+
+def table_summary(name: str, tables: dict[str, Any], config_file: object) -> str:
+    """``2 defined: github-api (capacity), llm (periodic). Edit the [quotas.<name>] tables…``"""
+    if tables:
+        listed = ", ".join(f"{key} ({value.get('kind', '?')})" if isinstance(value, dict)
+                           else key for key, value in sorted(tables.items()))
+        head = f"{len(tables)} defined: {listed}."
+    else:
+        head = "None defined."
+    return (f"{head} Edit the [{name}.<name>] tables in {config_file}; saving here keeps them "
+            "as they are.")
+
+
+class SettingsDialog(QDialog):
+    """Owns one editor and one inline error label per field."""
+
+    saved = Signal(object, bool)
+
+    def __init__(self, source: SettingsSource, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.source = source
+        self._tasks = TaskKeeper()
+        self.setWindowTitle("Goalkeeper settings")
+        self.setAccessibleName("Goalkeeper settings")
+        self.resize(760, 560)
+        self.specs = {spec.name: spec for spec in field_specs()}
+        self.editors: dict[str, QCheckBox | QLineEdit] = {}
+        self.errors: dict[str, QLabel] = {}
+        self.tables: dict[str, QLabel] = {}
+        self.overridden = source.overridden()
+        values, problem = source.initial_values()
+        self.initial = values
+        self.tabs = QTabWidget(self)
+        self._build_tabs()
+        self.problem = QLabel(self)
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet(ERROR_STYLE)
+        self.problem.setAccessibleName("Settings problems")
+        note = QLabel("Notification and start-at-login changes apply at once; the others when "
+                      f"Goalkeeper next starts. Saved to {source.config_file}.", self)
+        note.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                        | QDialogButtonBox.StandardButton.Cancel, self)
+        defaults = QPushButton("Restore &defaults", self)
+        self.buttons.addButton(defaults, QDialogButtonBox.ButtonRole.ResetRole)
+        defaults.clicked.connect(self.restore_defaults)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.problem)
+        layout.addWidget(note)
+        layout.addWidget(self.buttons)
+        self.set_values(values)
+        if problem:
+            self.problem.setText(f"{problem}\nShowing the defaults; saving replaces the file.")
+            self.problem.show()
+
+    # -- construction --------------------------------------------------------------------------
+
+    def _build_tabs(self) -> None:
+        forms: dict[str, QFormLayout] = {}
+        for spec in self.specs.values():
+            if spec.section not in forms:
+                page = QWidget()
+                forms[spec.section] = QFormLayout(page)
+                scroll = QScrollArea(self.tabs)
+                scroll.setWidget(page)
+                scroll.setWidgetResizable(True)
+                self.tabs.addTab(scroll, spec.section)
+            self._add_field(forms[spec.section], spec)
+
+    def _add_table(self, form: QFormLayout, spec: FieldSpec) -> None:
+        """Nested tables (``[quotas.<name>]``) are edited in the file; shown here, kept on save."""
+        label = QLabel(self)
+        label.setWordWrap(True)
+        label.setAccessibleName(spec.label)
+        self.tables[spec.name] = label
+        form.addRow(f"{spec.label}:", label)
+
+    def _add_field(self, form: QFormLayout, spec: FieldSpec) -> None:
+        if spec.kind == "table":
+            self._add_table(form, spec)
+            return
+        editor: QCheckBox | QLineEdit
+        tip = self._tooltip(spec)
+        if spec.kind == "bool":
+            editor = QCheckBox(spec.label, self)
+            editor.toggled.connect(self.revalidate)
+        else:
+            editor = QLineEdit(self)
+            editor.setPlaceholderText("not set" if spec.optional else "")
+            editor.textChanged.connect(self.revalidate)
+        editor.setToolTip(tip)
+        editor.setAccessibleName(spec.label)
+        editor.setAccessibleDescription(tip)
+        error = QLabel(self)
+        error.setStyleSheet(ERROR_STYLE)
+        error.setWordWrap(True)
+        error.hide()
+        box = QVBoxLayout()
+        box.setSpacing(2)
+        box.addWidget(editor)
+        box.addWidget(error)
+        if spec.name in self.overridden:
+            editor.setEnabled(False)
+            box.addWidget(QLabel(f"Set by {self.overridden[spec.name]} — the environment wins "
+                                 "over the file.", self))
+        self.editors[spec.name] = editor
+        self.errors[spec.name] = error
+        if spec.kind == "bool":
+            form.addRow(box)
+        else:
+            label = QLabel(f"{spec.label}:", self)
+            label.setBuddy(editor)
+            label.setToolTip(tip)
+            form.addRow(label, box)
+
+    @staticmethod
+    def _tooltip(spec: FieldSpec) -> str:
+        lines = [spec.help] if spec.help else []
+        if spec.bounds:
+            lines.append(f"Allowed: {spec.bounds}")
+        default = to_text(spec, spec.default) or "not set"
+        lines.append(f"Default: {default} · {spec.env_var} overrides it")
+        return "\n".join(lines)
+
+    # -- values --------------------------------------------------------------------------------
+
+    def set_values(self, values: dict[str, Any]) -> None:
+        for name, label in self.tables.items():
+            label.setText(table_summary(name, values.get(name) or {}, self.source.config_file))
+        for name, editor in self.editors.items():
+            spec = self.specs[name]
+            if isinstance(editor, QCheckBox):
+                editor.setChecked(bool(values.get(name)))
+            else:
+                editor.setText(to_text(spec, values.get(name)))
+        self.revalidate()
+
+    def values(self) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for name, editor in self.editors.items():
+            if isinstance(editor, QCheckBox):
+                result[name] = editor.isChecked()
+            else:
+                result[name] = from_text(self.specs[name], editor.text())
+        return result
+
+    def restore_defaults(self) -> None:
+        """Every editable field back to its default; variable-set fields and tables stay."""
+        defaults = Settings.model_validate(dict(self.source.defaults)).model_dump()
+        for name in [*self.overridden, *self.tables]:
+            defaults[name] = self.initial[name]
+        self.set_values(defaults)
+
+    def revalidate(self, *_: object) -> Validation:
+        result = validate(self.source.merged_for_save(self.values()))
+        for name, label in self.errors.items():
+            message = result.errors.get(name)
+            label.setText(message or "")
+            label.setVisible(bool(message))
+        self.problem.setText("\n".join(result.general))
+        self.problem.setVisible(bool(result.general))
+        self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(result.ok)
+        self.validation = result
+        return result
+
+    # -- saving --------------------------------------------------------------------------------
+
+    def changed_fields(self, settings: Settings) -> set[str]:
+        return {name for name, value in settings.model_dump().items()
+                if value != self.initial.get(name)}
+
+    def needs_restart(self, settings: Settings) -> bool:
+        return bool(self.changed_fields(settings) - LIVE_FIELDS)
+
+    def save(self) -> asyncio.Task[bool]:
+        return self._tasks.spawn(self._save(), "save-settings")
+
+    async def _save(self) -> bool:
+        result = self.revalidate()
+        if result.settings is None:
+            return False
+        try:
+            await asyncio.to_thread(self.source.save, result.settings)
+        except OSError as exc:
+            self.problem.setText(f"Could not write {self.source.config_file}: "
+                                 f"{exc.strerror or exc}")
+            self.problem.show()
+            return False
+        self.saved.emit(result.settings, self.needs_restart(result.settings))
+        self.accept()
+        return True

@@ -1,0 +1,206 @@
+"""One running desktop app: the host and everything the window needs, started and stopped together.
+
+The app process *is* the host for its data directory (lease, engine, control socket), exactly like
+``goalkeeper daemon``. The session shows the window first (so launching feels instant), sets up
+notifications (tray, else the freedesktop service, else none) before the engine starts — start-up
+recovery may already resume goals — then starts the host, announces the engine's state through the
+bridge and, in the demo, starts the demo goals. Quitting stops the host cleanly: the lease is
+released and goals this process was running are marked interrupted, so the next host resumes
+them (start-up recovery).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from core.demo import DemoSession
+from core.hosting import Host
+from core.settings import Settings
+from gui.autostart import apply_autostart
+from gui.bridge import Bridge
+from gui.dialogs.settings_dialog import SettingsDialog
+from gui.gc_guard import MainThreadGc
+from gui.launch import SHOW_WINDOW_OP
+from gui.launcher import Launcher
+from gui.main_window import MainWindow
+from gui.notifier import (
+    Backend,
+    FreedesktopBackend,
+    Notifier,
+    NullBackend,
+    TrayBackend,
+    notification_service_available,
+)
+from gui.settings_source import SettingsSource
+from gui.state import GuiState
+from gui.tasks import TaskKeeper
+from gui.tick import DisplayTick
+from gui.tray import Tray
+
+log = logging.getLogger("gui")
+
+TRAY_HINT = ("Goalkeeper is still running", "It keeps watching your goals from the tray icon. "
+             "Choose Quit in the tray menu to stop it.")
+
+
+class GuiSession(QObject):
+    """Owns the host, the bridge, the display tick, the window, the tray and the notifier.
+
+    Signals: ``finished()`` once the host has stopped after a quit request.
+    """
+
+    finished = Signal()
+
+    def __init__(self, host: Host, demo: DemoSession | None = None,
+                 launcher: Launcher | None = None, source: SettingsSource | None = None,
+                 backend: Backend | None = None, use_tray: bool = True) -> None:
+        super().__init__()
+        self.host = host
+        self.demo = demo
+        self.source = source or SettingsSource(host.paths.config_file, os.environ)
+        self.user_settings: Settings = host.engine.settings
+        self.gc = MainThreadGc(self)
+        self._tasks = TaskKeeper()
+        self.bridge = Bridge(host.engine, parent=self)
+        self.tick = DisplayTick(self.bridge.now, self)
+        self.window = MainWindow(self.bridge, launcher or Launcher(), self.tick)
+        self.state = GuiState(host.paths.config_dir)
+        self.tray: Tray | None = None
+        self.notifier: Notifier | None = None
+        self.settings_dialog: SettingsDialog | None = None
+        self._backend = backend
+        self._use_tray = use_tray
+        self._quit = asyncio.Event()
+        self.window.close_requested.connect(self._on_window_close_requested)
+        self.window.quit_requested.connect(self.request_quit)
+        self.window.settings_requested.connect(self.open_settings)
+        host.control.register(SHOW_WINDOW_OP, self._on_show_window_op)
+        if demo is not None:
+            self.window.setWindowTitle("Goalkeeper — demo")
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Show the window, set up notifications, then take the lease and start the engine
+        (raises what :meth:`Host.start` raises)."""
+        self._restore_geometry()
+        self.window.show()
+        self.bridge.set_host_state("starting")
+        await self._start_notifications()
+        info = await self.host.start()
+        self.bridge.host_text = f"this app (pid {info.pid}) hosts {info.data_dir}"
+        self.bridge.sync()
+        self.bridge.set_host_state("running")
+        if self.demo is not None:
+            await self.demo.restart_goals(self.host)
+
+    async def _start_notifications(self) -> None:
+        backend = self._backend
+        if self._use_tray and Tray.available():
+            self.tray = Tray(self.bridge, self)
+            self.tray.show_window_requested.connect(self.window.bring_to_front)
+            self.tray.goal_requested.connect(self._show_goal)
+            self.tray.quit_requested.connect(self.request_quit)
+            self.tray.message.connect(self.window.show_message)
+            self.tray.show()
+            backend = backend or TrayBackend(self.tray.icon)
+        if backend is None:
+            available = await asyncio.to_thread(notification_service_available)
+            backend = FreedesktopBackend() if available else NullBackend()
+        log.info("notifications: %s", backend.name)
+        self.notifier = Notifier(self.bridge, backend, lambda: self.user_settings, self)
+
+    async def run(self) -> None:
+        """Until the user quits (menu, tray, window close without a tray, SIGINT/SIGTERM)."""
+        await self._quit.wait()
+
+    def request_quit(self) -> None:
+        self._quit.set()
+
+    async def stop(self) -> None:
+        self.bridge.set_host_state("stopping")
+        self.tick.set_visible(False)
+        self._save_geometry()
+        await self.window.shutdown()
+        await self._tasks.cancel_all()
+        try:
+            await self.host.stop()
+        finally:
+            self.bridge.set_host_state("stopped")
+            await self.bridge.close()
+            if self.tray is not None:
+                self.tray.close()
+            if self.notifier is not None:
+                await asyncio.to_thread(self.notifier.close)
+            self.window.hide()
+            self.window.deleteLater()
+            self.gc.stop()
+            self.finished.emit()
+
+    # -- window, tray, settings ----------------------------------------------------------------
+
+    def _on_window_close_requested(self) -> None:
+        if self.tray is None or not self.tray.icon.isVisible():
+            self.request_quit()
+            return
+        self.window.hide()
+        if not self.state.tray_hint_shown and self.notifier is not None:
+            self.notifier.hint(*TRAY_HINT)
+            self.state.tray_hint_shown = True
+
+    def _show_goal(self, goal_id: str) -> None:
+        self.window.bring_to_front()
+        self.window.bridge.flush()
+        self.window.goals_view.select_goal(goal_id)
+
+    def open_settings(self) -> SettingsDialog:
+        if self.settings_dialog is None:
+            dialog = SettingsDialog(self.source, self.window)
+            dialog.saved.connect(self._on_settings_saved)
+            dialog.finished.connect(lambda _r: self._forget_settings_dialog(dialog))
+            self.settings_dialog = dialog
+        self.settings_dialog.open()  # window-modal, without a nested event loop
+        return self.settings_dialog
+
+    def _forget_settings_dialog(self, dialog: SettingsDialog) -> None:
+        if self.settings_dialog is dialog:
+            self.settings_dialog = None
+        dialog.deleteLater()
+
+    def _on_settings_saved(self, settings: Settings, restart: bool) -> None:
+        start_changed = settings.start_at_login != self.user_settings.start_at_login
+        self.user_settings = settings
+        text = "Settings saved" + ("; scheduling changes apply when Goalkeeper next starts."
+                                   if restart else " and applied.")
+        self.window.show_message(text, True)
+        if start_changed:
+            self._tasks.spawn(self._apply_autostart(settings.start_at_login), "autostart")
+
+    async def _apply_autostart(self, enabled: bool) -> None:
+        problem = await asyncio.to_thread(apply_autostart, enabled)
+        if problem:
+            self.window.show_message(f"Start at login: {problem}", False)
+
+    async def _on_show_window_op(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.window.bring_to_front()
+        return {"ok": True, "pid": os.getpid()}
+
+    # -- geometry ------------------------------------------------------------------------------
+
+    def _restore_geometry(self) -> None:
+        geometry = self.state.blob("window/geometry")
+        if geometry is not None:
+            self.window.restoreGeometry(geometry)
+        splitter = self.state.blob("window/splitter")
+        if splitter is not None:
+            self.window.splitter.restoreState(splitter)
+
+    def _save_geometry(self) -> None:
+        self.state.set_blob("window/geometry", self.window.saveGeometry())
+        self.state.set_blob("window/splitter", self.window.splitter.saveState())
+        self.state.sync()

@@ -1,0 +1,1 @@
+"""Widgets of the main window; each renders what the bridge reports."""

@@ -1,0 +1,76 @@
+"""The first-run page: nothing found yet — what was looked for and where, and what to do next."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from gui.bridge import Bridge
+
+ADD_PIPELINE = (
+    "<b>Watch a job of your own:</b> describe it in a pipeline goal file (a TOML file with its "
+    "sources and stages — see “Pipeline goals” in the README) and run "
+    "<code>goalkeeper add my-job.toml</code>. Codex goals and Claude Code sessions show up here "
+    "by themselves once Goalkeeper finds them."
+)
+
+
+class FirstRunPage(QWidget):
+    """Signals: ``demo_requested()``, ``refresh_requested()``, ``settings_requested()``."""
+
+    demo_requested = Signal()
+    refresh_requested = Signal()
+    settings_requested = Signal()
+
+    def __init__(self, bridge: Bridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self.setAccessibleName("Getting started")
+        title = QLabel("<h2>Nothing to watch yet</h2>", self)
+        self.looked = QLabel(self)
+        self.looked.setWordWrap(True)
+        self.looked.setTextFormat(Qt.TextFormat.RichText)
+        self.looked.setAccessibleName("Where Goalkeeper looked")
+        how = QLabel(ADD_PIPELINE, self)
+        how.setWordWrap(True)
+        how.setTextFormat(Qt.TextFormat.RichText)
+        self.demo_button = QPushButton("Try the &demo", self)
+        self.demo_button.setToolTip("Opens a separate Goalkeeper window on a throw-away data "
+                                    "directory: three simulated goals run out of a one-minute "
+                                    "quota and are resumed automatically. Your data is untouched.")
+        self.demo_button.setDefault(True)
+        refresh = QPushButton("&Look again", self)
+        settings = QPushButton("&Settings…", self)
+        self.demo_button.clicked.connect(self.demo_requested.emit)
+        refresh.clicked.connect(self.refresh_requested.emit)
+        settings.clicked.connect(self.settings_requested.emit)
+        buttons = QHBoxLayout()
+        for button in (self.demo_button, refresh, settings):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        card = QVBoxLayout()
+        card.addWidget(title)
+        card.addWidget(self.looked)
+        card.addSpacing(8)
+        card.addWidget(how)
+        card.addSpacing(12)
+        card.addLayout(buttons)
+        outer = QHBoxLayout(self)
+        outer.addStretch(1)
+        column = QWidget(self)
+        column.setLayout(card)
+        column.setMaximumWidth(760)
+        outer.addWidget(column, 4)
+        outer.addStretch(1)
+        self.refresh()
+
+    def refresh(self) -> None:
+        items = "".join(f"<li><b>{html.escape(name)}</b> — {html.escape(text)}</li>"
+                        for name, text in self._bridge.looked_for())
+        self.looked.setText("Goalkeeper looked for goals and quota windows here:"
+                            f"<ul>{items}</ul>")
+
+    def looked_for_text(self) -> str:
+        return self.looked.text()

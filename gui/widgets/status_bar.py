@@ -1,0 +1,62 @@
+"""The status bar's permanent part: host state, last provider refresh, next scheduled wake."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+
+from core.textfmt import countdown, long_time, short_time
+from gui.bridge import Bridge
+
+HOST_STATES = {
+    "starting": "Starting the host…",
+    "running": "Host: {text}",
+    "stopping": "Stopping the host…",
+    "stopped": "Host stopped",
+}
+
+
+class HostStatus(QWidget):
+    """Three labels added to a QStatusBar; the wake countdown needs the display tick."""
+
+    def __init__(self, bridge: Bridge, bar: QStatusBar) -> None:
+        super().__init__(bar)
+        self._bridge = bridge
+        self.next_wake: datetime | None = bridge.next_wake
+        self.host = QLabel(bar)
+        self.refresh = QLabel(bar)
+        self.wake = QLabel(bar)
+        for label, name in ((self.host, "Host state"), (self.refresh, "Last provider refresh"),
+                            (self.wake, "Next scheduled wake")):
+            label.setAccessibleName(name)
+            bar.addPermanentWidget(label)
+        bridge.host_state_changed.connect(self._on_bridge_host_state_changed)
+        bridge.providers_refreshed.connect(self._on_bridge_providers_refreshed)
+        bridge.scheduler_woke.connect(self._on_bridge_scheduler_woke)
+        self._on_bridge_host_state_changed(bridge.host_state)
+        self.refresh.setText("Providers not read yet")
+        self.tick(bridge.now())
+
+    def _on_bridge_host_state_changed(self, state: str) -> None:
+        self.host.setText(HOST_STATES.get(state, state).format(text=self._bridge.host_text))
+        self.host.setToolTip(f"Data directory: {self._bridge.data_dir}")
+
+    def _on_bridge_providers_refreshed(self, at: datetime) -> None:
+        self.refresh.setText(f"Providers read {short_time(at, self._bridge.now())}")
+        self.refresh.setToolTip(long_time(at))
+
+    def _on_bridge_scheduler_woke(self, next_wake: datetime | None) -> None:
+        self.next_wake = next_wake
+        self.tick(self._bridge.now())
+
+    def tick(self, now: datetime) -> None:
+        if self.next_wake is None:
+            self.wake.setText("Scheduler idle: nothing pending")
+            self.wake.setToolTip("The scheduler wakes when a goal or quota changes.")
+            return
+        self.wake.setText(f"Next wake {countdown(self.next_wake, now)}")
+        self.wake.setToolTip(long_time(self.next_wake))
+
+    def needs_tick(self) -> bool:
+        return self.next_wake is not None

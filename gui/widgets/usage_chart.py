@@ -1,0 +1,248 @@
+"""The usage chart: used % of one quota window over time, with pause and resume markers.
+
+A small QPainter widget on PySide6-Essentials rather than QtCharts: QtCharts lives in
+PySide6-Addons (≈110 MB more, and in 6.11 Addons also carries WebEngine — hundreds of MB) for
+what is one step line, two threshold lines and a few markers; pyqtgraph would add numpy. Painting
+it ourselves also keeps it on the palette (light/dark) and sharp at any device pixel ratio.
+
+Readings are samples: the line holds each value until the next reading (a step line), which is
+what the quota did as far as anyone knows — a straight slope would invent usage between samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPainterPath, QPaintEvent, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from gui.bridge import Marker
+from gui.theme import MARKER_COLORS, muted
+
+TICK_STEPS = [timedelta(seconds=s) for s in (10, 15, 30)] + [
+    timedelta(minutes=m) for m in (1, 2, 5, 10, 15, 30)] + [
+    timedelta(hours=h) for h in (1, 2, 3, 6, 12)] + [timedelta(days=d) for d in (1, 2, 7)]
+MAX_X_TICKS = 8
+
+
+@dataclass
+class ChartData:
+    """What the chart shows; ``start``/``end`` bound the time axis."""
+
+    label: str
+    start: datetime
+    end: datetime
+    points: list[tuple[datetime, float]] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)
+    pause_threshold: float = 100.0
+    resume_threshold: float = 90.0
+
+
+def x_ticks(start: datetime, end: datetime, zone: tzinfo | None = None) -> list[datetime]:
+    """At most :data:`MAX_X_TICKS` round local instants between ``start`` and ``end``."""
+    span = max((end - start).total_seconds(), 1.0)
+    step = next((s for s in TICK_STEPS if span / s.total_seconds() <= MAX_X_TICKS),
+                TICK_STEPS[-1])
+    seconds = step.total_seconds()
+    offset = start.astimezone(zone).utcoffset() or timedelta(0)
+    local_epoch = start.timestamp() + offset.total_seconds()
+    first = start + timedelta(seconds=(-local_epoch) % seconds)
+    ticks = []
+    tick = first
+    while tick <= end:
+        ticks.append(tick)
+        tick += step
+    return ticks
+
+
+def tick_label(instant: datetime, span: timedelta, zone: tzinfo | None = None) -> str:
+    local = instant.astimezone(zone)
+    if span >= timedelta(days=2):
+        return local.strftime("%a %d")
+    if span <= timedelta(minutes=5):
+        return local.strftime("%H:%M:%S")
+    return local.strftime("%H:%M")
+
+
+class UsageChart(QWidget):
+    """Paints a :class:`ChartData`; owns nothing else."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.data: ChartData | None = None
+        self.zone: tzinfo | None = None
+        self.setMinimumHeight(160)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setAccessibleName("Usage chart")
+
+    def sizeHint(self) -> QSize:
+        return QSize(600, 220)
+
+    def set_data(self, data: ChartData | None) -> None:
+        self.data = data
+        self.setAccessibleDescription(self.describe())
+        self.update()
+
+    def describe(self) -> str:
+        """A sentence for screen readers (the chart's content in words)."""
+        d = self.data
+        if d is None:
+            return "No quota window selected."
+        if not d.points:
+            return f"No stored readings for {d.label} in this period."
+        pauses = sum(1 for m in d.markers if m.kind == "paused")
+        resumes = sum(1 for m in d.markers if m.kind == "resumed")
+        peak = max(v for _, v in d.points)
+        return (f"{d.label}: {len(d.points)} readings, latest {d.points[-1][1]:.0f} % used, "
+                f"peak {peak:.0f} %; {pauses} pauses for quota, {resumes} resumes.")
+
+    # -- geometry ------------------------------------------------------------------------------
+
+    def plot_rect(self) -> QRectF:
+        metrics = QFontMetrics(self.font())
+        left = metrics.horizontalAdvance("100 %") + 12
+        return QRectF(self.rect()).adjusted(left, metrics.height() + 10, -14,
+                                            -(metrics.height() + 10))
+
+    def x_of(self, instant: datetime, plot: QRectF) -> float:
+        assert self.data is not None
+        span = max((self.data.end - self.data.start).total_seconds(), 1.0)
+        return plot.left() + plot.width() * (instant - self.data.start).total_seconds() / span
+
+    @staticmethod
+    def y_of(percent: float, plot: QRectF) -> float:
+        return plot.bottom() - plot.height() * max(0.0, min(percent, 100.0)) / 100.0
+
+    # -- painting ------------------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        palette = self.palette()
+        painter.fillRect(self.rect(), palette.color(QPalette.ColorRole.Base))
+        plot = self.plot_rect()
+        self._paint_axes(painter, plot)
+        if self.data is not None and self.data.points:
+            self._paint_thresholds(painter, plot)
+            self._paint_series(painter, plot)
+        else:
+            painter.setPen(muted(palette))
+            painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, self.describe())
+        if self.data is not None:
+            self._paint_markers(painter, plot)
+            self._paint_legend(painter)
+        painter.end()
+
+    def _paint_axes(self, painter: QPainter, plot: QRectF) -> None:
+        palette = self.palette()
+        grid = QPen(palette.color(QPalette.ColorRole.Mid), 1, Qt.PenStyle.DotLine)
+        text = muted(palette)
+        metrics = QFontMetrics(self.font())
+        for percent in (0, 25, 50, 75, 100):
+            y = self.y_of(percent, plot)
+            painter.setPen(grid)
+            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+            painter.setPen(text)
+            painter.drawText(QRectF(0, y - metrics.height() / 2, plot.left() - 6, metrics.height()),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             f"{percent} %")
+        if self.data is None:
+            return
+        span = self.data.end - self.data.start
+        for tick in x_ticks(self.data.start, self.data.end, self.zone):
+            x = self.x_of(tick, plot)
+            painter.setPen(grid)
+            painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+            painter.setPen(text)
+            label = tick_label(tick, span, self.zone)
+            width = metrics.horizontalAdvance(label) + 4
+            left = min(max(x - width / 2, 0.0), self.width() - width - 2)  # never clipped
+            painter.drawText(QRectF(left, plot.bottom() + 4, width, metrics.height()),
+                             Qt.AlignmentFlag.AlignCenter, label)
+
+    def _paint_thresholds(self, painter: QPainter, plot: QRectF) -> None:
+        assert self.data is not None
+        for value, colour in ((self.data.pause_threshold, "#c62828"),
+                              (self.data.resume_threshold, "#b26a00")):
+            y = self.y_of(value, plot)
+            painter.setPen(QPen(QColor(colour), 1, Qt.PenStyle.DashLine))
+            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+
+    def _paint_series(self, painter: QPainter, plot: QRectF) -> None:
+        assert self.data is not None
+        colour = self.palette().color(QPalette.ColorRole.Highlight)
+        points = [(self.x_of(t, plot), self.y_of(v, plot)) for t, v in self.data.points
+                  if self.data.start <= t <= self.data.end]
+        if not points:
+            return
+        path = QPainterPath(QPointF(*points[0]))
+        for index in range(1, len(points)):
+            # hold the previous value until this reading, then step
+            path.lineTo(QPointF(points[index][0], points[index - 1][1]))
+            path.lineTo(QPointF(*points[index]))
+        path.lineTo(QPointF(self.x_of(self.data.end, plot), points[-1][1]))
+        area = QPainterPath(path)
+        area.lineTo(QPointF(self.x_of(self.data.end, plot), plot.bottom()))
+        area.lineTo(QPointF(points[0][0], plot.bottom()))
+        area.closeSubpath()
+        fill = QColor(colour)
+        fill.setAlpha(50)
+        painter.fillPath(area, fill)
+        painter.setPen(QPen(colour, 2))
+        painter.drawPath(path)
+        if len(points) <= plot.width() / 6:
+            painter.setBrush(colour)
+            for x, y in points:
+                painter.drawEllipse(QPointF(x, y), 2.5, 2.5)
+
+    def _paint_markers(self, painter: QPainter, plot: QRectF) -> None:
+        assert self.data is not None
+        for marker in self.data.markers:
+            if not self.data.start <= marker.at <= self.data.end:
+                continue
+            x = self.x_of(marker.at, plot)
+            colour = QColor(MARKER_COLORS.get(marker.kind, "#757575"))
+            painter.setPen(QPen(colour, 1, Qt.PenStyle.DashLine))
+            painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour)
+            painter.drawPath(_triangle(x, plot.bottom(), down=marker.kind == "paused"))
+
+    def _paint_legend(self, painter: QPainter) -> None:
+        assert self.data is not None
+        metrics = QFontMetrics(self.font())
+        y = 4.0
+        x = float(self.width() - 14)
+        for kind, text in (("resumed", "resumed"), ("paused", "paused for quota")):
+            width = metrics.horizontalAdvance(text)
+            x -= width
+            painter.setPen(self.palette().color(QPalette.ColorRole.Text))
+            painter.drawText(QRectF(x, y, width, metrics.height()), Qt.AlignmentFlag.AlignLeft,
+                             text)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(MARKER_COLORS[kind]))
+            painter.drawPath(_triangle(x - 9, y + metrics.height() - 3, down=kind == "paused"))
+            x -= 26
+        painter.setPen(self.palette().color(QPalette.ColorRole.Text))
+        painter.drawText(QRectF(self.plot_rect().left(), y, x - self.plot_rect().left(),
+                                metrics.height()), Qt.AlignmentFlag.AlignLeft,
+                         metrics.elidedText(f"{self.data.label} — used %",
+                                            Qt.TextElideMode.ElideRight,
+                                            int(max(0.0, x - self.plot_rect().left()))))
+
+
+def _triangle(x: float, base: float, down: bool) -> QPainterPath:
+    size = 6.0
+    path = QPainterPath()
+    if down:  # a pause: pointing down onto the axis
+        path.moveTo(x - size, base - 2 * size)
+        path.lineTo(x + size, base - 2 * size)
+        path.lineTo(x, base - size / 2)
+    else:
+        path.moveTo(x - size, base)
+        path.lineTo(x + size, base)
+        path.lineTo(x, base - 1.5 * size)
+    path.closeSubpath()
+    return path

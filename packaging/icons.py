@@ -1,0 +1,44 @@
+"""Write the app icon as PNGs for desktop integration (drawn by gui.theme, no image tools).
+
+    .venv/bin/python packaging/icons.py     # resources/icons/hicolor/<size>x<size>/apps/*.png
+
+Install per user with the .desktop file (see the README, "Desktop app"):
+
+    install -Dm644 packaging/io.github.goalkeeper.Goalkeeper.desktop \\
+        ~/.local/share/applications/io.github.goalkeeper.Goalkeeper.desktop
+    cp -r resources/icons/hicolor ~/.local/share/icons/
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+APP_ID = "io.github.goalkeeper.Goalkeeper"
+SIZES = (16, 22, 24, 32, 48, 64, 128, 256)
+
+
+def main() -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from gui.theme import app_pixmap
+
+    keep = QApplication.instance() or QApplication([])  # pixmaps need a GUI application
+    for size in SIZES:
+        folder = ROOT / "resources" / "icons" / "hicolor" / f"{size}x{size}" / "apps"
+        path = folder / f"{APP_ID}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not app_pixmap(size).save(str(path)):
+            print(f"could not write {path}", file=sys.stderr)
+            return 1
+        print(f"wrote {path.relative_to(ROOT)}")
+    del keep
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

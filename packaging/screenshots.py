@@ -1,0 +1,153 @@
+"""Screenshots of the desktop app on the demo data, for the README.
+
+    .venv/bin/python packaging/screenshots.py            # writes docs/screenshots/*.png
+
+Runs under Xvfb (re-executing itself through ``xvfb-run`` when there is no display), on a
+throw-away data directory with the demo provider. The demo runs on a fake clock that is moved
+forward by hand — so the pictures are reproducible and take seconds, not minutes: the main window
+40 s in (the goals ran out of the one-minute quota and wait for its reset, with countdowns), the
+history and the dark variant 85 s in (they were resumed automatically after the reset and
+finished; the goal with auto-resume off still waits for a person).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+WAITING_AT = 40
+RESUMED_AT = 85
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    args = parser.parse_args()
+    if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        if not shutil.which("xvfb-run"):
+            print("screenshots: needs an X display or xvfb-run (apt install xvfb)",
+                  file=sys.stderr)
+            return 2
+        command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24 -nolisten tcp",
+                   sys.executable, __file__, "--out", str(args.out)]
+        return subprocess.call(command, env={**os.environ, "QT_QPA_PLATFORM": "xcb"})
+    os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+    import qasync
+
+    from gui.app import make_application
+
+    app = make_application()
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        return runner.run(shoot(args.out))
+
+
+async def shoot(out: Path) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    from core.clock import FakeClock
+    from core.demo import DEMO_SETTINGS, DemoSession
+    from gui.launch import plan_launch
+    from gui.notifier import NullBackend
+    from gui.session import GuiSession
+    from gui.settings_source import SettingsSource
+
+    out.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
+    plan = plan_launch(True, {"GOALKEEPER_HOME": home})
+    clock = FakeClock(datetime.now(UTC).replace(second=0, microsecond=0))
+    demo = DemoSession(plan.paths, plan.settings, clock, printer=lambda _line: None)
+    session = GuiSession(demo.make_host(), demo, backend=NullBackend(), use_tray=False,
+                         source=SettingsSource(plan.paths.config_file, {}, DEMO_SETTINGS))
+    window = session.window
+    window.resize(1280, 820)
+    await session.start()
+    try:
+        await clock.run_for(WAITING_AT, step=0.5)
+        session.bridge.flush()
+        window.goals_view.select_goal("demo:refactor")
+        window.chart_panel.reload()
+        await settle()
+        session.tick.fire()  # the fake clock jumped: bring every countdown up to it
+        save(window.grab(), out / "main-window.png")
+
+        await clock.run_for(RESUMED_AT - WAITING_AT, step=0.5)
+        session.bridge.flush()
+        window.chart_panel.reload()
+        await settle()
+        session.tick.fire()
+
+        window.tabs.setCurrentWidget(window.history_view)
+        window.splitter.setSizes([250, 600])
+        window.history_view.scope_combo.setCurrentIndex(0)
+        await settle()
+        save(window.grab(), out / "history.png")
+
+        window.tabs.setCurrentWidget(window.chart_panel)
+        window.splitter.setSizes([430, 420])
+        dialog = session.open_settings()
+        dialog.editors["max_auto_attempts"].setText("0")  # show an inline validation message
+        await settle()
+        save(dialog.grab(), out / "settings.png")
+        dialog.reject()
+
+        # what a desktop in dark mode hands Qt (Xvfb has no desktop to ask); every colour the
+        # app paints itself comes from the palette, so it follows
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        light = app.palette()
+        app.setPalette(dark_palette())
+        await settle()
+        save(window.grab(), out / "main-window-dark.png")
+        app.setPalette(light)
+    finally:
+        await session.stop()
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
+
+
+def dark_palette() -> object:
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    role = QPalette.ColorRole
+    for name, colour in ((role.Window, "#2b2d30"), (role.WindowText, "#dfe1e5"),
+                         (role.Base, "#1e1f22"), (role.AlternateBase, "#26282b"),
+                         (role.Text, "#dfe1e5"), (role.Button, "#393b40"),
+                         (role.ButtonText, "#dfe1e5"), (role.Highlight, "#2f65ca"),
+                         (role.HighlightedText, "#ffffff"), (role.Mid, "#4e5157"),
+                         (role.Midlight, "#43454a"), (role.Dark, "#1a1b1e"),
+                         (role.Light, "#55585e"), (role.ToolTipBase, "#393b40"),
+                         (role.ToolTipText, "#dfe1e5"), (role.PlaceholderText, "#8c8f94"),
+                         (role.Link, "#6ea6ff")):
+        palette.setColor(name, QColor(colour))
+    for name in (role.WindowText, role.Text, role.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, name, QColor("#6f737a"))
+    return palette
+
+
+async def settle() -> None:
+    for _ in range(6):
+        await asyncio.sleep(0.05)
+
+
+def save(pixmap: object, path: Path) -> None:
+    from PySide6.QtGui import QPixmap
+
+    assert isinstance(pixmap, QPixmap)
+    if not pixmap.save(str(path)):
+        raise OSError(f"could not write {path}")
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} "
+          f"({pixmap.width()}×{pixmap.height()})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

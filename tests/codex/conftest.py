@@ -1,0 +1,40 @@
+"""Fixtures for the Codex provider: a fixture CODEX_HOME and a provider reading it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.clock import FakeClock
+from core.providers.codex.config import from_settings
+from core.providers.codex.provider import CodexProvider
+from core.settings import Settings
+from tests.codex.fixtures import CodexHome
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> CodexHome:
+    return CodexHome(tmp_path / "codex-home")
+
+
+@pytest.fixture
+def codex_settings() -> Settings:
+    return Settings(resume_jitter_seconds=0, codex_app_server_timeout_seconds=5,
+                    codex_confirm_timeout_seconds=5)
+
+
+MakeCodex = Callable[..., CodexProvider]
+
+
+@pytest.fixture
+def make_codex(home: CodexHome, clock: FakeClock, codex_settings: Settings) -> MakeCodex:
+    def _make(settings: Settings | None = None, **env: Any) -> CodexProvider:
+        environ = {**os.environ, "CODEX_HOME": str(home.root), **env}
+        return CodexProvider(from_settings(settings or codex_settings, environ), clock)
+
+    return _make
+

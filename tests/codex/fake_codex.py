@@ -1,0 +1,238 @@
+"""A fake ``codex`` for tests: the app-server subset Goalkeeper speaks, and ``exec resume``.
+
+Installed on PATH as ``codex`` by :func:`install` (tests/codex/fakecodex.py). Everything it does
+comes from ``$FAKE_CODEX_DIR/script.json``; what it has to remember between invocations (goal
+statuses, how many quota reads were answered) lives in ``state.json``; every invocation and every
+message it receives is appended to ``log.jsonl`` — so tests can assert exactly one resume.
+
+script.json keys (all optional):
+  mode            normal | silent (never answers) | crash (exits at once) | no_goal_methods
+  rate_limits     list of RateLimitSnapshot objects, one per account/rateLimits/read (the last
+                  one repeats): a scripted sequence such as exhausted → weekly still → recovered
+  updates         sparse account/rateLimits/updated payloads sent before each read's answer
+  goals           {threadId: {objective, status, tokensUsed}} the initial goal store
+  after_active    actions once a goal is set active (or resumed while active):
+                  ["turn_started"] ["rate_update", {...}] ["goal", status] ["ask_approval"]
+                  ["sleep", s] ["exit", code]
+  quiet_set       thread/goal/set answers but no notification ever confirms it
+  exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s}
+"""
+
+import fcntl
+import json
+import os
+import stat
+import sys
+import time
+
+DIR = os.environ["FAKE_CODEX_DIR"]
+
+
+def _locked(name, update):
+    path = os.path.join(DIR, name)
+    with open(os.path.join(DIR, ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(path) as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            data = {}
+        result = update(data)
+        with open(path, "w") as handle:
+            json.dump(data, handle)
+        return result
+
+
+def log(entry):
+    entry = {"pid": os.getpid(), **entry}
+    with open(os.path.join(DIR, ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(os.path.join(DIR, "log.jsonl"), "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+def script():
+    try:
+        with open(os.path.join(DIR, "script.json")) as handle:
+            return json.load(handle)
+    except OSError:
+        return {}
+
+
+def stdin_kind():
+    st = os.fstat(0)
+    if stat.S_ISFIFO(st.st_mode):
+        return "pipe"
+    devnull = os.stat(os.devnull)
+    if stat.S_ISCHR(st.st_mode) and st.st_rdev == devnull.st_rdev:
+        return "devnull"
+    return "other"
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def goal_of(thread):
+    def read(state):
+        goals = state.setdefault("goals", script().get("goals", {}))
+        goal = goals.get(thread)
+        return None if goal is None else {"threadId": thread, **goal}
+    return _locked("state.json", read)
+
+
+def set_status(thread, status, reply_to=None):
+    def write(state):
+        goals = state.setdefault("goals", script().get("goals", {}))
+        goals.setdefault(thread, {"objective": "?", "tokensUsed": 0})["status"] = status
+        return {"threadId": thread, **goals[thread]}
+    goal = _locked("state.json", write)
+    if reply_to is not None:
+        send({"id": reply_to, "result": {"goal": goal}})
+        if script().get("quiet_set"):
+            return goal  # answers, but never confirms with a notification
+    send({"method": "thread/goal/updated",
+          "params": {"threadId": thread, "turnId": None, "goal": goal}})
+    return goal
+
+
+def after_active(thread, actions):
+    for action in actions:
+        kind = action[0]
+        if kind == "turn_started":
+            send({"method": "turn/started", "params": {
+                "threadId": thread, "turn": {"id": "turn-1", "status": "inProgress",
+                                             "items": []}}})
+        elif kind == "rate_update":
+            send({"method": "account/rateLimits/updated", "params": {"rateLimits": action[1]}})
+        elif kind == "goal":
+            set_status(thread, action[1])
+        elif kind == "ask_approval":
+            send({"id": 9000, "method": "item/commandExecution/requestApproval",
+                  "params": {"threadId": thread, "turnId": "turn-1", "itemId": "i1",
+                             "command": "rm -rf build"}})
+        elif kind == "sleep":
+            time.sleep(action[1])
+        elif kind == "exit":
+            sys.exit(action[1])
+
+
+def _count_read(state):
+    state["reads"] = state.get("reads", 0) + 1
+    return state["reads"]
+
+
+def rate_limits_read(request, plan):
+    reads = _locked("state.json", _count_read)
+    for update in plan.get("updates", []):
+        send({"method": "account/rateLimits/updated", "params": {"rateLimits": update}})
+    sequence = plan.get("rate_limits") or [{"limitId": "codex", "primary": None}]
+    snapshot = sequence[min(reads, len(sequence)) - 1]
+    send({"id": request["id"], "result": {"rateLimits": snapshot,
+                                          "rateLimitsByLimitId": {"codex": snapshot}}})
+
+
+def error(request, code, message):
+    send({"id": request["id"], "error": {"code": code, "message": message}})
+
+
+def on_initialize(request, params, plan):
+    send({"id": request["id"], "result": {"userAgent": "fake-codex/1.0"}})
+
+
+def on_resume(request, params, plan):
+    thread = params.get("threadId")
+    goal = goal_of(thread)
+    send({"id": request["id"], "result": {"thread": {"id": thread, "turns": []}}})
+    if goal is not None and goal["status"] == "active":
+        after_active(thread, plan.get("after_active", [["turn_started"]]))
+
+
+def on_goal_get(request, params, plan):
+    send({"id": request["id"], "result": {"goal": goal_of(params.get("threadId"))}})
+
+
+def on_goal_set(request, params, plan):
+    thread = params.get("threadId")
+    if goal_of(thread) is None:
+        error(request, -32600, "cannot update goal: no goal exists")
+        return
+    goal = set_status(thread, params["status"], reply_to=request["id"])
+    if goal["status"] == "active" and not plan.get("quiet_set"):
+        after_active(thread, plan.get("after_active", [["turn_started"]]))
+
+
+def on_interrupt(request, params, plan):
+    send({"id": request["id"], "result": {}})
+    send({"method": "turn/completed", "params": {
+        "threadId": params.get("threadId"),
+        "turn": {"id": params.get("turnId"), "status": "interrupted"}}})
+
+
+HANDLERS = {
+    "initialize": on_initialize,
+    "account/rateLimits/read": lambda request, params, plan: rate_limits_read(request, plan),
+    "thread/resume": on_resume,
+    "thread/goal/get": on_goal_get,
+    "thread/goal/set": on_goal_set,
+    "turn/interrupt": on_interrupt,
+}
+
+
+def handle(request, plan):
+    method, params = request.get("method"), request.get("params") or {}
+    if "id" not in request:
+        return  # a notification (initialized)
+    if method.startswith("thread/goal/") and plan.get("mode") == "no_goal_methods":
+        error(request, -32601, f"Invalid request: unknown variant `{method}`")
+    elif method in HANDLERS:
+        HANDLERS[method](request, params, plan)
+    else:
+        error(request, -32601, f"method not found: {method}")
+
+
+def app_server(plan):
+    if plan.get("mode") == "crash":
+        sys.stderr.write("fake codex: app-server crashed at start\n")
+        sys.exit(3)
+    for raw in sys.stdin:
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            continue
+        log({"recv": request})
+        if plan.get("mode") == "silent":
+            continue
+        if "id" in request and "method" not in request:
+            continue  # a reply to our own request (the approval)
+        handle(request, plan)
+
+
+def exec_resume(plan):
+    spec = plan.get("exec", {})
+    sys.stdin.read()  # like the real exec: hangs while stdin is an open pipe
+    time.sleep(spec.get("sleep", 0))
+    if spec.get("rollout"):
+        with open(spec["rollout"], "a") as handle:
+            handle.write("".join(spec.get("append", [])))
+    sys.stdout.write(spec.get("stdout", "done\n"))
+    sys.stdout.flush()
+    sys.exit(spec.get("exit", 0))
+
+
+def main():
+    plan = script()
+    log({"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": stdin_kind(),
+         "codex_home": os.environ.get("CODEX_HOME")})
+    if sys.argv[1:2] == ["app-server"]:
+        app_server(plan)
+    elif sys.argv[1:3] == ["exec", "resume"]:
+        exec_resume(plan)
+    else:
+        sys.stderr.write(f"fake codex: unsupported {sys.argv[1:]}\n")
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

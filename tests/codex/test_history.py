@@ -1,0 +1,135 @@
+"""The usage chart's full-history scan: tokens by day and model, hourly quota points."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from core.providers.codex import history
+from core.providers.codex.history import rollouts, scan_usage
+from tests.codex.fixtures import (
+    T0,
+    THREAD_A,
+    THREAD_B,
+    CodexHome,
+    five_and_week,
+    line,
+    meta,
+    stamp,
+)
+
+H = timedelta(hours=1)
+M = timedelta(minutes=1)
+
+
+def turn(model: str, at) -> str:
+    return line("turn_context", {"cwd": "/repo", "approval_policy": "on-request",
+                                 "model": model, "effort": "medium"}, at)
+
+
+def call(at, n: int, limits=None, reorder: bool = False) -> str:
+    usage = {"input_tokens": 100 * n, "cached_input_tokens": 10 * n, "output_tokens": n,
+             "reasoning_output_tokens": 2 * n, "total_tokens": 101 * n}
+    if reorder:  # a writer that orders the fields differently must still be counted
+        usage = dict(reversed(list(usage.items())))
+    payload = {"type": "token_count",
+               "info": {"total_token_usage": usage, "last_token_usage": usage,
+                        "model_context_window": 258400},
+               "rate_limits": limits}
+    return line("event_msg", payload, at)
+
+
+def test_tokens_by_day_and_model_across_midnight_and_files(home: CodexHome):
+    evening = T0.replace(hour=23, minute=50)
+    home.rollout(THREAD_A, evening, meta(THREAD_A, evening), turn("gpt-5.1-codex", evening),
+                 call(evening + M, 1), call(evening + 5 * M, 2),
+                 turn("gpt-5.2", evening + 8 * M), call(evening + 9 * M, 3),
+                 call(evening + 15 * M, 4),  # after midnight, same turn
+                 call(evening + 20 * M, 5, reorder=True))
+    home.rollout(THREAD_B, T0, meta(THREAD_B, T0), call(T0 + M, 7),  # no turn_context seen
+                 '{"timestamp":"' + stamp(T0 + 2 * M) + '","type":"event_msg","payl')
+    found = scan_usage(rollouts(home.sessions))
+    day1, day2 = T0.date().isoformat(), (T0 + 24 * H).date().isoformat()
+    by_key = {k: (u.calls, u.input_tokens, u.total_tokens) for k, u in found.daily.items()}
+    assert by_key == {
+        (day1, "gpt-5.1-codex"): (2, 300, 303),
+        (day1, "gpt-5.2"): (1, 300, 303),
+        (day2, "gpt-5.2"): (2, 900, 909),
+        (day1, "unknown"): (1, 700, 707),
+    }
+    total = found.totals()
+    assert (total.calls, total.cached_input_tokens, total.output_tokens,
+            total.reasoning_output_tokens) == (6, 220, 22, 44)
+    assert found.files == 2
+
+
+def test_windows_and_workers_give_the_same_answer(home: CodexHome,
+                                                  monkeypatch: pytest.MonkeyPatch):
+    lines = [meta(THREAD_A, T0), turn("gpt-5.1-codex", T0)]
+    for i in range(200):
+        if i == 120:
+            lines.append(turn("gpt-5-codex", T0 + i * M))
+        if i == 60:  # a line much longer than a window
+            lines.append(line("event_msg", {"type": "agent_message", "message": "x" * 20000},
+                              T0 + i * M))
+        lines.append(call(T0 + i * M, i + 1))
+    home.rollout(THREAD_A, T0, *lines)
+    home.rollout(THREAD_B, T0 + H, meta(THREAD_B, T0 + H), call(T0 + 2 * H, 1000))
+    whole = scan_usage(rollouts(home.sessions))
+    monkeypatch.setattr(history, "WINDOW", 4096)  # many windows, lines cut at every edge
+    windowed = scan_usage(rollouts(home.sessions))
+    assert windowed.daily == whole.daily
+    by_model = {model: u.calls for (_, model), u in whole.daily.items()}
+    assert by_model == {"gpt-5.1-codex": 120, "gpt-5-codex": 80, "unknown": 1}
+    parallel = scan_usage(rollouts(home.sessions), workers=2)
+    assert parallel.daily == whole.daily and parallel.size == whole.size
+
+
+def test_quota_points_are_hourly(home: CodexHome, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(history, "QUOTA_SAMPLE", 1)
+    lines = [meta(THREAD_A, T0)]
+    for i in range(12):
+        at = T0 + i * 20 * M
+        lines.append(call(at, 1, five_and_week(10.0 + i, T0 + 5 * H, 2.0, T0 + 90 * H)))
+    home.rollout(THREAD_A, T0, *lines)
+    found = scan_usage(rollouts(home.sessions))
+    assert [round(u) for _, u in found.quota["codex:5h"]] == [10, 13, 16, 19]
+    assert [w for w, _ in found.quota["codex:5h"]] == [T0 + i * H for i in range(4)]
+
+
+def test_a_manifest_shaped_tree_is_counted_like_the_generator(home: CodexHome):
+    """Lines exactly as the generator writes them (compact JSON, fields in Codex's order)."""
+    raw = json.dumps({"timestamp": stamp(T0), "type": "event_msg", "payload": {
+        "type": "token_count", "info": {
+            "total_token_usage": {"input_tokens": 5, "cached_input_tokens": 4,
+                                  "output_tokens": 3, "reasoning_output_tokens": 2,
+                                  "total_tokens": 8},
+            "last_token_usage": {"input_tokens": 5, "cached_input_tokens": 4,
+                                 "output_tokens": 3, "reasoning_output_tokens": 2,
+                                 "total_tokens": 8},
+            "model_context_window": 258400}, "rate_limits": None}},
+        separators=(",", ":"))
+    home.rollout(THREAD_A, T0, meta(THREAD_A, T0), raw + "\n")
+    total = scan_usage(rollouts(home.sessions)).totals()
+    assert (total.calls, total.input_tokens, total.total_tokens) == (1, 5, 8)
+
+
+def test_codex_usage_command(home: CodexHome, monkeypatch: pytest.MonkeyPatch, capsys):
+    from core.cli import main
+
+    home.rollout(THREAD_A, T0, meta(THREAD_A, T0), turn("gpt-5.2", T0), call(T0 + M, 2),
+                 call(T0 + 2 * M, 3))
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    assert main(["codex-usage", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["days"] == [{"date": T0.date().isoformat(), "model": "gpt-5.2", "calls": 2,
+                             "input_tokens": 500, "cached_input_tokens": 50,
+                             "output_tokens": 5, "reasoning_output_tokens": 10,
+                             "total_tokens": 505}]
+    assert data["total"]["total_tokens"] == 505 and data["files"] == 1
+    assert main(["codex-usage"]) == 0
+    assert "gpt-5.2" in capsys.readouterr().out
+    monkeypatch.setenv("CODEX_HOME", str(home.root / "missing"))
+    assert main(["codex-usage"]) == 2

@@ -1,0 +1,157 @@
+"""GUI test fixtures: a qasync loop for async tests here, a window over a real engine.
+
+Only tests under ``tests/gui`` get the qasync loop (pytest-asyncio asks this conftest's hook per
+item); the core's async tests keep asyncio's default loop. Inside an async test never call
+``qtbot.wait*`` or anything else that nests a Qt event loop: await :func:`wait_signal` or
+:func:`tests.support.fakes.until` instead (see ../shared/qt-recipes.md §2.2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import pytestqt.plugin
+import qasync
+from PySide6.QtCore import QEvent, SignalInstance
+from PySide6.QtWidgets import QApplication
+
+from core.engine import Engine
+from core.models import GoalState
+from gui.bridge import Bridge
+from gui.main_window import MainWindow
+from gui.tick import DisplayTick
+from tests.support.fakes import FakeProvider
+
+_loops: list[qasync.QEventLoop] = []
+
+
+def _new_loop() -> qasync.QEventLoop:
+    loop = qasync.QEventLoop(QApplication.instance() or QApplication([]))
+    _loops[:] = [loop]
+    return loop
+
+
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item
+                                  ) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    return {"qasync": _new_loop}
+
+
+def _process_events_in_loop() -> None:
+    """pytest-qt calls ``processEvents()`` between a test and its teardown, outside the asyncio
+    loop; qasync runs due asyncio callbacks from Qt events, so a task stepped there would find no
+    running loop (``asyncio.wait`` raises). Mark the test's loop as running meanwhile."""
+    loop = next((lp for lp in _loops if not lp.is_closed() and not lp.is_running()), None)
+    if loop is None or asyncio.events._get_running_loop() is not None:
+        _original_process_events()
+        return
+    asyncio.events._set_running_loop(loop)
+    try:
+        _original_process_events()
+    finally:
+        asyncio.events._set_running_loop(None)
+
+
+_original_process_events = pytestqt.plugin._process_events
+pytestqt.plugin._process_events = _process_events_in_loop
+
+
+@pytest.fixture(autouse=True)
+def _app_like_the_real_one(qapp: QApplication) -> None:
+    """As gui/app.py sets it: closing the last window (a message box...) never quits Qt's loop,
+    which under qasync would end the running test with "Event loop stopped"."""
+    qapp.setQuitOnLastWindowClosed(False)
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_gui_thread() -> Any:
+    """As the app does (gui/gc_guard.py): no automatic GC in the store thread, where a collected
+    cycle holding a QObject would be destroyed off the GUI thread."""
+    gc.disable()
+    yield
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _no_swallowed_subscriber_errors(caplog: pytest.LogCaptureFixture) -> Any:
+    """The event bus logs (and swallows) a failing subscriber; in GUI tests that is a failure."""
+    caplog.set_level(logging.ERROR, logger="core.events")
+    yield
+    failures = [r for r in caplog.records if r.name == "core.events" and r.levelno >= logging.ERROR]
+    assert not failures, failures[0].getMessage()
+
+
+async def wait_signal(signal: SignalInstance, timeout: float = 5.0) -> tuple[Any, ...]:
+    """Await one emission of a Qt signal (``qtbot.waitSignal`` must not be used in coroutines)."""
+    future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+
+    def _slot(*args: Any) -> None:
+        if not future.done():
+            future.set_result(args)
+
+    signal.connect(_slot)
+    try:
+        return await asyncio.wait_for(future, timeout)
+    finally:
+        signal.disconnect(_slot)
+
+
+class RecordingLauncher:
+    """Records what would have been opened instead of starting a terminal or file manager."""
+
+    def __init__(self) -> None:
+        self.terminals: list[tuple[list[str], Path | None]] = []
+        self.folders: list[Path] = []
+        self.demos = 0
+        self.error: str | None = None
+
+    def start_demo(self) -> str | None:
+        self.demos += 1
+        return self.error
+
+    def open_terminal(self, argv: Sequence[str], cwd: Path | None) -> str | None:
+        self.terminals.append((list(argv), cwd))
+        return self.error
+
+    def open_folder(self, path: Path) -> str | None:
+        self.folders.append(path)
+        return self.error
+
+
+@pytest.fixture
+def launcher() -> RecordingLauncher:
+    return RecordingLauncher()
+
+
+@pytest_asyncio.fixture
+async def engine(make_engine: Any, fake: FakeProvider) -> Engine:
+    """An engine with three goals: running, waiting for quota (no reset known), idle."""
+    fake.observe("fake:a", GoalState.RUNNING, title="Refactor the parser")
+    fake.observe("fake:b", GoalState.IDLE, title="Write the docs")
+    fake.observe("fake:c", GoalState.IDLE, title="Port the tests", data={"cwd": "/"})
+    engine: Engine = await make_engine(fake)
+    return engine
+
+
+@pytest_asyncio.fixture
+async def bridge(engine: Engine) -> AsyncIterator[Bridge]:
+    bridge = Bridge(engine, host_text="test host")
+    yield bridge
+    await bridge.close()
+
+
+@pytest_asyncio.fixture
+async def window(qtbot: Any, bridge: Bridge, launcher: RecordingLauncher) -> MainWindow:
+    tick = DisplayTick(bridge.now)
+    win = MainWindow(bridge, launcher, tick)  # type: ignore[arg-type]
+    qtbot.addWidget(win)
+    bridge.sync()
+    return win

@@ -1,0 +1,68 @@
+"""The status bar (host, last refresh, next wake) and the first-run page."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from core.clock import FakeClock
+from core.engine import Engine
+from core.models import GoalState, PauseReason
+from gui.bridge import Bridge
+from gui.main_window import MainWindow
+from gui.tick import DisplayTick
+from tests.gui.conftest import RecordingLauncher
+from tests.support.fakes import FakeProvider, until
+
+
+@pytest.mark.asyncio
+async def test_status_bar_shows_host_refresh_and_next_wake(window: MainWindow, engine: Engine,
+                                                          fake: FakeProvider,
+                                                          clock: FakeClock) -> None:
+    status = window.status
+    window.bridge.set_host_state("running")
+    assert status.host.text() == "Host: test host"
+    assert status.refresh.text().startswith("Providers read ")
+    await engine.set_auto_resume("fake:a", True)
+    fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
+                 resets_at=clock.now() + timedelta(seconds=30), title="Refactor the parser")
+    await engine.refresh()
+    await until(lambda: status.next_wake is not None)
+    assert status.wake.text().startswith("Next wake in ")
+    assert status.needs_tick()
+    window.bridge.set_host_state("stopping")
+    assert status.host.text() == "Stopping the host…"
+
+
+@pytest.mark.asyncio
+async def test_idle_scheduler_says_so(window: MainWindow) -> None:
+    window.status._on_bridge_scheduler_woke(None)
+    assert window.status.wake.text() == "Scheduler idle: nothing pending"
+    assert not window.status.needs_tick()
+
+
+@pytest.mark.asyncio
+async def test_first_run_page_when_nothing_is_found(make_engine: Any, clock: FakeClock,
+                                                    qtbot: Any) -> None:
+    empty = FakeProvider(clock)
+    engine: Engine = await make_engine(empty)
+    bridge = Bridge(engine)
+    launcher = RecordingLauncher()
+    win = MainWindow(bridge, launcher, DisplayTick(bridge.now))  # type: ignore[arg-type]
+    qtbot.addWidget(win)
+    bridge.sync()
+    assert win.stack.currentWidget() is win.main_page  # not before the host runs
+    bridge.set_host_state("running")
+    assert win.stack.currentWidget() is win.first_run
+    text = win.first_run.looked_for_text()
+    assert "looked for goals and quota windows" in text and "the built-in demo" in text
+    win.first_run.demo_button.click()
+    assert launcher.demos == 1
+    assert "own window" in win.banner.text
+
+    empty.observe("fake:new", GoalState.RUNNING, title="Found later")
+    await engine.refresh()
+    await until(lambda: win.stack.currentWidget() is win.main_page)
+    await bridge.close()
