@@ -455,7 +455,25 @@ class Engine:
     async def set_auto_resume(self, goal_id: str, enabled: bool,
                               origin: str = "gui") -> ActionResult:
         decide = decide_auto_resume(goal_id, enabled, self._ctx(), origin)
-        return (await self._transact(goal_id, decide)).result  # type: ignore[no-any-return]
+        committed = await self._transact(goal_id, decide)
+        reply: ActionResult = committed.result
+        if enabled and reply.outcome is Outcome.UPDATED and committed.after is not None:
+            reply = await self._first_time_notice(committed.after, reply)
+        return reply
+
+    async def _first_time_notice(self, goal: Goal, reply: ActionResult) -> ActionResult:
+        """Attach (and announce) the provider's auto-resume notice the first time only."""
+        provider = self.providers.get(goal.provider)
+        notice = provider.auto_resume_notice(goal) if provider is not None else None
+        if notice is None:
+            return reply
+        key, text = notice
+        meta_key = f"notice_shown:{key}"
+        if await self.store.run(lambda s: s.get_meta(meta_key)) is not None:
+            return reply
+        await self.store.run(lambda s: s.set_meta(meta_key, self.clock.now().isoformat()))
+        self.bus.publish(Notice("warning", text))
+        return dataclasses.replace(reply, notice=text)
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""

@@ -73,8 +73,29 @@ def decide_observation(
     if obs.observed_at < (current.state_since or current.created_at) and (
         obs.state is not current.state
     ):
-        return _metadata_only(current, refreshed, "older than the last change")
-    return _apply_observed_state(refreshed, obs, ctx)
+        older = _metadata_only(current, refreshed, "older than the last change")
+        return _replan_on_block_change(current, older, ctx)
+    return _replan_on_block_change(current, _apply_observed_state(refreshed, obs, ctx), ctx)
+
+
+_PLAN_EVENTS = ("resume_scheduled", "resume_not_scheduled", "gave_up")
+
+
+def _replan_on_block_change(current: Goal, mutation: Mutation[str],
+                            ctx: IntakeContext) -> Mutation[str]:
+    """A goal waiting for quota whose ``auto_resume_block`` appeared, changed or went away is
+    planned again — so its schedule and note follow, and the history says why."""
+    goal = mutation.goal
+    if goal is None or goal.state is not GoalState.PAUSED or (
+        goal.pause_reason is not PauseReason.QUOTA
+    ):
+        return mutation
+    if current.data.get("auto_resume_block") == goal.data.get("auto_resume_block"):
+        return mutation
+    if any(row.event in _PLAN_EVENTS for row in mutation.history):
+        return mutation
+    new, row = schedule(goal, goal.resets_at, ctx)
+    return Mutation(new, mutation.result, [*mutation.history, row])
 
 
 def _metadata_only(current: Goal, refreshed: Goal, why: str) -> Mutation[str]:

@@ -20,6 +20,8 @@ class ActionResult:
         reason: a human sentence (why refused, why deferred, what the runner said).
         not_before: for ``deferred``, the new not-before instant.
         state: the goal's state after the call (None for an unknown goal).
+        notice: something the user must be told once (e.g. turning auto-resume on for a goal
+            whose provider bills headless runs differently); the CLI prints it as a warning.
     """
 
     goal: str
@@ -27,6 +29,7 @@ class ActionResult:
     reason: str
     not_before: datetime | None = None
     state: GoalState | None = None
+    notice: str | None = None
 
     @property
     def carried_out(self) -> bool:
@@ -39,6 +42,7 @@ class ActionResult:
             "reason": self.reason,
             "not_before": iso(self.not_before),
             "state": self.state.value if self.state else None,
+            "notice": self.notice,
         }
 
     @classmethod
@@ -49,4 +53,5 @@ class ActionResult:
             reason=str(data.get("reason") or ""),
             not_before=parse_iso(data.get("not_before")),
             state=GoalState(data["state"]) if data.get("state") else None,
+            notice=str(data["notice"]) if data.get("notice") else None,
         )

@@ -13,7 +13,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from core.atomic import atomic_write_text
 from core.quota import HysteresisPolicy
@@ -60,6 +67,18 @@ class Settings(BaseModel):
     )
     codex_app_server_timeout_seconds: float = Field(10, gt=0, le=300)
     codex_confirm_timeout_seconds: float = Field(30, gt=0, le=600)
+    claude_enabled: bool = Field(True, description="watch Claude Code (when a config dir exists)")
+    claude_config_dirs: str = Field("", description="comma-separated; empty: $CLAUDE_CONFIG_DIR "
+                                    "or ~/.claude and ~/.config/claude")
+    claude_bin: str = Field("", description="the claude executable; empty: claude on PATH")
+    claude_continuation_text: str = Field(
+        "The usage limit has reset; continue where you left off.", min_length=1, max_length=4000)
+    claude_track_limit_stopped: bool = True
+    claude_track_recent_hours: float = Field(24, ge=0)
+    claude_timezone: str = Field("", description="IANA zone for limit messages naming none")
+    claude_poll_seconds: float = Field(1.0, gt=0, le=60)
+    claude_scan_workers: int = Field(0, ge=0, le=32, description="0: one per CPU, at most 4")
+    claude_stop_grace_seconds: float = Field(10, gt=0, le=300)
     notify_resumed: bool = True
     notify_relimited: bool = True
     notify_gave_up: bool = True
@@ -75,6 +94,13 @@ class Settings(BaseModel):
     #: named user quotas, ``[quotas.<name>]`` tables (config.toml only: no environment override)
     quotas: dict[Annotated[str, Field(pattern=QUOTA_NAME)], UserQuota] = Field(
         default_factory=dict)
+
+    @field_validator("claude_continuation_text")
+    @classmethod
+    def _not_an_option(cls, text: str) -> str:
+        if text.strip().startswith("-"):
+            raise ValueError("must not start with '-' (claude would read it as an option)")
+        return text
 
     @model_validator(mode="after")
     def _check_relations(self) -> Settings:

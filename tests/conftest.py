@@ -28,6 +28,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if name.startswith("GOALKEEPER_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("GOALKEEPER_HOME", str(tmp_path / "gk-home"))
+    # never the developer's own Claude Code sessions: an empty, non-existent config dir
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude-config"))
 
 
 @pytest.fixture

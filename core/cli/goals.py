@@ -13,6 +13,7 @@ from core.cli.common import (
     EXIT_UNKNOWN_GOAL,
     CliError,
     Context,
+    warn,
 )
 from core.clock import SystemClock, iso
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
@@ -189,6 +190,8 @@ def render_result(result: ActionResult) -> str:
 def _run_action(ctx: Context, request: dict[str, Any]) -> int:
     require_goal(ctx, str(request["goal"]))
     result = ActionResult.from_json(ctx.ask_host(request))
+    if result.notice:
+        warn(result.notice)  # a line on stderr, never a prompt: scripts keep running
     ctx.emit(result.to_json(), lambda: render_result(result))
     return exit_code(result)
 

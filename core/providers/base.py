@@ -207,3 +207,8 @@ class Provider(abc.ABC):
     def open_command(self, goal: Goal) -> list[str] | None:
         """A command that opens the goal in the user's terminal, when there is one."""
         return None
+
+    def auto_resume_notice(self, goal: Goal) -> tuple[str, str] | None:
+        """(key, text) of something the user must be told the first time they turn auto-resume
+        on for a goal of this kind (e.g. a billing caveat); shown once per key."""
+        return None

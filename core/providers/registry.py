@@ -42,10 +42,34 @@ def _demo_looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
     return "the built-in demo: " + ("on" if settings.demo_enabled else "off (demo_enabled)")
 
 
+def _claude(settings: Settings, paths: Paths, clock: Clock,
+            environ: Mapping[str, str]) -> Provider | None:
+    from core.providers.claude import config
+
+    if not settings.claude_enabled or not config.existing_dirs(settings.claude_config_dirs,
+                                                               environ):
+        return None
+    from core.providers.claude.provider import ClaudeProvider
+
+    return ClaudeProvider(settings, paths, clock, environ)
+
+
+def _claude_looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
+    from core.providers.claude import config
+
+    where = ", ".join(str(d) for d in config.candidate_dirs(settings.claude_config_dirs, environ))
+    if not settings.claude_enabled:
+        return f"Claude Code sessions in {where}: off (claude_enabled)"
+    found = config.existing_dirs(settings.claude_config_dirs, environ)
+    state = "on" if found else "off (none of them exists)"
+    return f"Claude Code sessions in {where}: {state}"
+
+
 SPECS: list[ProviderSpec] = [
     ProviderSpec("demo", _demo, _demo_looked_for),
     ProviderSpec("pipeline", pipeline_factory, pipeline_looked_for),
     ProviderSpec("codex", codex.factory, codex.looked_for),
+    ProviderSpec("claude", _claude, _claude_looked_for),
 ]
 
 

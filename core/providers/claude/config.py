@@ -1,0 +1,154 @@
+"""Where Claude Code keeps things, and the few of its settings Goalkeeper reads.
+
+* Config directories: the setting ``claude_config_dirs``, else ``$CLAUDE_CONFIG_DIR`` (several
+  directories may be listed, separated by commas), else ``~/.claude`` and ``~/.config/claude``.
+* Global state (``cachedUsageUtilization``, some ``/config`` toggles): ``~/.claude.json`` for the
+  default directory, ``<dir>/.claude.json`` for a relocated one.
+* ``autoContinueAtUsageLimit`` — "Continue automatically at usage limit" — in ``settings.json``
+  or the global state; on by default from Claude Code 2.1.234 in interactive sessions.
+
+Goalkeeper only reads here; the only writes into a config directory are the opt-in hook entries
+(:mod:`core.providers.claude.hooks`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, tzinfo
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+log = logging.getLogger(__name__)
+
+NATIVE_SETTING = "autoContinueAtUsageLimit"
+#: the first Claude Code version whose interactive sessions continue by themselves by default
+NATIVE_SINCE = (2, 1, 234)
+
+
+def home(environ: Mapping[str, str]) -> Path:
+    return Path(environ.get("HOME") or os.path.expanduser("~"))
+
+
+def candidate_dirs(setting: str, environ: Mapping[str, str]) -> list[Path]:
+    """Every directory Claude Code may use, existing or not, without duplicates."""
+    listed = setting.strip() or environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    if listed:
+        raw = [Path(part.strip()).expanduser() for part in listed.split(",") if part.strip()]
+    else:
+        base = home(environ)
+        raw = [base / ".claude", base / ".config" / "claude"]
+    seen: list[Path] = []
+    for path in raw:
+        resolved = path.absolute()
+        if resolved not in seen:
+            seen.append(resolved)
+    return seen
+
+
+def existing_dirs(setting: str, environ: Mapping[str, str]) -> list[Path]:
+    return [d for d in candidate_dirs(setting, environ) if d.is_dir()]
+
+
+def is_default_dir(config_dir: Path, environ: Mapping[str, str]) -> bool:
+    return config_dir == (home(environ) / ".claude").absolute()
+
+
+def global_state_path(config_dir: Path, environ: Mapping[str, str]) -> Path:
+    if is_default_dir(config_dir, environ):
+        return home(environ) / ".claude.json"
+    return config_dir / ".claude.json"
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """A JSON object from ``path``; None (logged at debug level) when missing or unreadable."""
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.debug("cannot read %s: %s", path, exc)
+        return None
+    return data if isinstance(data, dict) else None
+
+
+@dataclass(frozen=True)
+class NativeSetting:
+    """The effective "Continue automatically at usage limit" toggle and where it came from."""
+
+    value: bool | None  # None: not set explicitly (the version default applies)
+    source: str | None
+
+
+def native_setting(config_dir: Path, environ: Mapping[str, str],
+                   cache: JsonCache | None = None) -> NativeSetting:
+    for path in (config_dir / "settings.json", global_state_path(config_dir, environ)):
+        data = cache.get(path) if cache is not None else read_json_object(path)
+        if data is not None and isinstance(data.get(NATIVE_SETTING), bool):
+            return NativeSetting(bool(data[NATIVE_SETTING]), str(path))
+    return NativeSetting(None, None)
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        if not digits:
+            return None
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def native_by_default(version: str | None) -> bool:
+    parsed = parse_version(version)
+    return parsed is not None and parsed >= NATIVE_SINCE
+
+
+class JsonCache:
+    """JSON objects read from files, re-read only when a file's mtime or size changed
+    (``~/.claude.json`` can be megabytes)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[Path, tuple[tuple[int, int], dict[str, Any] | None]] = {}
+
+    def get(self, path: Path) -> dict[str, Any] | None:
+        try:
+            st = path.stat()
+        except OSError:
+            self._entries.pop(path, None)
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = self._entries.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        data = read_json_object(path)
+        self._entries[path] = (stamp, data)
+        return data
+
+
+def local_zone(setting: str, environ: Mapping[str, str]) -> tzinfo:
+    """The zone for limit messages that name none: the setting, ``$TZ``, the system's."""
+    for name in (setting.strip(), environ.get("TZ", "").lstrip(":").strip()):
+        if name:
+            try:
+                return ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                log.warning("unknown time zone %r; ignored", name)
+    link = Path("/etc/localtime")
+    try:
+        target = os.readlink(link)
+        if "zoneinfo/" in target:
+            return ZoneInfo(target.split("zoneinfo/", 1)[1])
+    except (OSError, ZoneInfoNotFoundError, ValueError):
+        pass
+    try:
+        with open(link, "rb") as handle:
+            return ZoneInfo.from_file(handle)
+    except (OSError, ValueError):
+        return UTC

@@ -1,0 +1,295 @@
+"""Installing and removing Goalkeeper's two opt-in entries in Claude Code's ``settings.json``.
+
+* ``statusLine`` → ``goalkeeper hook claude-statusline --chain '<your command>'``: the user's
+  own statusline keeps running (its output passes through byte for byte), and Goalkeeper reads
+  the exact ``rate_limits`` Claude hands every statusline.
+* ``hooks.StopFailure`` gains one group running ``goalkeeper hook claude-stop-failure``; the
+  user's own StopFailure hooks stay (Claude runs them all).
+
+These are the only writes Goalkeeper ever makes into a Claude config directory. Before the first
+change the file is copied to ``<data>/claude/backups/``, and what was there before is recorded in
+``<data>/claude/hooks.json``; :func:`uninstall` puts it back — byte for byte when nothing else in
+the file changed meanwhile, otherwise with only Goalkeeper's entries taken out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.atomic import atomic_write_bytes, atomic_write_text
+
+STATUSLINE = "hook claude-statusline"
+STOP_FAILURE = "hook claude-stop-failure"
+
+
+class HookError(Exception):
+    """The settings file cannot be changed safely; the message says why (nothing was written)."""
+
+
+@dataclass
+class HookChange:
+    """What :func:`install` / :func:`uninstall` did to one settings file."""
+
+    settings: Path
+    changes: list[str] = field(default_factory=list)
+    backup: Path | None = None
+
+
+def _records_path(data_dir: Path) -> Path:
+    return data_dir / "claude" / "hooks.json"
+
+
+def _load_records(data_dir: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(_records_path(data_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save_records(data_dir: Path, records: dict[str, Any]) -> None:
+    atomic_write_text(_records_path(data_dir), json.dumps(records, indent=1) + "\n")
+
+
+def _read(path: Path) -> tuple[bytes | None, dict[str, Any]]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, {}
+    except OSError as exc:
+        raise HookError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except ValueError as exc:
+        raise HookError(f"{path} is not valid JSON ({exc}); fix it first — nothing was "
+                        "changed") from None
+    if not isinstance(data, dict):
+        raise HookError(f"{path} does not hold a JSON object; nothing was changed")
+    return raw, data
+
+
+def _indent_of(raw: bytes | None) -> int | None:
+    if raw is None:
+        return 2
+    text = raw.decode("utf-8", errors="replace")
+    if "\n" not in text.strip():
+        return None  # compact
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" ")
+        if stripped and len(line) > len(stripped):
+            return len(line) - len(stripped)
+    return 2
+
+
+def _dump(data: dict[str, Any], like: bytes | None) -> bytes:
+    indent = _indent_of(like)
+    separators = (",", ":") if indent is None else (",", ": ")
+    text = json.dumps(data, indent=indent, separators=separators, ensure_ascii=False)
+    if like is None or like.endswith(b"\n"):
+        text += "\n"
+    return text.encode("utf-8")
+
+
+def _write(path: Path, data: bytes, like: Path) -> None:
+    try:
+        mode = like.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o600
+    atomic_write_bytes(path, data, mode)
+
+
+def _is_ours(command: Any, mark: str) -> bool:
+    return isinstance(command, str) and mark in command
+
+
+def _digest(raw: bytes | None) -> str | None:
+    return hashlib.sha256(raw).hexdigest() if raw is not None else None
+
+
+def install(config_dir: Path, data_dir: Path, program: str, now: datetime) -> HookChange:
+    """Chain the statusline and add the StopFailure hook in ``config_dir/settings.json``."""
+    path = config_dir / "settings.json"
+    raw, data = _read(path)
+    change = HookChange(path)
+    records = _load_records(data_dir)
+    record = records.get(str(path))
+    new = json.loads(json.dumps(data))
+    if _install_statusline(new, program, change) is None:
+        raise HookError(f"{path}: statusLine is not a command; Goalkeeper cannot chain it")
+    _install_stop_failure(new, program, change)
+    if not change.changes:
+        return change
+    if record is None:
+        record = _first_record(path, raw, data, data_dir, now)
+        change.backup = Path(record["backup"]) if record.get("backup") else None
+    _write(path, _dump(new, raw), path)
+    records[str(path)] = record
+    _save_records(data_dir, records)
+    return change
+
+
+def _first_record(path: Path, raw: bytes | None, data: dict[str, Any], data_dir: Path,
+                  now: datetime) -> dict[str, Any]:
+    backup = None
+    if raw is not None:
+        slug = hashlib.sha256(str(path).encode()).hexdigest()[:8]
+        backup = data_dir / "claude" / "backups" / (
+            f"settings-{slug}-{now.strftime('%Y%m%dT%H%M%SZ')}.json")
+        atomic_write_bytes(backup, raw, 0o600)
+    hooks = data.get("hooks")
+    return {
+        "existed": raw is not None,
+        "backup": str(backup) if backup else None,
+        "original_sha256": _digest(raw),
+        "statusLine": data.get("statusLine"),
+        "had_statusLine": "statusLine" in data,
+        "had_hooks": isinstance(hooks, dict),
+        "had_stop_failure": isinstance(hooks, dict) and "StopFailure" in hooks,
+    }
+
+
+def _install_statusline(data: dict[str, Any], program: str, change: HookChange) -> bool | None:
+    current = data.get("statusLine")
+    if isinstance(current, dict) and _is_ours(current.get("command"), STATUSLINE):
+        return True
+    if current is not None and (not isinstance(current, dict)
+                                or current.get("type", "command") != "command"):
+        return None
+    chained = current.get("command") if isinstance(current, dict) else None
+    command = f"{program} {STATUSLINE}"
+    if isinstance(chained, str) and chained.strip():
+        command += f" --chain {shlex.quote(chained)}"
+    entry = dict(current) if isinstance(current, dict) else {"type": "command"}
+    entry["command"] = command
+    data["statusLine"] = entry
+    change.changes.append("statusLine: chained through Goalkeeper" if chained
+                          else "statusLine: added (you had none)")
+    return True
+
+
+def _install_stop_failure(data: dict[str, Any], program: str, change: HookChange) -> None:
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise HookError("settings.json: hooks is not an object; nothing was changed")
+    groups = hooks.setdefault("StopFailure", [])
+    if not isinstance(groups, list):
+        raise HookError("settings.json: hooks.StopFailure is not a list; nothing was changed")
+    for group in groups:
+        for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
+            if isinstance(hook, dict) and _is_ours(hook.get("command"), STOP_FAILURE):
+                return
+    groups.append({"hooks": [{"type": "command", "command": f"{program} {STOP_FAILURE}"}]})
+    change.changes.append("hooks.StopFailure: added Goalkeeper's hook")
+
+
+def uninstall(config_dir: Path, data_dir: Path) -> HookChange:
+    """Take Goalkeeper's entries out again and put back what was there before."""
+    path = config_dir / "settings.json"
+    raw, data = _read(path)
+    change = HookChange(path)
+    records = _load_records(data_dir)
+    record = records.get(str(path)) or {}
+    new = json.loads(json.dumps(data))
+    _uninstall_statusline(new, record, change)
+    _uninstall_stop_failure(new, record, change)
+    if change.changes:
+        _write(path, _restored(path, new, raw, record), path)
+        if not record.get("existed", True) and new == {}:
+            path.unlink()
+            change.changes.append(f"{path.name}: removed (Goalkeeper had created it)")
+    records.pop(str(path), None)
+    _save_records(data_dir, records)
+    return change
+
+
+def _restored(path: Path, new: dict[str, Any], raw: bytes | None,
+              record: dict[str, Any]) -> bytes:
+    """The original bytes when the result is the original content, else a fresh dump."""
+    backup = record.get("backup")
+    if backup:
+        try:
+            original = Path(backup).read_bytes()
+        except OSError:
+            original = None
+        if original is not None and _digest(original) == record.get("original_sha256"):
+            try:
+                if json.loads(original) == new:
+                    return original
+            except ValueError:
+                pass
+    return _dump(new, raw)
+
+
+def _uninstall_statusline(data: dict[str, Any], record: dict[str, Any],
+                          change: HookChange) -> None:
+    current = data.get("statusLine")
+    if not isinstance(current, dict) or not _is_ours(current.get("command"), STATUSLINE):
+        return
+    if record:
+        if record.get("had_statusLine"):
+            data["statusLine"] = record.get("statusLine")
+        else:
+            del data["statusLine"]
+    else:
+        chained = _chain_of(str(current["command"]))
+        if chained:
+            data["statusLine"] = {**current, "command": chained}
+        else:
+            del data["statusLine"]
+    change.changes.append("statusLine: restored")
+
+
+def _chain_of(command: str) -> str | None:
+    """The user's command from ``… hook claude-statusline --chain '<command>'``."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if "--chain" in words and words.index("--chain") + 1 < len(words):
+        return words[words.index("--chain") + 1]
+    return None
+
+
+def _uninstall_stop_failure(data: dict[str, Any], record: dict[str, Any],
+                            change: HookChange) -> None:
+    hooks = data.get("hooks")
+    groups = hooks.get("StopFailure") if isinstance(hooks, dict) else None
+    if not isinstance(hooks, dict) or not isinstance(groups, list):
+        return
+    kept = []
+    for group in groups:
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+            inner = [h for h in group["hooks"]
+                     if not (isinstance(h, dict) and _is_ours(h.get("command"), STOP_FAILURE))]
+            if len(inner) != len(group["hooks"]):
+                change.changes.append("hooks.StopFailure: removed Goalkeeper's hook")
+                if not inner:
+                    continue
+                group = {**group, "hooks": inner}
+        kept.append(group)
+    hooks["StopFailure"] = kept
+    if not kept and not record.get("had_stop_failure", True):
+        del hooks["StopFailure"]
+    if not hooks and not record.get("had_hooks", True):
+        del data["hooks"]
+
+
+def program_command(environ: Mapping[str, str], argv0: str, executable: str) -> str:
+    """How a hook entry runs Goalkeeper: the installed ``goalkeeper`` script next to the
+    interpreter, else ``python -m core``; ``GOALKEEPER_HOME`` is kept when it is set."""
+    script = Path(executable).parent / "goalkeeper"
+    if script.is_file():
+        base = shlex.quote(str(script))
+    elif Path(argv0).name == "goalkeeper" and Path(argv0).is_file():
+        base = shlex.quote(str(Path(argv0).absolute()))
+    else:
+        base = f"{shlex.quote(executable)} -m core"
+    home = environ.get("GOALKEEPER_HOME")
+    return f"GOALKEEPER_HOME={shlex.quote(home)} {base}" if home else base

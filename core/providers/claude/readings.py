@@ -1,0 +1,160 @@
+"""Claude quota windows as :class:`~core.models.QuotaReading` values, from every source.
+
+* statusline stdin ``rate_limits.five_hour`` / ``seven_day`` → ``claude:5h``, ``claude:7d``,
+  exact;
+* a headless ``rate_limit_event`` (``rateLimitType``) → also ``claude:7d-opus``,
+  ``claude:7d-sonnet`` and ``claude:overage``, exact;
+* a limit stop in a transcript → the window its text names, inferred (exact for an epoch);
+* ``~/.claude.json`` ``cachedUsageUtilization`` → the windows it lists, always ``stale``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from core.models import Exactness, QuotaKind, QuotaReading
+from core.providers.claude.resets import ParsedLimit
+from core.providers.claude.wording import (
+    WINDOW_5H,
+    WINDOW_7D,
+    WINDOW_7D_OPUS,
+    WINDOW_7D_SONNET,
+    WINDOW_OVERAGE,
+)
+from core.textfmt import duration
+
+PROVIDER = "claude"
+FIVE_HOURS = 5 * 3600.0
+SEVEN_DAYS = 7 * 86400.0
+
+LABELS = {
+    WINDOW_5H: "Claude · 5 h",
+    WINDOW_7D: "Claude · 7 days",
+    WINDOW_7D_OPUS: "Claude · 7 days (Opus)",
+    WINDOW_7D_SONNET: "Claude · 7 days (Sonnet)",
+    WINDOW_OVERAGE: "Claude · extra usage",
+}
+LENGTHS = {WINDOW_5H: FIVE_HOURS, WINDOW_7D: SEVEN_DAYS, WINDOW_7D_OPUS: SEVEN_DAYS,
+           WINDOW_7D_SONNET: SEVEN_DAYS}
+#: the names Claude's own payloads use for each window
+BY_NAME = {
+    "five_hour": WINDOW_5H,
+    "seven_day": WINDOW_7D,
+    "seven_day_opus": WINDOW_7D_OPUS,
+    "seven_day_sonnet": WINDOW_7D_SONNET,
+    "overage": WINDOW_OVERAGE,
+    "extra_usage": WINDOW_OVERAGE,
+}
+
+
+def reading(window: str, observed_at: datetime, *, used: float | None,
+            resets_at: datetime | None, exactness: Exactness,
+            limit_reached: bool | None = None, note: str | None = None) -> QuotaReading:
+    return QuotaReading(
+        window_id=window, provider=PROVIDER, label=LABELS.get(window, window),
+        kind=QuotaKind.PERIODIC, used_percent=used, resets_at=resets_at,
+        window_seconds=LENGTHS.get(window), limit_reached=limit_reached, exactness=exactness,
+        observed_at=observed_at, note=note,
+    )
+
+
+def epoch(value: Any) -> datetime | None:
+    """An epoch (seconds, or milliseconds when it is that large) or ISO string as an instant."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        seconds = value / 1000 if value > 1e11 else value
+        try:
+            return datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return epoch(float(value)) if value.replace(".", "", 1).isdigit() else None
+        return parsed.astimezone(UTC) if parsed.tzinfo else None
+    return None
+
+
+def percent(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return max(0.0, min(100.0, float(value)))
+
+
+def statusline_readings(payload: dict[str, Any], now: datetime) -> list[QuotaReading]:
+    """``rate_limits`` of a statusline payload (exact: the server sent them just now)."""
+    limits = payload.get("rate_limits")
+    if not isinstance(limits, dict):
+        return []
+    result = []
+    for name, window in BY_NAME.items():
+        entry = limits.get(name)
+        if not isinstance(entry, dict):
+            continue
+        used = percent(entry.get("used_percentage", entry.get("used_percent")))
+        if used is None:
+            continue
+        result.append(reading(window, now, used=used, resets_at=epoch(entry.get("resets_at")),
+                              exactness=Exactness.EXACT, limit_reached=used >= 100.0))
+    return result
+
+
+def rate_limit_event_reading(info: dict[str, Any], now: datetime) -> QuotaReading | None:
+    """A headless ``rate_limit_event``'s ``rate_limit_info`` (exact reset, status only)."""
+    window = BY_NAME.get(str(info.get("rateLimitType") or "five_hour"))
+    status = info.get("status")
+    if window is None or status not in ("allowed", "allowed_warning", "rejected"):
+        return None
+    rejected = status == "rejected"
+    return reading(window, now, used=100.0 if rejected else None,
+                   resets_at=epoch(info.get("resetsAt")), exactness=Exactness.EXACT,
+                   limit_reached=rejected,
+                   note="approaching the limit" if status == "allowed_warning" else None)
+
+
+def limit_stop_reading(parsed: ParsedLimit, stopped_at: datetime) -> QuotaReading:
+    """The window a limit stop names, exhausted at the stop."""
+    return reading(parsed.window, stopped_at, used=100.0, resets_at=parsed.resets_at,
+                   exactness=parsed.exactness, limit_reached=True, note=parsed.note)
+
+
+def cached_usage_readings(state: dict[str, Any], now: datetime,
+                          source: str) -> list[QuotaReading]:
+    """``cachedUsageUtilization`` of ``~/.claude.json``: a last resort, always ``stale``."""
+    cached = state.get("cachedUsageUtilization")
+    if not isinstance(cached, dict):
+        return []
+    fetched = epoch(cached.get("fetchedAtMs"))
+    utilization = cached.get("utilization")
+    if fetched is None or not isinstance(utilization, dict):
+        return []
+    age = duration(max(0.0, (now - fetched).total_seconds()))
+    note = f"cached by Claude Code {age} ago ({source})"
+    result = []
+    for name, window in BY_NAME.items():
+        entry = utilization.get(name)
+        if not isinstance(entry, dict) or (used := percent(entry.get("utilization"))) is None:
+            continue
+        result.append(reading(window, fetched, used=used, resets_at=epoch(entry.get("resets_at")),
+                              exactness=Exactness.STALE, limit_reached=used >= 100.0, note=note))
+    return result
+
+
+#: a reading equal to the latest one and younger than this is not stored again
+REPEAT_SECONDS = 60.0
+
+
+def worth_storing(reading: QuotaReading, latest: QuotaReading | None) -> bool:
+    """False for an older reading, or a repeat of the latest one (statuslines refresh
+    constantly; the series needs a point per change, or per minute)."""
+    if latest is None:
+        return True
+    if latest.observed_at > reading.observed_at:
+        return False
+    same = (latest.used_percent, latest.resets_at, latest.limit_reached) == (
+        reading.used_percent, reading.resets_at, reading.limit_reached)
+    age = (reading.observed_at - latest.observed_at).total_seconds()
+    return not same or age >= REPEAT_SECONDS

@@ -1,0 +1,254 @@
+"""A Claude Code session as a Goalkeeper goal: what its transcript says it is doing now.
+
+* The latest limit stop with no work after it → ``paused`` for quota, the reset read from the
+  stop's text against the stop's own timestamp (or the exact one a headless run reported).
+* Work after the stop (the user typed, Claude's own auto-continue fired) → ``running``, outside
+  Goalkeeper.
+* No stop → ``idle``: nothing to resume; starting it runs one headless turn.
+
+Claude Code's native "Continue automatically at usage limit" makes Goalkeeper only watch a
+stopped session (:func:`native_block`), so the two never both resume it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+from core.models import GoalState, PauseReason
+from core.providers.base import GoalObservation
+from core.providers.claude.config import NativeSetting, native_by_default
+from core.providers.claude.follow import FileState
+from core.providers.claude.records import Kind, Record, classify, title_of
+from core.providers.claude.resets import ParsedLimit, parse_limit
+from core.providers.claude.wording import WINDOW_5H, WINDOW_7D
+
+NATIVE_BLOCK = "Claude will resume itself"
+HEAD_BYTES = 512 * 1024
+TAIL_BYTES = 64 * 1024
+#: a reset a headless run reported belongs to a transcript stop this close to it
+SAME_STOP = timedelta(minutes=5)
+#: hook notification kinds after which Claude Code will *not* continue by itself
+NATIVE_OFF_EVENTS = ("quota_auto_resume_disabled", "quota_auto_resume_stale")
+NATIVE_FIRED_EVENT = "quota_auto_resume_fired"
+
+
+def find_transcript(roots: Sequence[Path], session_id: str) -> tuple[Path, Path] | None:
+    """(transcript, config dir) of a session: ``<dir>/projects/*/<id>.jsonl``, the newest."""
+    found = []
+    for root in roots:
+        for path in (root / "projects").glob(f"*/{session_id}.jsonl"):
+            try:
+                found.append((path.stat().st_mtime, path, root))
+            except OSError:
+                continue
+    if not found:
+        return None
+    _, path, root = max(found)
+    return path, root
+
+
+def goal_id(session_id: str) -> str:
+    return f"claude:{session_id}"
+
+
+def session_of(goal: str) -> str | None:
+    prefix, _, session = goal.partition(":")
+    return session if prefix == "claude" and session else None
+
+
+@dataclass(frozen=True)
+class HookEvent:
+    """A StopFailure or Notification hook payload, reduced to what matters."""
+
+    session_id: str
+    at: datetime
+    kind: str  # "stop_failure" or a notification type
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class SessionContext:
+    """Everything besides the transcript that decides a session's observation."""
+
+    zone: tzinfo
+    native: NativeSetting
+    events: Sequence[HookEvent] = ()
+    runner_stop: dict[str, str] | None = None  # {"stopped_at", "resets_at"} of a headless run
+    keep_prompting: bool = False
+
+
+@dataclass
+class SessionMeta:
+    title: str
+    cwd: str | None
+    branch: str | None
+
+
+def read_meta(state: FileState) -> SessionMeta:
+    """Title (first prompt), working directory and branch of a session, read cheaply."""
+    facts = state.facts
+    if facts.first_prompt is None:
+        facts.first_prompt = _first_prompt(state.path) or ""  # looked once; "" means none
+    if facts.cwd is None or facts.branch is None:
+        tail_cwd, tail_branch = _tail_location(state.path)
+        facts.cwd, facts.branch = facts.cwd or tail_cwd, facts.branch or tail_branch
+    prompt = facts.first_prompt
+    title = title_of(prompt) if prompt else f"Claude session {state.session_id[:8]}"
+    return SessionMeta(title, facts.cwd, facts.branch)
+
+
+def _lines(path: str, offset: int, size: int) -> list[dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            data = handle.read(size)
+    except OSError:
+        return []
+    objects = []
+    for line in data.split(b"\n"):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            objects.append(obj)
+    return objects
+
+
+def _first_prompt(path: str) -> str | None:
+    for obj in _lines(path, 0, HEAD_BYTES):
+        record = classify(obj)
+        if record.kind is Kind.PROMPT and not record.sidechain:
+            return record.text
+    return None
+
+
+def _tail_location(path: str) -> tuple[str | None, str | None]:
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return None, None
+    cwd = branch = None
+    for obj in _lines(path, max(0, size - TAIL_BYTES), TAIL_BYTES):
+        cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else cwd
+        branch = obj.get("gitBranch") if isinstance(obj.get("gitBranch"), str) else branch
+    return cwd, branch
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A session's current limit stop, read."""
+
+    at: datetime
+    parsed: ParsedLimit
+    resets_at: datetime | None
+    headless: bool
+
+
+def current_stop(state: FileState, ctx: SessionContext) -> Stopped | None:
+    """The stop the session is paused at now, or None (no stop, or work went on after it)."""
+    stops = state.facts.stops
+    stop = stops.stop
+    if stop is None or stop.at is None or stops.activity_at is not None:
+        return None
+    parsed = parse_limit(stop.text or "", stop.at, ctx.zone)
+    resets_at, headless = parsed.resets_at, False
+    runner = ctx.runner_stop
+    if runner and _same_stop(runner, stop.at):
+        resets_at, headless = _instant(runner.get("resets_at")), True
+    return Stopped(stop.at, parsed, resets_at, headless)
+
+
+def _same_stop(runner: dict[str, str], stopped_at: datetime) -> bool:
+    reported_at = _instant(runner.get("stopped_at"))
+    return reported_at is not None and abs(reported_at - stopped_at) <= SAME_STOP
+
+
+def runner_reset(runner: dict[str, str] | None, stopped_at: datetime) -> datetime | None:
+    """The exact reset a headless run reported for the stop at ``stopped_at``, if it did."""
+    if not runner or not _same_stop(runner, stopped_at):
+        return None
+    return _instant(runner.get("resets_at"))
+
+
+def native_block(state: FileState, stop: Stopped, ctx: SessionContext) -> str | None:
+    """Why Claude Code will continue this stopped session by itself (None: it will not)."""
+    if stop.headless:
+        return None  # print mode never continues by itself; Goalkeeper ran it
+    after = [e.kind for e in ctx.events if e.at >= stop.at and e.kind != "stop_failure"]
+    if after and after[-1] in NATIVE_OFF_EVENTS:
+        return None
+    native = state.facts.stops.native
+    if native is not None and native.kind is Kind.NATIVE_WAITING:
+        return f"{NATIVE_BLOCK}: it says “{(native.text or '').strip()}”"
+    if after and after[-1] == NATIVE_FIRED_EVENT:
+        return f"{NATIVE_BLOCK}: Claude Code reported that it continued the session"
+    if ctx.native.value is True:
+        return (f"{NATIVE_BLOCK}: “Continue automatically at usage limit” is on "
+                f"({ctx.native.source})")
+    version = state.facts.version
+    if ctx.native.value is None and native_by_default(version):
+        return (f"{NATIVE_BLOCK}: Claude Code {version} continues automatically at usage "
+                "limits while the session stays open (turn that off in /config to let "
+                "Goalkeeper resume it)")
+    return None
+
+
+def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
+            now: datetime) -> GoalObservation:
+    """The goal observation of a session, as its transcript shows it now."""
+    data: dict[str, Any] = {
+        "session_id": state.session_id, "cwd": meta.cwd, "branch": meta.branch,
+        "transcript": state.path, "config_dir": state.config_dir,
+        "keep_prompting": ctx.keep_prompting,
+    }
+    windows: tuple[str, ...] = (WINDOW_5H, WINDOW_7D)
+    stop = current_stop(state, ctx)
+    if stop is not None:
+        detail = stop.parsed.text + (f" ({stop.parsed.note})" if stop.parsed.note else "")
+        data["reset_exactness"] = "exact" if stop.headless else stop.parsed.exactness.value
+        if stop.parsed.window not in windows:
+            windows += (stop.parsed.window,)
+        return GoalObservation(
+            id=goal_id(state.session_id), title=meta.title, state=GoalState.PAUSED,
+            observed_at=stop.at, pause_reason=PauseReason.QUOTA, pause_detail=detail,
+            windows=windows, resets_at=stop.resets_at,
+            auto_resume_block=native_block(state, stop, ctx), data=data)
+    stops = state.facts.stops
+    if stops.stop is not None and stops.activity_at is not None:
+        return GoalObservation(id=goal_id(state.session_id), title=meta.title,
+                               state=GoalState.RUNNING, observed_at=stops.activity_at,
+                               windows=windows, data=data,
+                               pause_detail="the session went on after its limit stop")
+    return GoalObservation(id=goal_id(state.session_id), title=meta.title, state=GoalState.IDLE,
+                           observed_at=state.facts.last_at or now, windows=windows, data=data)
+
+
+def add_hook_stop(state: FileState, event: HookEvent) -> bool:
+    """A StopFailure hook said the session stopped on a limit: note it unless the transcript
+    already shows that stop (or went on after it). True when it was noted."""
+    facts = state.facts
+    stop = facts.stops.stop
+    if stop is not None and stop.at is not None and stop.at > event.at - SAME_STOP:
+        return False  # the transcript has this stop (or a newer one)
+    if facts.last_at is not None and facts.last_at > event.at + timedelta(seconds=5):
+        return False  # the session went on after the hook fired
+    text = event.text or "usage limit reached (reported by the StopFailure hook)"
+    facts.stops.feed(Record(Kind.LIMIT_STOP, event.at, session_id=state.session_id, text=text),
+                     f"hook:{event.at.isoformat()}")
+    return True
+
+
+def _instant(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None

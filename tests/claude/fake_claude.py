@@ -1,0 +1,109 @@
+"""A fake ``claude`` executable: plays scripted stream-json and logs how it was invoked.
+
+Environment:
+
+* ``FAKE_CLAUDE_LOG`` — a JSON line per invocation (argv, cwd, CLAUDE_CONFIG_DIR, pid) and per
+  signal received.
+* ``FAKE_CLAUDE_SCRIPT`` — ``{"plays": [...]}``; the n-th invocation plays ``plays[n]`` (the last
+  one again when there are fewer). A play::
+
+      {"events": [{...}, ...],      # stream-json objects printed one per line
+       "append": [{...}, ...],      # transcript records appended to the session's file first
+       "stderr": "...", "exit": 0,
+       "hang": false,               # after the events, wait for a signal
+       "ignore_sigint": false}      # ...and shrug SIGINT off (SIGTERM still ends it)
+
+The string ``$SESSION`` anywhere in a play is replaced by the ``--resume`` argument.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def log(entry: dict[str, Any]) -> None:
+    path = os.environ.get("FAKE_CLAUDE_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+def next_play() -> dict[str, Any]:
+    script_path = os.environ.get("FAKE_CLAUDE_SCRIPT")
+    if not script_path:
+        return {"events": [], "exit": 0}
+    plays = json.loads(Path(script_path).read_text())["plays"]
+    counter = Path(script_path + ".count")
+    n = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(n + 1))
+    return plays[min(n, len(plays) - 1)]
+
+
+def substitute(value: Any, session: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("$SESSION", session)
+    if isinstance(value, list):
+        return [substitute(v, session) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute(v, session) for k, v in value.items()}
+    return value
+
+
+def transcript(session: str) -> Path:
+    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
+    project = "".join(ch if ch.isalnum() else "-" for ch in os.getcwd())
+    return Path(config) / "projects" / project / f"{session}.jsonl"
+
+
+def main(argv: list[str]) -> int:
+    session = argv[argv.index("--resume") + 1] if "--resume" in argv else ""
+    log({"argv": argv, "cwd": os.getcwd(), "config_dir": os.environ.get("CLAUDE_CONFIG_DIR"),
+         "pid": os.getpid()})
+    if any("dangerously" in a or "bypassPermissions" in a for a in argv):
+        print("refusing: permission bypass", file=sys.stderr)
+        return 3
+    if "-p" not in argv:
+        return 0  # interactive: nothing to play
+    play = substitute(next_play(), session)
+    if play.get("hang"):  # before saying anything: a stop may come right after "init"
+        catch_signals(bool(play.get("ignore_sigint")))
+    if play.get("append"):
+        path = transcript(session)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            for record in play["append"]:
+                handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+    for event in play.get("events", []):
+        print(json.dumps(event), flush=True)
+    if play.get("stderr"):
+        print(play["stderr"], file=sys.stderr, flush=True)
+    if play.get("hang"):
+        hang()
+    return int(play.get("exit", 0))
+
+
+def catch_signals(ignore_sigint: bool) -> None:
+    def on_signal(signum: int, frame: object) -> None:
+        log({"signal": signal.Signals(signum).name, "pid": os.getpid()})
+        if signum == signal.SIGINT and ignore_sigint:
+            return
+        sys.exit(130 if signum == signal.SIGINT else 143)
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+
+def hang() -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

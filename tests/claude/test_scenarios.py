@@ -1,0 +1,202 @@
+"""End to end through the engine: one resume per limit episode, never against Claude's own
+auto-continue, and a clean stop on pause."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from core.clock import FakeClock
+from core.engine import Engine
+from core.models import GoalState, PauseReason
+from core.paths import Paths
+from core.providers.claude.provider import BILLING_NOTICE, ClaudeProvider
+from core.providers.claude.sessions import NATIVE_BLOCK
+from core.settings import Settings
+from tests.claude.builders import assistant, limit_stop, user, write_session
+from tests.claude.conftest import FakeClaude
+from tests.claude.plays import allowed, hanging, limited
+from tests.conftest import EngineFactory
+from tests.support.fakes import until
+
+SESSION = "5e55e55e-1c2d-4e5f-8a6b-7c8d9e0f1a2b"
+GOAL = f"claude:{SESSION}"
+
+
+@dataclass
+class World:
+    config: Path
+    repo: Path
+    environ: dict[str, str]
+    fake: FakeClaude
+
+    def session(self, version: str = "2.1.200", reset: str = "2pm (UTC)") -> Path:
+        cwd = str(self.repo)
+        return write_session(self.config, [
+            user("Make the integration tests pass", "2026-07-07T11:00:00.000Z", session=SESSION,
+                 cwd=cwd, version=version),
+            assistant("msg_w1", "2026-07-07T11:30:00.000Z", request="req_w1", session=SESSION,
+                      cwd=cwd, version=version),
+            limit_stop(f"You've hit your session limit · resets {reset}",
+                       "2026-07-07T11:59:00.000Z", session=SESSION, cwd=cwd, version=version),
+        ])
+
+
+@pytest.fixture
+def world(tmp_path: Path, fake_claude: FakeClaude) -> World:
+    config, repo, home = tmp_path / "claude", tmp_path / "repo", tmp_path / "home"
+    for d in (config, repo, home):
+        d.mkdir()
+    environ = {**fake_claude.env, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config),
+               "TZ": "UTC"}
+    return World(config, repo, environ, fake_claude)
+
+
+async def start(make_engine: EngineFactory, paths: Paths, clock: FakeClock, world: World,
+                **settings: object) -> tuple[Engine, ClaudeProvider]:
+    config = Settings(resume_jitter_seconds=0, **settings)  # type: ignore[arg-type]
+    provider = ClaudeProvider(config, paths, clock, world.environ)
+    engine = await make_engine(provider, settings=config)
+    return engine, provider
+
+
+async def run_until(clock: FakeClock, when: datetime, step: float = 15.0) -> None:
+    await clock.run_for((when - clock.now()).total_seconds(), step=step)
+
+
+@pytest.mark.asyncio
+async def test_exactly_one_resume_per_limit_episode(make_engine: EngineFactory, paths: Paths,
+                                                    clock: FakeClock, world: World) -> None:
+    world.session()
+    world.fake.play(allowed(cwd=str(world.repo)))
+    engine, _ = await start(make_engine, paths, clock, world)
+    goal = engine.goals[GOAL]
+    assert goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
+    assert goal.resets_at == datetime(2026, 7, 7, 14, tzinfo=UTC)
+    assert goal.title == "Make the integration tests pass"
+    turned_on = await engine.set_auto_resume(GOAL, True, "test")
+    assert turned_on.notice == BILLING_NOTICE  # said once, plainly
+    assert engine.goals[GOAL].next_resume_at == datetime(2026, 7, 7, 14, 0, 45, tzinfo=UTC)
+
+    await run_until(clock, datetime(2026, 7, 7, 14, 0, 30, tzinfo=UTC))
+    assert world.fake.invocations() == []  # not before the reset + margin
+    await run_until(clock, datetime(2026, 7, 7, 14, 1, tzinfo=UTC))
+    await until(lambda: engine.goals[GOAL].state is GoalState.DONE, timeout=10)
+    await run_until(clock, datetime(2026, 7, 7, 20, 0, tzinfo=UTC), step=60)
+    assert len(world.fake.invocations()) == 1
+    assert engine.goals[GOAL].state is GoalState.DONE
+    rows = await engine.history(GOAL)
+    assert [r.trigger.value for r in rows if r.event == "resumed" and r.trigger] == ["auto"]
+
+
+@pytest.mark.asyncio
+async def test_a_new_limit_pauses_with_the_exact_reset_then_resumes_once_more(
+        make_engine: EngineFactory, paths: Paths, clock: FakeClock, world: World) -> None:
+    world.session()
+    world.fake.play(limited(cwd=str(world.repo)),
+                    allowed(at="2026-07-07T19:01:00.000Z", cwd=str(world.repo)))
+    engine, _ = await start(make_engine, paths, clock, world, auto_resume_default=True)
+    await run_until(clock, datetime(2026, 7, 7, 14, 1, tzinfo=UTC))
+    await until(lambda: engine.goals[GOAL].state is GoalState.PAUSED
+                and engine.goals[GOAL].resumed_at is not None, timeout=10)
+    await engine.drain()
+    await clock.run_for(5, step=1)  # the transcript's own copy of the stop is followed too
+    goal = engine.goals[GOAL]
+    assert goal.pause_reason is PauseReason.QUOTA
+    assert goal.resets_at == datetime(2026, 7, 7, 19, tzinfo=UTC)  # exact, from the stream
+    assert len(world.fake.invocations()) == 1
+    await run_until(clock, datetime(2026, 7, 7, 19, 1, tzinfo=UTC), step=60)
+    await until(lambda: engine.goals[GOAL].state is GoalState.DONE, timeout=10)
+    await run_until(clock, datetime(2026, 7, 8, 2, 0, tzinfo=UTC), step=120)
+    assert len(world.fake.invocations()) == 2  # one per episode
+
+
+@pytest.mark.asyncio
+async def test_claudes_own_auto_continue_means_no_resume(make_engine: EngineFactory,
+                                                         paths: Paths, clock: FakeClock,
+                                                         world: World) -> None:
+    path = world.session(version="2.1.240")  # continues by itself by default
+    world.fake.play(allowed(cwd=str(world.repo)))
+    engine, _ = await start(make_engine, paths, clock, world, auto_resume_default=True)
+    goal = engine.goals[GOAL]
+    assert goal.auto_resume_note is not None and goal.auto_resume_note.startswith(NATIVE_BLOCK)
+    assert goal.next_resume_at is None
+    rows = await engine.history(GOAL)
+    assert any(r.event == "resume_not_scheduled" and (r.reason or "").startswith(NATIVE_BLOCK)
+               for r in rows)
+    await run_until(clock, datetime(2026, 7, 7, 15, 0, tzinfo=UTC), step=60)
+    assert world.fake.invocations() == []
+    # Claude continues by itself at the reset: the goal just follows
+    write_session(world.config, [
+        {"type": "system", "subtype": "informational", "sessionId": SESSION,
+         "content": "Usage limit reset · continuing automatically",
+         "timestamp": "2026-07-07T15:00:30.000Z"},
+        assistant("msg_native", "2026-07-07T15:00:40.000Z", request="req_native",
+                  session=SESSION, cwd=str(world.repo))], session=SESSION,
+        cwd=str(world.repo), append=True)
+    assert path.exists()
+    await clock.run_for(5, step=1)
+    await until(lambda: engine.goals[GOAL].state is GoalState.RUNNING)
+    assert not engine.goals[GOAL].hosted
+    assert world.fake.invocations() == []
+
+
+@pytest.mark.asyncio
+async def test_pause_stops_the_headless_run_with_sigint(make_engine: EngineFactory,
+                                                        paths: Paths, clock: FakeClock,
+                                                        world: World) -> None:
+    world.session()
+    world.fake.play(hanging())
+    engine, _ = await start(make_engine, paths, clock, world)
+    result = await engine.resume(GOAL, origin="test")
+    assert result.outcome.value == "resumed"
+    assert engine.goals[GOAL].state is GoalState.RUNNING and engine.goals[GOAL].hosted
+    paused = await engine.pause(GOAL, origin="test")
+    assert paused.outcome.value == "paused"
+    assert world.fake.signals() == ["SIGINT"]
+    await engine.drain()
+    goal = engine.goals[GOAL]
+    assert goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.USER
+
+
+@pytest.mark.asyncio
+async def test_resume_is_a_no_op_when_the_session_went_on_meanwhile(
+        make_engine: EngineFactory, paths: Paths, clock: FakeClock, world: World) -> None:
+    world.session()
+    engine, _ = await start(make_engine, paths, clock, world)
+    # the user continued in the terminal a moment ago; the poll has not run yet
+    write_session(world.config, [user("continue", "2026-07-07T12:00:00.000Z", session=SESSION,
+                                      cwd=str(world.repo))],
+                  session=SESSION, cwd=str(world.repo), append=True)
+    result = await engine.resume(GOAL, origin="test")
+    assert result.reason == "the agent was already working on it"
+    assert engine.goals[GOAL].state is GoalState.RUNNING and not engine.goals[GOAL].hosted
+    assert world.fake.invocations() == []
+
+
+@pytest.mark.asyncio
+async def test_a_missing_binary_or_directory_fails_the_resume_clearly(
+        make_engine: EngineFactory, paths: Paths, clock: FakeClock, world: World) -> None:
+    world.session()
+    world.environ["PATH"] = "/nonexistent"
+    engine, _ = await start(make_engine, paths, clock, world)
+    result = await engine.resume(GOAL, origin="test")
+    assert result.outcome.value == "failed" and "not found on PATH" in result.reason
+    assert engine.goals[GOAL].state is GoalState.PAUSED
+    world.repo.rmdir()
+    result = await engine.resume(GOAL, origin="test")
+    assert "does not exist" in result.reason
+
+
+@pytest.mark.asyncio
+async def test_open_in_terminal(paths: Paths, clock: FakeClock, world: World,
+                                make_engine: EngineFactory) -> None:
+    world.session()
+    engine, provider = await start(make_engine, paths, clock, world)
+    command = provider.open_command(engine.goals[GOAL])
+    assert command is not None and command[:2] == ["sh", "-c"]
+    assert f"cd {world.repo} && exec {world.fake.bin_dir / 'claude'} --resume {SESSION}" == (
+        command[2])
