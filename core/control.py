@@ -18,10 +18,12 @@ import os
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.engine import Engine
 from core.paths import Paths
+
+if TYPE_CHECKING:  # the CLI imports this module for send_request: keep the engine out of it
+    from core.engine import Engine
 
 log = logging.getLogger(__name__)
 

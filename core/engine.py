@@ -126,7 +126,7 @@ class Engine:
         await self._recover_interrupted()
         await self.refresh()
         self.scheduler.start()
-        log.info("host started for %s with providers %s", self.paths.data_dir,
+        log.info("engine started for %s with providers %s", self.paths.data_dir,
                  ", ".join(self.providers) or "none")
 
     async def stop(self) -> None:
@@ -365,8 +365,13 @@ class Engine:
         self.last_refresh = self.clock.now()
         self.bus.publish(ProvidersRefreshed(self.last_refresh))
 
-    async def fresh_read(self, provider_name: str, timeout: float = 10.0) -> str | None:
-        """The authoritative pre-resume read; returns a note when it could not be taken."""
+    async def fresh_read(self, provider_name: str, timeout: float | None = None) -> str | None:
+        """The authoritative pre-resume read; returns a note when it could not be taken.
+
+        The engine's own time-box is a backstop: providers time-box their reads themselves (and
+        say more precisely what went wrong), so it is longer than theirs.
+        """
+        timeout = timeout or self.settings.fresh_read_timeout_seconds
         provider = self.providers.get(provider_name)
         if provider is None:
             return f"provider {provider_name} is not enabled"

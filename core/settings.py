@@ -52,6 +52,9 @@ class Settings(BaseModel):
     )
     resume_failure_backoff_seconds: float = Field(300, ge=1)
     runner_start_timeout_seconds: float = Field(60, gt=0)
+    fresh_read_timeout_seconds: float = Field(
+        30, gt=0, le=600, description="backstop for a provider's pre-resume quota read"
+    )
     max_sleep_seconds: float = Field(60, gt=0, le=3600)
     fallback_poll_min_seconds: float = Field(30, gt=0)
     fallback_poll_max_seconds: float = Field(900, gt=0)

@@ -339,3 +339,29 @@ async def test_runner_reports_move_the_goal(make_engine, fake, clock) -> None:
     fake.sink.goal_finished(g.id, g.fence, "all done")
     await settled(engine)
     assert engine.goals["fake:g"].state is GoalState.DONE
+
+
+async def test_a_failed_fresh_read_falls_back_and_says_so(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    fake.fresh_error = RuntimeError("codex app-server is not installed")
+    engine = await make_engine(fake)
+    await advance(engine, clock, H + 46)
+    assert fake.starts == [("fake:g", 1)]  # decided on the inferred reading: the reset passed
+    row = next(r for r in await engine.history("fake:g") if r.event == "resume_requested")
+    assert "codex app-server is not installed" in row.detail["quota_read"]
+    assert row.quotas[0]["exactness"] == "inferred"
+
+
+async def test_a_hanging_fresh_read_is_time_boxed(make_engine, fake, clock) -> None:
+    import asyncio
+
+    quota_paused(fake, clock)
+    engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                       fresh_read_timeout_seconds=0.05))
+
+    async def hang(fresh: bool = False):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(3600)
+
+    fake.read_quotas = hang  # type: ignore[method-assign]
+    note = await engine.fresh_read("fake")
+    assert note is not None and "fresh read failed (TimeoutError)" in note
