@@ -24,8 +24,9 @@ T0 = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
 
 
 def run(home: Path, *args: str, env: dict[str, str] | None = None,
-        timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GOALKEEPER_")}
+        timeout: float = 60, unset: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items()
+                if not k.startswith("GOALKEEPER_") and k not in unset}
     full_env |= {"GOALKEEPER_HOME": str(home), **(env or {})}
     return subprocess.run([sys.executable, "-m", "core", *args], capture_output=True,
                           text=True, env=full_env, cwd=ROOT, timeout=timeout)
@@ -145,13 +146,19 @@ def test_a_second_host_names_the_first_and_sigterm_stops_cleanly(
     assert run(home, "resume", "demo:docs").returncode == 5
 
 
-def test_headless_demo_shows_a_quota_pause_and_an_automatic_resume(tmp_path: Path) -> None:
-    out = run(tmp_path / "demo", "demo", "--headless", "--period", "4", "--step", "0.1",
+@pytest.mark.parametrize("how", ["--headless", "no display"])
+def test_headless_demo_shows_a_quota_pause_and_an_automatic_resume(tmp_path: Path,
+                                                                   how: str) -> None:
+    flags = ["--headless"] if how == "--headless" else []
+    out = run(tmp_path / "demo", "demo", *flags, "--period", "4", "--step", "0.1",
               "--timeout", "60",
               env={"GOALKEEPER_RESUME_MARGIN_SECONDS": "0.3", "GOALKEEPER_STABLE_SECONDS": "0.2",
-                   "GOALKEEPER_RESUME_JITTER_SECONDS": "0"}, timeout=90)
+                   "GOALKEEPER_RESUME_JITTER_SECONDS": "0"}, timeout=90,
+              unset=("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
     assert out.returncode == 0, out.stdout + out.stderr
     text = out.stdout
+    if how == "no display":
+        assert "No display to open a window on: running the demo headless." in text
     assert "paused — quota" in text and "auto-resume scheduled" in text
     assert "resumed (auto, scheduler)" in text
     assert "demo:refactor  done" in text and "demo:tests     done" in text

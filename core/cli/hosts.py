@@ -108,11 +108,20 @@ def cmd_daemon(ctx: Context) -> int:
         remove_handlers(handlers)
 
 
+def has_display(environ: dict[str, str] | os._Environ[str]) -> bool:
+    """Whether a window can be opened (macOS always can; Linux needs X11 or Wayland)."""
+    if sys.platform == "darwin" or environ.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+
+
 def cmd_demo(ctx: Context) -> int:
     if not ctx.args.headless:
         frontend = find_frontend()
-        if frontend is not None:
+        if frontend is not None and has_display(os.environ):
             return frontend(["--demo"])
+        if frontend is not None:
+            print("No display to open a window on: running the demo headless.", flush=True)
     home = os.environ.get("GOALKEEPER_HOME") or tempfile.mkdtemp(prefix="goalkeeper-demo-")
     paths = resolve_paths({**os.environ, "GOALKEEPER_HOME": home})
     try:
