@@ -9,6 +9,7 @@ version (``provider-formats.md`` B2).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -77,6 +78,19 @@ def parse_time(value: Any) -> datetime | None:
     except ValueError:
         return None
     return parsed.astimezone(UTC) if parsed.tzinfo else None
+
+
+def json_objects(data: bytes) -> list[dict[str, Any]]:
+    """The JSON objects among the newline-separated lines of ``data`` (others are skipped)."""
+    objects = []
+    for line in data.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            objects.append(obj)
+    return objects
 
 
 def message_text(message: Any) -> str:

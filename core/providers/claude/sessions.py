@@ -12,7 +12,6 @@ stopped session (:func:`native_block`), so the two never both resume it.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from core.models import GoalState, PauseReason
 from core.providers.base import GoalObservation
 from core.providers.claude.config import NativeSetting, native_by_default
 from core.providers.claude.follow import FileState
-from core.providers.claude.records import Kind, Record, classify, title_of
+from core.providers.claude.records import Kind, Record, classify, json_objects, title_of
 from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.wording import WINDOW_5H, WINDOW_7D
 
@@ -110,15 +109,7 @@ def _lines(path: str, offset: int, size: int) -> list[dict[str, Any]]:
             data = handle.read(size)
     except OSError:
         return []
-    objects = []
-    for line in data.split(b"\n"):
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            objects.append(obj)
-    return objects
+    return json_objects(data)
 
 
 def _first_prompt(path: str) -> str | None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from core.atomic import atomic_write_bytes, atomic_write_text
+from core.providers.claude.records import json_objects
 
 log = logging.getLogger(__name__)
 
@@ -170,12 +171,4 @@ class HookSpool:
             data = handle.read(size - self._offset)
         end = data.rfind(b"\n") + 1
         self._offset += end
-        events = []
-        for line in data[:end].splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
-                events.append(event)
-        return events
+        return json_objects(data[:end])

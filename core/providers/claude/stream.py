@@ -23,6 +23,7 @@ from typing import Any
 from core.models import Exactness, QuotaReading
 from core.providers.base import LimitHit
 from core.providers.claude.readings import rate_limit_event_reading
+from core.providers.claude.records import message_text
 from core.providers.claude.resets import parse_limit
 from core.providers.claude.wording import EPOCH, looks_like_limit
 
@@ -64,7 +65,7 @@ class StreamState:
         elif kind == "rate_limit_event" and isinstance(obj.get("rate_limit_info"), dict):
             return self._rate_limit(obj["rate_limit_info"], now)
         elif kind == "assistant" and obj.get("error") == "rate_limit":
-            self.limit_text = _text(obj.get("message")) or "usage limit reached"
+            self.limit_text = message_text(obj.get("message")) or "usage limit reached"
         elif kind == "result":
             self.result = obj
         return None
@@ -127,15 +128,4 @@ def _limited(state: StreamState, text: str, now: datetime, zone: tzinfo) -> Turn
                    detail=detail, readings=tuple(state.readings))
     return TurnEnded("limited", detail, hit)
 
-
-def _text(message: Any) -> str:
-    if not isinstance(message, dict):
-        return ""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content
-                         if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
 
