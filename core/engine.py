@@ -91,6 +91,7 @@ class Engine:
         self.policy = AutoResumePolicy.from_settings(settings)
         self.providers: dict[str, Provider] = {p.name: p for p in providers}
         self.goals: dict[str, Goal] = {}
+        self._recovered: set[str] = set()
         self.last_refresh: datetime | None = None
         self._rng = rng or random.Random()
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -337,7 +338,15 @@ class Engine:
             log.info("quota %s %s", edge.window_id,
                      "exhausted" if isinstance(edge, QuotaExhausted) else "recovered")
             if isinstance(edge, QuotaRecovered):
+                self._recovered.add(edge.window_id)
                 await self._lifted(edge)
+                self.scheduler.poke()
+
+    def take_recovered(self) -> set[str]:
+        """Windows that recovered (rising edge) since the scheduler last asked, from any path:
+        its own evaluation, a fresh read, a provider's watcher, the fallback poll."""
+        recovered, self._recovered = self._recovered, set()
+        return recovered
 
     async def _lifted(self, edge: QuotaRecovered) -> None:
         """A window with no timed reset (a capacity quota, depleted credits) recovered — by a

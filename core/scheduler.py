@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from core.clock import Clock
-from core.events import EventBus, QuotaRecovered, SchedulerWoke
+from core.events import EventBus, SchedulerWoke
 from core.models import Goal, GoalState, PauseReason, QuotaReading, Trigger
 from core.providers.base import Provider
 from core.quota import QuotaEdge, QuotaManager
@@ -55,6 +55,8 @@ class SchedulerHost(Protocol):
         ...
 
     async def record_reading(self, reading: QuotaReading) -> None: ...
+
+    def take_recovered(self) -> set[str]: ...
 
     async def release(self, goal_id: str, windows: list[str]) -> None: ...
 
@@ -178,9 +180,8 @@ class Scheduler:
         now = self._clock.now()
         # authoritative readings first: a fresh read outranks what the last reading implies
         notes = await self._fresh_reads(self._due(now), {})
-        edges = self._host.quotas.evaluate(now)
-        recovered = {e.window_id for e in edges if isinstance(e, QuotaRecovered)}
-        await self._host.handle_edges(edges)
+        await self._host.handle_edges(self._host.quotas.evaluate(now))
+        recovered = self._host.take_recovered()
         await self._release(now, recovered)
         await self._wake_providers(now)
         due = self._due(now)

@@ -181,3 +181,22 @@ async def _stored(engine, goal_id):  # type: ignore[no-untyped-def]
         return store.get_goal(goal_id)
     finally:
         store.close()
+
+
+async def test_a_rising_edge_from_a_provider_reading_releases_at_once(make_engine, fake,
+                                                                      clock) -> None:
+    quota_paused(fake, clock, resets_in=600)
+    fake.fresh_readings = lambda: [reading("fake:5h", 95, clock.now(), clock.now() + timedelta(
+        hours=4))]
+    engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                       stable_seconds=0))
+    await advance(engine, clock, 645)
+    assert fake.starts == [] and engine.goals["fake:g"].next_resume_at is not None
+    # a provider's watcher reports the window recovered: the edge comes from record_reading,
+    # not from the scheduler's own evaluation, and still releases the goal without a clock tick
+    fake.fresh_readings = lambda: [reading("fake:5h", 10, clock.now(), clock.now() + timedelta(
+        hours=4))]
+    await engine.record_reading(reading("fake:5h", 10, clock.now(),
+                                        clock.now() + timedelta(hours=4)))
+    await settled(engine)
+    assert fake.starts == [("fake:g", 1)]
