@@ -38,7 +38,8 @@ LIVE_FIELDS = frozenset({
 SECTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("Resuming", ("auto_resume_default", "resume_margin_seconds", "resume_jitter_seconds",
                   "max_wait_hours", "max_auto_attempts", "relimit_window_seconds",
-                  "resume_failure_backoff_seconds", "runner_start_timeout_seconds")),
+                  "resume_failure_backoff_seconds", "runner_start_timeout_seconds",
+                  "fresh_read_timeout_seconds")),
     ("Quota thresholds", ("pause_threshold_percent", "resume_threshold_percent",
                           "stable_seconds", "stale_after_seconds")),
     ("Scheduler", ("max_sleep_seconds", "fallback_poll_min_seconds", "fallback_poll_max_seconds",
@@ -68,6 +69,7 @@ LABELS = {
     "relimit_window_seconds": "Re-limit window (s)",
     "resume_failure_backoff_seconds": "Retry after a failed start (s)",
     "runner_start_timeout_seconds": "Agent start timeout (s)",
+    "fresh_read_timeout_seconds": "Quota re-check timeout (s)",
     "pause_threshold_percent": "Exhausted at (% used)",
     "resume_threshold_percent": "Recovered at or below (% used)",
     "stable_seconds": "Stays recovered for (s)",
@@ -90,6 +92,8 @@ HELP = {
     "resume_failure_backoff_seconds": "Wait before retrying when the agent could not be "
                                       "started.",
     "runner_start_timeout_seconds": "Time-box for starting an agent.",
+    "fresh_read_timeout_seconds": "Backstop time-box for the fresh quota read taken right "
+                                  "before an automatic resume.",
     "pause_threshold_percent": "Used % at which a window is exhausted.",
     "resume_threshold_percent": "Used % at or below which it may count as recovered.",
     "stable_seconds": "How long it must stay recovered before goals are resumed.",

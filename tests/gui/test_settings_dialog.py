@@ -138,3 +138,14 @@ async def test_quota_tables_are_shown_and_kept(tmp_path: Path, qtbot: Any) -> No
     saved = load_settings(tmp_path / "config.toml", {})
     assert list(saved.quotas) == ["github-api"] and saved.stable_seconds == 11
     assert saved.max_auto_attempts == 3  # restored to its default before saving
+
+
+def test_every_setting_sits_in_a_known_section_or_its_providers_tab() -> None:
+    """A new general setting must be placed by hand; only provider settings get a tab by name."""
+    from core.providers.registry import SPECS
+    from gui.settings_source import SECTIONS, TABLES_SECTION
+
+    allowed = {title for title, _ in SECTIONS} | {TABLES_SECTION}
+    allowed |= {spec.name.capitalize() for spec in SPECS}
+    stray = {s.name: s.section for s in field_specs() if s.section not in allowed}
+    assert stray == {}
