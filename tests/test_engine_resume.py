@@ -365,3 +365,24 @@ async def test_a_hanging_fresh_read_is_time_boxed(make_engine, fake, clock) -> N
     fake.read_quotas = hang  # type: ignore[method-assign]
     note = await engine.fresh_read("fake")
     assert note is not None and "fresh read failed (TimeoutError)" in note
+
+
+async def test_a_failed_start_at_the_attempt_cap_gives_up_instead_of_spinning(
+        make_engine, fake, clock) -> None:
+    # the failed start's retry lies past the cap: when it comes, the refusal drops the
+    # schedule — a not-before time left in the past made the scheduler call again at once
+    quota_paused(fake, clock)
+    fake.behaviour = "fail"
+    engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                       max_auto_attempts=1))
+    await advance(engine, clock, H + 46)
+    assert engine.goals["fake:g"].attempts == 1
+    await advance(engine, clock, 400)
+    await advance(engine, clock, 60)
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.next_resume_at is None
+    assert g.auto_resume_note == "attempt cap reached (1/1)"
+    requests = [r for r in await engine.history("fake:g", limit=1000)
+                if r.event == "resume_requested"]
+    assert [r.outcome for r in requests] == [Outcome.REFUSED, Outcome.FAILED]
+    assert len(fake.resume_calls) == 1
