@@ -491,6 +491,11 @@ class Engine:
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""
+        known = self.goals.get(goal_id)
+        if known is not None and known.provider not in self.providers:
+            # checked before the move: a goal running with no runner would be stuck there
+            return result(goal_id, Outcome.REFUSED, f"provider {known.provider!r} is not enabled",
+                          known.state)
         committed = await self._transact(goal_id, decide_start(goal_id, self.clock.now(), origin))
         goal = committed.after
         if committed.result.outcome is not Outcome.RESUMED or goal is None:

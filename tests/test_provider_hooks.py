@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from core.clock import FakeClock
-from core.models import GoalState, PauseReason, QuotaKind
+from core.models import GoalState, Outcome, PauseReason, QuotaKind
 from core.providers.base import LimitHit
 from tests.conftest import EngineFactory
 from tests.support.fakes import FakeProvider, reading, until
@@ -118,3 +118,16 @@ async def test_a_no_reset_window_recovers_when_its_authority_says_so(clock: Fake
     manager.observe(reading("cap:d", 99.5, clock.now(), **kw), clock.now())
     clock.advance(31)
     assert manager.evaluate(clock.now()) == []
+
+
+async def test_starting_a_goal_of_a_disabled_provider_is_refused_and_moves_nothing(
+        make_engine: EngineFactory, fake: FakeProvider, clock: FakeClock) -> None:
+    fake.observe("fake:g", GoalState.IDLE)
+    engine = await make_engine(fake)
+    await engine.stop()  # type: ignore[attr-defined]
+    again = await make_engine(FakeProvider(clock, name="other"))  # the fake provider is off
+    result = await again.start_goal("fake:g")  # type: ignore[attr-defined]
+    assert result.outcome is Outcome.REFUSED and "not enabled" in result.reason
+    goal = again.goals["fake:g"]  # type: ignore[attr-defined]
+    assert goal.state is GoalState.IDLE and not goal.hosted
+
