@@ -536,7 +536,11 @@ class Engine:
 
 def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
                        ) -> Mutation[None]:
-    if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None:
+    # checked again here: the engine's copy that chose this goal may be older than the store
+    # (the user may have paused it meanwhile: a user pause is never scheduled)
+    if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None or (
+        goal.pause_reason is not PauseReason.QUOTA or "no_reset_note" not in goal.data
+    ):
         return Mutation(None, None)
     data = {k: v for k, v in goal.data.items() if k != "no_reset_note"}
     new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),

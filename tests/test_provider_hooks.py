@@ -131,3 +131,30 @@ async def test_starting_a_goal_of_a_disabled_provider_is_refused_and_moves_nothi
     goal = again.goals["fake:g"]  # type: ignore[attr-defined]
     assert goal.state is GoalState.IDLE and not goal.hosted
 
+
+
+async def test_a_refill_never_schedules_a_goal_the_user_paused_meanwhile(
+        make_engine: EngineFactory, fake: FakeProvider, clock: FakeClock) -> None:
+    from core.actions import decide_pause
+
+    engine = await started(make_engine, fake, windows=("cap:credits",))
+    goal = engine.goals["fake:g"]  # type: ignore[attr-defined]
+    fake.sink.goal_limited(goal.id, goal.fence, LimitHit(
+        ("cap:credits",), None, detail="credits used up", no_timed_reset=True, readings=(
+            reading("cap:credits", 100.0, clock.now(), None, window_seconds=None,
+                    kind=QuotaKind.CAPACITY, limit_reached=True, no_timed_reset=True),)))
+    await engine.drain()  # type: ignore[attr-defined]
+    # the user pauses it while the refill is being handled: the engine's copy is still the
+    # quota pause, the store already has the user's
+    store = engine.store  # type: ignore[attr-defined]
+    await store.run(lambda s: s.transact("fake:g", decide_pause("fake:g", clock.now(), "gui")))
+    clock.advance(60)
+    await engine.record_reading(reading(  # type: ignore[attr-defined]
+        "cap:credits", 10.0, clock.now(), None, window_seconds=None, kind=QuotaKind.CAPACITY,
+        no_timed_reset=True))
+    clock.advance(31)
+    await engine.scheduler.tick()  # type: ignore[attr-defined]
+    stored = await store.run(lambda s: s.get_goal("fake:g"))
+    assert stored.pause_reason is PauseReason.USER and stored.next_resume_at is None
+    rows = await engine.history("fake:g", limit=5)  # type: ignore[attr-defined]
+    assert "resume_scheduled" not in [r.event for r in rows]
