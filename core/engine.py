@@ -491,6 +491,11 @@ class Engine:
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""
+        known = self.goals.get(goal_id)
+        if known is not None and known.provider not in self.providers:
+            # checked before the move: a goal running with no runner would be stuck there
+            return result(goal_id, Outcome.REFUSED, f"provider {known.provider!r} is not enabled",
+                          known.state)
         committed = await self._transact(goal_id, decide_start(goal_id, self.clock.now(), origin))
         goal = committed.after
         if committed.result.outcome is not Outcome.RESUMED or goal is None:
@@ -531,7 +536,11 @@ class Engine:
 
 def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
                        ) -> Mutation[None]:
-    if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None:
+    # checked again here: the engine's copy that chose this goal may be older than the store
+    # (the user may have paused it meanwhile: a user pause is never scheduled)
+    if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None or (
+        goal.pause_reason is not PauseReason.QUOTA or "no_reset_note" not in goal.data
+    ):
         return Mutation(None, None)
     data = {k: v for k, v in goal.data.items() if k != "no_reset_note"}
     new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),

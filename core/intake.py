@@ -162,8 +162,13 @@ def _observed_pause(goal: Goal, obs: GoalObservation, ctx: IntakeContext) -> Mut
         return Mutation(goal, "unchanged")  # a user pause is sticky; nothing new otherwise
     if not allowed(goal.state, GoalEvent.PAUSE):
         return Mutation(goal, "unchanged")
+    changes: dict[str, Any] = {}
+    if reason is PauseReason.QUOTA and goal.state is not GoalState.PAUSED:
+        # a limit hit seen in the agent's files, not reported by a runner: the same episode
+        # rules as decide_limit, or attempts would pile up across episodes to the cap
+        changes["attempts"] = goal.attempts if _relimited(goal, ctx) else 0
     new, row = transition(goal, GoalEvent.PAUSE, ctx.now, origin=f"provider:{goal.provider}",
-                          pause_reason=reason, pause_detail=obs.pause_detail)
+                          pause_reason=reason, pause_detail=obs.pause_detail, **changes)
     rows = [row]
     if reason is PauseReason.QUOTA:
         new, scheduled = schedule(new, obs.resets_at, ctx)

@@ -99,7 +99,7 @@ class ResumeCoordinator:
                 detail=context,
             )
             if current is None or not decision.allowed:
-                return Mutation(_deferral(current, decision, now), decision, [row])
+                return Mutation(_deferral(current, decision, trigger, now), decision, [row])
             claimed, moved = transition(
                 current,
                 GoalEvent.CLAIM_RESUME,
@@ -172,9 +172,21 @@ def _attempts_after_claim(goal: Goal, trigger: Trigger) -> int:
     return goal.attempts
 
 
-def _deferral(goal: Goal | None, decision: Decision, now: datetime) -> Goal | None:
-    """A deferred auto resume moves the goal's not-before time; nothing else changes."""
-    if goal is None or decision.outcome is not Outcome.DEFERRED or decision.not_before is None:
+def _deferral(goal: Goal | None, decision: Decision, trigger: Trigger,
+              now: datetime) -> Goal | None:
+    """A deferred auto resume moves the goal's not-before time; a refused one drops it.
+
+    A refused automatic resume whose not-before time stayed would be due again at once, so the
+    scheduler would call again and again (e.g. a failed start's retry past the attempt cap).
+    """
+    if goal is None:
+        return None
+    if decision.outcome is Outcome.REFUSED and trigger is not Trigger.MANUAL and (
+        goal.state is GoalState.PAUSED and goal.next_resume_at is not None
+    ):
+        return goal.model_copy(update={"next_resume_at": None, "auto_resume_note": decision.reason,
+                                       "updated_at": now})
+    if decision.outcome is not Outcome.DEFERRED or decision.not_before is None:
         return None
     if goal.next_resume_at == decision.not_before:
         return None

@@ -365,3 +365,49 @@ async def test_a_hanging_fresh_read_is_time_boxed(make_engine, fake, clock) -> N
     fake.read_quotas = hang  # type: ignore[method-assign]
     note = await engine.fresh_read("fake")
     assert note is not None and "fresh read failed (TimeoutError)" in note
+
+
+async def test_a_failed_start_at_the_attempt_cap_gives_up_instead_of_spinning(
+        make_engine, fake, clock) -> None:
+    # the failed start's retry lies past the cap: when it comes, the refusal drops the
+    # schedule — a not-before time left in the past made the scheduler call again at once
+    quota_paused(fake, clock)
+    fake.behaviour = "fail"
+    engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                       max_auto_attempts=1))
+    await advance(engine, clock, H + 46)
+    assert engine.goals["fake:g"].attempts == 1
+    await advance(engine, clock, 400)
+    await advance(engine, clock, 60)
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.next_resume_at is None
+    assert g.auto_resume_note == "attempt cap reached (1/1)"
+    requests = [r for r in await engine.history("fake:g", limit=1000)
+                if r.event == "resume_requested"]
+    assert [r.outcome for r in requests] == [Outcome.REFUSED, Outcome.FAILED]
+    assert len(fake.resume_calls) == 1
+
+
+async def test_a_limit_seen_in_the_agents_files_starts_a_new_episode(make_engine, fake,
+                                                                     clock) -> None:
+    # the agent was already running when the auto resume came (not hosted), so the next limit
+    # is seen in its files, not reported by a runner: hours later, that is a new episode
+    quota_paused(fake, clock, resets_in=600)
+    fake.behaviour = "already_running"
+    engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                       max_auto_attempts=2))
+    for _ in range(3):
+        due = engine.goals["fake:g"].next_resume_at
+        assert due is not None, engine.goals["fake:g"].auto_resume_note
+        await advance(engine, clock, (due - clock.now()).total_seconds())
+        g = engine.goals["fake:g"]
+        assert g.state is GoalState.RUNNING and not g.hosted and g.attempts == 1
+        await advance(engine, clock, 3 * H)  # worked for hours, then the limit again
+        reset = clock.now() + timedelta(seconds=600)
+        fake.readings = [reading("fake:5h", 100, clock.now(), reset, limit_reached=True)]
+        fake.fresh_readings = lambda reset=reset: [
+            reading("fake:5h", 3, clock.now(), reset + timedelta(hours=5))]
+        engine.goal_observed("fake", fake.observe("fake:g", GoalState.PAUSED,
+                                                  reason=PauseReason.QUOTA, resets_at=reset))
+        await settled(engine)
+        assert engine.goals["fake:g"].attempts == 0

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from core.clock import FakeClock
-from core.models import GoalState, PauseReason, QuotaKind
+from core.models import GoalState, Outcome, PauseReason, QuotaKind
 from core.providers.base import LimitHit
 from tests.conftest import EngineFactory
 from tests.support.fakes import FakeProvider, reading, until
@@ -118,3 +118,43 @@ async def test_a_no_reset_window_recovers_when_its_authority_says_so(clock: Fake
     manager.observe(reading("cap:d", 99.5, clock.now(), **kw), clock.now())
     clock.advance(31)
     assert manager.evaluate(clock.now()) == []
+
+
+async def test_starting_a_goal_of_a_disabled_provider_is_refused_and_moves_nothing(
+        make_engine: EngineFactory, fake: FakeProvider, clock: FakeClock) -> None:
+    fake.observe("fake:g", GoalState.IDLE)
+    engine = await make_engine(fake)
+    await engine.stop()  # type: ignore[attr-defined]
+    again = await make_engine(FakeProvider(clock, name="other"))  # the fake provider is off
+    result = await again.start_goal("fake:g")  # type: ignore[attr-defined]
+    assert result.outcome is Outcome.REFUSED and "not enabled" in result.reason
+    goal = again.goals["fake:g"]  # type: ignore[attr-defined]
+    assert goal.state is GoalState.IDLE and not goal.hosted
+
+
+
+async def test_a_refill_never_schedules_a_goal_the_user_paused_meanwhile(
+        make_engine: EngineFactory, fake: FakeProvider, clock: FakeClock) -> None:
+    from core.actions import decide_pause
+
+    engine = await started(make_engine, fake, windows=("cap:credits",))
+    goal = engine.goals["fake:g"]  # type: ignore[attr-defined]
+    fake.sink.goal_limited(goal.id, goal.fence, LimitHit(
+        ("cap:credits",), None, detail="credits used up", no_timed_reset=True, readings=(
+            reading("cap:credits", 100.0, clock.now(), None, window_seconds=None,
+                    kind=QuotaKind.CAPACITY, limit_reached=True, no_timed_reset=True),)))
+    await engine.drain()  # type: ignore[attr-defined]
+    # the user pauses it while the refill is being handled: the engine's copy is still the
+    # quota pause, the store already has the user's
+    store = engine.store  # type: ignore[attr-defined]
+    await store.run(lambda s: s.transact("fake:g", decide_pause("fake:g", clock.now(), "gui")))
+    clock.advance(60)
+    await engine.record_reading(reading(  # type: ignore[attr-defined]
+        "cap:credits", 10.0, clock.now(), None, window_seconds=None, kind=QuotaKind.CAPACITY,
+        no_timed_reset=True))
+    clock.advance(31)
+    await engine.scheduler.tick()  # type: ignore[attr-defined]
+    stored = await store.run(lambda s: s.get_goal("fake:g"))
+    assert stored.pause_reason is PauseReason.USER and stored.next_resume_at is None
+    rows = await engine.history("fake:g", limit=5)  # type: ignore[attr-defined]
+    assert "resume_scheduled" not in [r.event for r in rows]
