@@ -45,7 +45,10 @@ def main() -> int:
     counter.write_text(str(calls + 1))
     spec = plan[min(calls, len(plan) - 1)]
     if "marker" in spec:
-        (run_dir / spec["marker"]).write_text(str(os.getpid()))
+        # written whole, then renamed: a test that sees the marker can read the pid at once
+        partial = run_dir / (spec["marker"] + ".partial")
+        partial.write_text(str(os.getpid()))
+        partial.rename(run_dir / spec["marker"])
     if spec.get("sleep") == "forever":
         while True:
             time.sleep(0.05)
