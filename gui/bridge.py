@@ -124,6 +124,13 @@ class Bridge(QObject):
         self.host_state = state
         self.host_state_changed.emit(state)
 
+    async def cancel_actions(self) -> None:
+        """Cancel the actions still under way, before the host stops: a resume still starting
+        its runner would otherwise start it behind the stopped provider, with no host left to
+        watch or stop it. A cancelled resume leaves its goal ``resuming``, which start-up
+        recovery takes up."""
+        await self._tasks.cancel_all()
+
     async def close(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
