@@ -252,13 +252,17 @@ class Bridge(QObject):
         return self._tasks.spawn(self._run(verb, goal_id, **kw), f"{verb}:{goal_id}")
 
     async def _run(self, verb: str, goal_id: str, **kw: Any) -> ActionResult:
-        try:
-            result = await self.perform(verb, goal_id, **kw)
-        except Exception as exc:  # an engine failure is rendered, never taken for success
-            log.exception("%s %s failed", verb, goal_id)
-            result = ActionResult(goal_id, Outcome.FAILED, f"internal error: {exc}")
+        result = await self.perform_rendered(verb, goal_id, **kw)
         self.action_finished.emit(verb, result)
         return result
+
+    async def perform_rendered(self, verb: str, goal_id: str, **kw: Any) -> ActionResult:
+        """:meth:`perform`, with an engine failure turned into a ``failed`` result."""
+        try:
+            return await self.perform(verb, goal_id, **kw)
+        except Exception as exc:  # an engine failure is rendered, never taken for success
+            log.exception("%s %s failed", verb, goal_id)
+            return ActionResult(goal_id, Outcome.FAILED, f"internal error: {exc}")
 
     async def perform(self, verb: str, goal_id: str, origin: str = "gui",
                       enabled: bool | None = None) -> ActionResult:
