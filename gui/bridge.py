@@ -124,6 +124,13 @@ class Bridge(QObject):
         self.host_state = state
         self.host_state_changed.emit(state)
 
+    async def cancel_actions(self) -> None:
+        """Cancel the actions still under way, before the host stops: a resume still starting
+        its runner would otherwise start it behind the stopped provider, with no host left to
+        watch or stop it. A cancelled resume leaves its goal ``resuming``, which start-up
+        recovery takes up."""
+        await self._tasks.cancel_all()
+
     async def close(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
@@ -245,13 +252,17 @@ class Bridge(QObject):
         return self._tasks.spawn(self._run(verb, goal_id, **kw), f"{verb}:{goal_id}")
 
     async def _run(self, verb: str, goal_id: str, **kw: Any) -> ActionResult:
-        try:
-            result = await self.perform(verb, goal_id, **kw)
-        except Exception as exc:  # an engine failure is rendered, never taken for success
-            log.exception("%s %s failed", verb, goal_id)
-            result = ActionResult(goal_id, Outcome.FAILED, f"internal error: {exc}")
+        result = await self.perform_rendered(verb, goal_id, **kw)
         self.action_finished.emit(verb, result)
         return result
+
+    async def perform_rendered(self, verb: str, goal_id: str, **kw: Any) -> ActionResult:
+        """:meth:`perform`, with an engine failure turned into a ``failed`` result."""
+        try:
+            return await self.perform(verb, goal_id, **kw)
+        except Exception as exc:  # an engine failure is rendered, never taken for success
+            log.exception("%s %s failed", verb, goal_id)
+            return ActionResult(goal_id, Outcome.FAILED, f"internal error: {exc}")
 
     async def perform(self, verb: str, goal_id: str, origin: str = "gui",
                       enabled: bool | None = None) -> ActionResult:

@@ -128,6 +128,7 @@ class GuiSession(QObject):
         self._save_geometry()
         await self.window.shutdown()
         await self._tasks.cancel_all()
+        await self.bridge.cancel_actions()
         try:
             await self.host.stop()
         finally:

@@ -172,7 +172,8 @@ class Tray(QObject):
 
     async def _pause_all(self) -> list[ActionResult]:
         goals = [g for g in self._bridge.goals() if rules.can_pause(g)]
-        results = [await self._bridge.perform("pause", g.id, origin="tray") for g in goals]
+        results = [await self._bridge.perform_rendered("pause", g.id, origin="tray")
+                   for g in goals]
         ok = all(r.carried_out for r in results)
         self.message.emit(pause_all_text(results), ok)
         return results

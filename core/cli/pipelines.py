@@ -9,6 +9,7 @@ the quota wake up) and writes the ledger directly otherwise.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from typing import Any
 
@@ -267,8 +268,8 @@ def _runs_text(entry: Entry, runs: list[RunRecord | tuple[str, CheckpointError]]
 
 
 def cmd_quota_refill(ctx: Context) -> int:
-    if ctx.args.amount <= 0:
-        raise CliError("the amount must be positive", EXIT_USAGE)
+    if not (math.isfinite(ctx.args.amount) and ctx.args.amount > 0):
+        raise CliError("the amount must be a positive number", EXIT_USAGE)
     if host_running(ctx.paths) is not None:
         reply = ctx.ask_host({"op": "quota-refill", "quota": ctx.args.quota,
                               "amount": ctx.args.amount})

@@ -249,3 +249,29 @@ def test_a_large_spool_keeps_only_recent_events(paths: Paths) -> None:
     assert spool.path.stat().st_size < 1000
     assert events.read_spool()
     assert [e.session_id for e in events.take_new()] == ["s-new"]
+
+
+def test_an_event_appended_while_the_spool_is_compacted_is_kept(
+        paths: Paths, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the hook opened the spool, then waited for the lock while the host compacted it: its
+    # line must land in the compacted file, not in the replaced one nobody reads any more
+    from core.providers.claude import state
+
+    spool = HookSpool(paths.data_dir)
+    spool.append({"session_id": "s-before", "at": "2026-07-07T12:00:00+00:00",
+                  "kind": "stop_failure", "text": "429"})
+    real_flock = state.fcntl.flock
+    compacted = []
+
+    def flock(fd: int, op: int) -> None:
+        if not compacted:
+            compacted.append(True)
+            HookSpool(paths.data_dir).compact(lambda _event: True, above=0)
+        real_flock(fd, op)
+
+    monkeypatch.setattr(state.fcntl, "flock", flock)
+    spool.append({"session_id": "s-during", "at": "2026-07-07T12:00:01+00:00",
+                  "kind": "stop_failure", "text": "429"})
+    monkeypatch.setattr(state.fcntl, "flock", real_flock)
+    read = [e["session_id"] for e in HookSpool(paths.data_dir).read_new()]
+    assert read == ["s-before", "s-during"]

@@ -130,3 +130,32 @@ def test_the_program_command_keeps_goalkeeper_home(tmp_path: Path) -> None:
     assert hooks.program_command({"GOALKEEPER_HOME": "/srv/g k"}, "x", python) == (
         f"GOALKEEPER_HOME='/srv/g k' {bin_dir / 'goalkeeper'}")
     assert hooks.program_command({}, "x", "/usr/bin/python3") == "/usr/bin/python3 -m core"
+
+
+def test_reinstalling_after_the_entries_were_removed_by_hand_restores_the_newer_file(
+        claude_dir: Path, tmp_path: Path) -> None:
+    # installed once; the user then took Goalkeeper's entries out by hand and set up another
+    # statusline; installing again and uninstalling must give back *that* file
+    settings = claude_dir / "settings.json"
+    hooks.install(claude_dir, tmp_path, PROGRAM, NOW)
+    data = json.loads(settings.read_bytes())
+    data["statusLine"] = {"type": "command", "command": "starship-claude"}
+    data["hooks"]["StopFailure"] = data["hooks"]["StopFailure"][:1]
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    newer = settings.read_bytes()
+    assert hooks.install(claude_dir, tmp_path, PROGRAM, NOW).changes
+    hooks.uninstall(claude_dir, tmp_path)
+    assert json.loads(settings.read_bytes()) == json.loads(newer)
+
+
+def test_a_statusline_set_anew_while_installed_is_the_one_uninstall_restores(
+        claude_dir: Path, tmp_path: Path) -> None:
+    settings = claude_dir / "settings.json"
+    hooks.install(claude_dir, tmp_path, PROGRAM, NOW)
+    data = json.loads(settings.read_bytes())
+    data["statusLine"] = {"type": "command", "command": "starship-claude"}  # e.g. /statusline
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    hooks.install(claude_dir, tmp_path, PROGRAM, NOW)
+    hooks.uninstall(claude_dir, tmp_path)
+    assert json.loads(settings.read_bytes())["statusLine"] == {"type": "command",
+                                                               "command": "starship-claude"}

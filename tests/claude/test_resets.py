@@ -173,3 +173,13 @@ def test_model_scoped_weekly_limits_have_their_own_window() -> None:
 ])
 def test_limit_wording_is_recognised(text: str, expected: bool) -> None:
     assert looks_like_limit(text) is expected
+
+
+def test_a_weekday_and_time_still_ahead_today_is_today() -> None:
+    # Thursday 2026-07-09 10:00Z: "Thursday 5pm" is seven hours away, not next week
+    parsed = parse_limit("You've hit your weekly limit · resets Thursday 5pm (UTC)",
+                         utc("2026-07-09T10:00:00"), UTC)
+    assert parsed.resets_at == utc("2026-07-09T17:00:00")
+    passed = parse_limit("You've hit your weekly limit · resets Thu, 9am (UTC)",
+                         utc("2026-07-09T10:00:00"), UTC)
+    assert passed.resets_at == utc("2026-07-16T09:00:00")

@@ -95,3 +95,50 @@ async def test_saved_settings_apply_live_where_they_can(session: GuiSession, pat
     dialog.editors["max_auto_attempts"].setText("7")  # type: ignore[union-attr]
     assert await dialog.save()
     assert "apply when Goalkeeper next starts" in session.window.banner.text
+
+
+class _StopReleasesGate(FakeProvider):
+    """A runner start still under way when the provider stops finishes meanwhile (as a
+    Claude run starting while the provider waits out another run's grace period)."""
+
+    async def stop(self) -> None:
+        if self.gate is not None:
+            self.gate.set()
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+
+@pytest.mark.asyncio
+async def test_quitting_never_leaves_a_runner_started_behind_the_stopped_host(
+        paths: Paths, clock: FakeClock, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    from core.models import PauseReason
+    from core.store import open_store
+
+    provider = _StopReleasesGate(clock)
+    provider.observe("fake:b", GoalState.PAUSED, reason=PauseReason.USER)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    host = Host(paths, Settings(resume_jitter_seconds=0), [provider], "gui", clock,
+                random.Random(1))
+    s = GuiSession(host, source=SettingsSource(paths.config_file, {}),
+                   backend=RecordingBackend())
+    await s.start()
+    provider.gate = asyncio.Event()
+    s.bridge.request("resume", "fake:b")
+    await until(lambda: bool(provider.resume_calls))
+    await s.stop()
+    assert provider.starts == []  # nothing runs that no host watches
+    store, _ = open_store(paths.database, clock.now())
+    try:
+        goal = store.get_goal("fake:b")
+    finally:
+        store.close()
+    assert goal is not None and goal.state is GoalState.RESUMING  # start-up recovery's case
+    again = FakeProvider(clock)
+    host = Host(paths, Settings(resume_jitter_seconds=0), [again], "gui", clock,
+                random.Random(1))
+    await host.start()
+    try:
+        await until(lambda: [g for g, _ in again.starts] == ["fake:b"])
+    finally:
+        await host.stop()

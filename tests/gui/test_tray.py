@@ -94,3 +94,24 @@ async def test_icon_follows_the_most_urgent_state(bridge: Bridge, engine: Engine
     await until(lambda: tray.state is Aggregate.ATTENTION)
     assert "1 needs attention" in tray.icon.toolTip()
     tray.close()
+
+
+@pytest.mark.asyncio
+async def test_pause_all_renders_an_engine_failure_and_pauses_the_rest(
+        bridge: Bridge, engine: Engine, qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_pause = engine.pause
+
+    async def pause(goal_id: str, origin: str = "gui") -> ActionResult:
+        if goal_id == "fake:a":
+            raise RuntimeError("the store is gone")
+        return await real_pause(goal_id, origin)
+
+    monkeypatch.setattr(engine, "pause", pause)
+    tray = Tray(bridge)
+    messages: list[tuple[str, bool]] = []
+    tray.message.connect(lambda text, ok: messages.append((text, ok)))
+    results = await tray.pause_all()
+    assert sorted((r.goal, r.outcome) for r in results) == [
+        ("fake:a", Outcome.FAILED), ("fake:b", Outcome.PAUSED), ("fake:c", Outcome.PAUSED)]
+    assert messages == [("Pause all: 2 paused, 1 failed", False)]
+    tray.close()

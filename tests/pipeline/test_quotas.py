@@ -181,3 +181,14 @@ def test_concurrent_debits_from_processes_never_overspend(tmp_path: Path) -> Non
             start.set()
             granted = [p.get(60) for p in pending]
     assert sum(granted) == 60
+
+
+@pytest.mark.parametrize("amount", [float("nan"), float("inf"), 0, -3])
+def test_a_refill_that_is_not_a_positive_number_is_refused(tmp_path: Path,
+                                                           amount: float) -> None:
+    # `goalkeeper quota refill credits nan` must not refill the whole quota
+    book = ledger(tmp_path)
+    assert book.debit_blocking("credits", 8, NOW).ok
+    with pytest.raises(QuotaLedgerError, match="positive number"):
+        book.refill_blocking("credits", amount, NOW)
+    assert book.reading("credits", NOW).used == 8

@@ -291,3 +291,42 @@ async def test_a_continued_run_keeps_the_item_count_of_its_stages(tmp_path: Path
     assert outcome is RunOutcome.BLOCKED and rec.item_count == 6
     outcome, _, rec = await h.run()
     assert outcome is RunOutcome.COMPLETED and rec.item_count == 6
+
+
+async def test_a_secret_cut_by_the_detail_limit_is_still_masked(tmp_path: Path,
+                                                                clock: FakeClock) -> None:
+    # the report's detail is cut to 500 characters: masking after the cut would leave the
+    # secret's first half (no longer a whole secret) in the state file and the history
+    import sys
+
+    token = "tok-5e1f0c2a9b7d4e63"
+    write = ("import json, os; json.dump({'status': 'auth_failed', 'detail': 'x' * 490 + "
+             "os.environ['TOKEN']}, open(os.environ['GOALKEEPER_REPORT'], 'w'))")
+    g = goal([{"name": "leaky", "command": [sys.executable, "-c", write], "secrets": ["TOKEN"]},
+              step("rss")], [step("agg")], min_sources=1)
+    h = harness(tmp_path, clock, g, secrets=FakeSecrets({"TOKEN": token}))
+    outcome, rep, rec = await h.run()
+    assert outcome is RunOutcome.COMPLETED and rec.sources["leaky"].reason == "auth_failed"
+    assert (rec.sources["leaky"].detail or "").startswith("x" * 490)
+    assert token[:10] not in (tmp_path / "run" / "state.json").read_text()
+    assert all(token[:10] not in reason for _, reason, _ in rep.notes)
+
+
+async def test_a_secret_cut_by_the_capture_limit_is_still_masked(
+        tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from core.providers.pipeline import steps
+
+    monkeypatch.setattr(steps, "MAX_CAPTURE_BYTES", 100)
+    token = "tok-5e1f0c2a9b7d4e63"
+    show = "import os, sys; sys.stdout.write('y' * 90 + os.environ['TOKEN'])"
+    g = goal([{"name": "src", "command": [sys.executable, "-c", show], "secrets": ["TOKEN"]}],
+             [{"name": "agg", "command": [sys.executable, "-c", show], "secrets": ["TOKEN"],
+               "output": "agg.txt"}])
+    h = harness(tmp_path, clock, g, secrets=FakeSecrets({"TOKEN": token}))
+    outcome, _, _ = await h.run()
+    assert outcome is RunOutcome.BLOCKED  # agg.txt was never written: that is fine here
+    artifact = (tmp_path / "run" / "src.out").read_text()
+    assert artifact.startswith("y" * 90) and token[:8] not in artifact
+    assert token[:8] not in (tmp_path / "run" / "logs" / "agg.log").read_text()

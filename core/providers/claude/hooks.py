@@ -109,6 +109,20 @@ def _is_ours(command: Any, mark: str) -> bool:
     return isinstance(command, str) and mark in command
 
 
+def _statusline_is_ours(data: dict[str, Any]) -> bool:
+    current = data.get("statusLine")
+    return isinstance(current, dict) and _is_ours(current.get("command"), STATUSLINE)
+
+
+def _stop_failure_is_ours(data: dict[str, Any]) -> bool:
+    hooks = data.get("hooks")
+    groups = hooks.get("StopFailure") if isinstance(hooks, dict) else None
+    return isinstance(groups, list) and any(
+        isinstance(hook, dict) and _is_ours(hook.get("command"), STOP_FAILURE)
+        for group in groups if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for hook in group["hooks"])
+
+
 def _digest(raw: bytes | None) -> str | None:
     return hashlib.sha256(raw).hexdigest() if raw is not None else None
 
@@ -126,9 +140,13 @@ def install(config_dir: Path, data_dir: Path, program: str, now: datetime) -> Ho
     _install_stop_failure(new, program, change)
     if not change.changes:
         return change
+    if record is not None and not (_statusline_is_ours(data) or _stop_failure_is_ours(data)):
+        record = None  # our entries were taken out meanwhile: the file now is the user's own
     if record is None:
         record = _first_record(path, raw, data, data_dir, now)
         change.backup = Path(record["backup"]) if record.get("backup") else None
+    elif not _statusline_is_ours(data):  # the statusline was set anew since the first install
+        record.update(statusLine=data.get("statusLine"), had_statusLine="statusLine" in data)
     _write(path, _dump(new, raw), path)
     records[str(path)] = record
     _save_records(data_dir, records)

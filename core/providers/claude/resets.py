@@ -108,6 +108,11 @@ def resolve_spec(spec: str, stopped_at: datetime, default_zone: tzinfo
         # a day without a time: the reset happened at some point that day; its end is safe
         instant = _at(day + timedelta(days=1), time(0), zone, stopped_at)
         return instant, "reset day given without a time: assumed the end of that day"
+    if match["wd"] and not match["mon"]:
+        # with a time, today's name is today while that time is still ahead of the stop
+        today = _at(day - timedelta(days=7), clock, zone, stopped_at)
+        if today is not None and today > stopped_at:
+            return today, None
     if match["wd"] or match["mon"]:
         return _at(day, clock, zone, stopped_at), None
     return next_occurrence(clock, zone, stopped_at), None

@@ -123,12 +123,23 @@ class HookSpool:
     def append(self, event: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         line = (json.dumps(event, separators=(",", ":")) + "\n").encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        while True:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                if not self._replaced(fd):
+                    os.write(fd, line)
+                    return
+            finally:
+                os.close(fd)
+
+    def _replaced(self, fd: int) -> bool:
+        """True when :meth:`compact` renamed a new file over the one ``fd`` opened while we
+        waited for the lock (a line written there would never be read)."""
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            os.write(fd, line)
-        finally:
-            os.close(fd)
+            return os.fstat(fd).st_ino != self.path.stat().st_ino
+        except FileNotFoundError:
+            return True
 
     def compact(self, keep: Callable[[dict[str, Any]], bool], above: int = 1 << 20) -> None:
         """Drop the events ``keep`` rejects once the spool is larger than ``above`` bytes (under

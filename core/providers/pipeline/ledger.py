@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -127,8 +128,8 @@ class QuotaLedger:
         if not isinstance(spec, CapacityQuota):
             raise QuotaLedgerError(f"quota {quota!r} is a {spec.kind} quota; only capacity "
                                    "quotas are refilled by hand")
-        if amount <= 0:
-            raise QuotaLedgerError("the refill amount must be positive")
+        if not (math.isfinite(amount) and amount > 0):  # NaN would refill everything
+            raise QuotaLedgerError(f"the refill amount must be a positive number, not {amount:g}")
         with self._write() as con:
             row = self._current(con, quota, spec, now)
             row.used = max(0.0, row.used - amount)

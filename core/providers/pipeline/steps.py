@@ -254,12 +254,15 @@ async def run_attempt(spec: StepSpec, ctx: StepContext, attempt: int, timeout: f
 def _finish(spec: StepSpec, ctx: StepContext, attempt: int, code: int, stdout: bytes,
             stderr: bytes) -> AttemptResult:
     data, note = read_report(report_path(ctx, spec))
+    if data is not None and isinstance(data.get("detail"), str):
+        # masked before classify() cuts the detail: a cut secret would no longer match
+        data["detail"] = ctx.redactor.text(data["detail"])
     _mask_report(report_path(ctx, spec), ctx.redactor)
     outcome = classify(code, data, ctx.now(), note)
     outcome = _redacted(outcome, ctx.redactor)
     if spec.output is None:
-        atomic_write_bytes(ctx.run_dir / artifact_name(spec), ctx.redactor.bytes(
-            stdout[:MAX_CAPTURE_BYTES]))
+        atomic_write_bytes(ctx.run_dir / artifact_name(spec),
+                           ctx.redactor.bytes(stdout)[:MAX_CAPTURE_BYTES])
         stdout = b""
     _write_log(ctx, spec, attempt, stdout, stderr, f"{outcome.reason} (exit {code})")
     if not outcome.fault.succeeded:
@@ -295,7 +298,7 @@ def _write_log(ctx: StepContext, spec: StepSpec, attempt: int, stdout: bytes, st
     log_dir = ctx.run_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     header = f"--- attempt {attempt}: {result}\n".encode()
-    body = ctx.redactor.bytes((stdout + stderr)[:MAX_CAPTURE_BYTES])
+    body = ctx.redactor.bytes(stdout + stderr)[:MAX_CAPTURE_BYTES]  # masked, then cut
     with open(log_dir / f"{spec.name}.log", "ab") as handle:
         handle.write(header + body + (b"" if body.endswith(b"\n") or not body else b"\n"))
     with contextlib.suppress(OSError):
