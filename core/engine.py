@@ -16,11 +16,12 @@ QuotaRecovered, SchedulerWoke, ProvidersRefreshed, Notice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import random
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -67,6 +68,7 @@ from core.store import Committed, Mutation, StoreThread
 log = logging.getLogger("goalkeeper")
 
 Job = Callable[[], Awaitable[None]]
+HOST_STOPPING = "the host is stopping"
 #: how long the usage chart's readings are kept (a weekly window and then some)
 SERIES_RETENTION = timedelta(days=35)
 
@@ -97,6 +99,7 @@ class Engine:
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._inbox: asyncio.Queue[Job] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._actions: set[asyncio.Future[None]] = set()
         self._running = False
         self.coordinator = ResumeCoordinator(
             self.store, self.clock, self.providers, self, self.policy, self._committed,
@@ -134,8 +137,9 @@ class Engine:
         if not self._running:
             await self.store.close()  # start() may have failed half-way
             return
-        self._running = False
+        self._running = False  # from here on, new actions are refused
         await self.scheduler.stop()
+        await self._settle_actions()
         await self._interrupt_hosted()
         for provider in self.providers.values():
             await self._guarded(provider.name, "stop", provider.stop())
@@ -145,6 +149,27 @@ class Engine:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.store.close()
         log.info("host stopped")
+
+    async def _settle_actions(self) -> None:
+        """Let resumes and starts under way finish before the providers stop: a runner they
+        start behind a stopped provider would run unwatched."""
+        if self._actions:
+            await asyncio.wait(list(self._actions),
+                               timeout=self.settings.runner_start_timeout_seconds + 5)
+
+    @contextlib.asynccontextmanager
+    async def _action(self) -> AsyncIterator[bool]:
+        """Track an action that may start a runner; yields False when the host is stopping."""
+        if not self._running:
+            yield False
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._actions.add(done)
+        try:
+            yield True
+        finally:
+            self._actions.discard(done)
+            done.set_result(None)
 
     def spawn(self, coro: Awaitable[Any], name: str) -> asyncio.Task[Any]:
         """Run ``coro`` as a task we keep a strong reference to; failures are logged."""
@@ -342,6 +367,9 @@ class Engine:
                 await self._lifted(edge)
                 self.scheduler.poke()
 
+    def has_recovered(self) -> bool:
+        return bool(self._recovered)
+
     def take_recovered(self) -> set[str]:
         """Windows that recovered (rising edge) since the scheduler last asked, from any path:
         its own evaluation, a fresh read, a provider's watcher, the fallback poll."""
@@ -439,7 +467,10 @@ class Engine:
     async def resume(self, goal_id: str, origin: str = "gui",
                      trigger: Trigger = Trigger.MANUAL,
                      context: dict[str, Any] | None = None) -> ActionResult:
-        return await self.coordinator.resume(goal_id, trigger, origin, context)
+        async with self._action() as allowed:
+            if not allowed:
+                return result(goal_id, Outcome.REFUSED, HOST_STOPPING)
+            return await self.coordinator.resume(goal_id, trigger, origin, context)
 
     async def pause(self, goal_id: str, origin: str = "gui") -> ActionResult:
         committed = await self._transact(goal_id, decide_pause(goal_id, self.clock.now(), origin))
@@ -491,6 +522,12 @@ class Engine:
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""
+        async with self._action() as allowed:
+            if not allowed:
+                return result(goal_id, Outcome.REFUSED, HOST_STOPPING)
+            return await self._start_goal(goal_id, origin)
+
+    async def _start_goal(self, goal_id: str, origin: str) -> ActionResult:
         known = self.goals.get(goal_id)
         if known is not None and known.provider not in self.providers:
             # checked before the move: a goal running with no runner would be stuck there

@@ -27,7 +27,7 @@ from core.clock import Clock
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
 from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
-from core.policy import AutoResumePolicy, Decision, decide_resume
+from core.policy import AutoResumePolicy, Decision, decide_resume, plan_resume
 from core.providers.base import Provider, RunnerDeferred, StartOutcome
 from core.results import ActionResult
 from core.store import Committed, Mutation, StoreThread
@@ -271,16 +271,21 @@ class _Settle:
     def _back_to_paused(
         self, current: Goal, outcome: Outcome, reason: str, wait: timedelta, uncount: bool
     ) -> Mutation[ActionResult]:
-        retry_at: datetime | None = None
-        if self.trigger is not Trigger.MANUAL and current.pause_reason is PauseReason.QUOTA:
-            retry_at = self.now + wait
         attempts = current.attempts - 1 if uncount and self.trigger is not Trigger.MANUAL else (
             current.attempts)
+        retry_at: datetime | None = None
+        note = current.auto_resume_note
+        if self.trigger is not Trigger.MANUAL and current.pause_reason is PauseReason.QUOTA:
+            # retry later only where an automatic resume would still be allowed then
+            plan = plan_resume(current.model_copy(update={"attempts": max(0, attempts)}),
+                               self.now, self.now, self.policy, 0.0)
+            retry_at = self.now + wait if plan.next_resume_at is not None else None
+            note = plan.note
         new, moved = transition(
             current, GoalEvent.RESUME_FAILED, self.now, origin=self.origin, trigger=self.trigger,
             reason=reason, pause_reason=current.pause_reason or PauseReason.ERROR,
             pause_detail=reason if outcome is Outcome.FAILED else current.pause_detail,
-            next_resume_at=retry_at, attempts=max(0, attempts),
+            next_resume_at=retry_at, attempts=max(0, attempts), auto_resume_note=note,
         )
         result = ActionResult(current.id, outcome, reason, retry_at, new.state)
         return Mutation(new, result, [moved, self._row(outcome, reason, retry_at)])

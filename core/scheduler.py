@@ -58,6 +58,8 @@ class SchedulerHost(Protocol):
 
     def take_recovered(self) -> set[str]: ...
 
+    def has_recovered(self) -> bool: ...
+
     async def release(self, goal_id: str, windows: list[str]) -> None: ...
 
     async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
@@ -121,8 +123,10 @@ class Scheduler:
                 await self.tick(trigger)
             except Exception:
                 log.exception("scheduler pass failed")
-            # changes made during this pass are planned for right now, not by another wake
-            self._poke.clear()
+            # changes made during this pass are planned for right now, not by another wake —
+            # except a rising edge that arrived meanwhile (e.g. during a slow fresh read)
+            if not self._host.has_recovered():
+                self._poke.clear()
             delay = self._delay(self._clock.now())
             await self._sleep(delay)
             self.wakeups += 1

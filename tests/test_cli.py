@@ -166,3 +166,44 @@ def test_headless_demo_shows_a_quota_pause_and_an_automatic_resume(tmp_path: Pat
     status = json.loads(run(tmp_path / "demo", "status", "--json").stdout)
     docs = next(g for g in status["goals"] if g["id"] == "demo:docs")
     assert (docs["state"], docs["pause_reason"]) == ("paused", "quota")
+
+
+def _serve_once(path: Path, reply: bytes | None) -> None:
+    import socket
+    import threading
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+
+    def answer() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        if reply is None:
+            time.sleep(1.0)  # never answers within the client's timeout
+        else:
+            conn.sendall(reply)
+        conn.close()
+        server.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    (b'{"goal": "fake:g", "outc', "cut off or unreadable"),
+    (None, "did not answer within 0.2 s"),
+])
+def test_a_broken_or_silent_host_gets_a_clear_message(tmp_path: Path, reply: bytes | None,
+                                                      message: str) -> None:
+    import argparse
+
+    from core.cli.common import CliError, Context
+    from core.paths import resolve_paths
+
+    paths = resolve_paths({"GOALKEEPER_HOME": str(tmp_path / "h")})
+    paths.ensure()
+    _serve_once(paths.socket_path, reply)
+    ctx = Context(argparse.Namespace(), paths, request_timeout=0.2)
+    with pytest.raises(CliError, match=message) as err:
+        ctx.ask_host({"op": "resume", "goal": "fake:g"})
+    assert err.value.code == 1

@@ -367,25 +367,34 @@ async def test_a_hanging_fresh_read_is_time_boxed(make_engine, fake, clock) -> N
     assert note is not None and "fresh read failed (TimeoutError)" in note
 
 
-async def test_a_failed_start_at_the_attempt_cap_gives_up_instead_of_spinning(
-        make_engine, fake, clock) -> None:
-    # the failed start's retry lies past the cap: when it comes, the refusal drops the
-    # schedule — a not-before time left in the past made the scheduler call again at once
-    quota_paused(fake, clock)
-    fake.behaviour = "fail"
+async def test_a_refused_automatic_resume_drops_a_stale_schedule_instead_of_spinning(
+        make_engine, fake, clock, paths) -> None:
+    # a goal left with a not-before time in the past although it may not be resumed (the cap
+    # is reached): the refusal drops the schedule — left in place, the scheduler would find it
+    # due on every pass and call again at once
+    from core.models import Goal
+    from core.store import Mutation, SqliteStore
+
+    paths.ensure()
+    store = SqliteStore(paths.database)
+    goal = Goal(id="fake:g", provider="fake", title="g", state=GoalState.PAUSED,
+                pause_reason=PauseReason.QUOTA, auto_resume=True, windows=("fake:5h",),
+                resets_at=clock.now() - timedelta(hours=1), attempts=1,
+                next_resume_at=clock.now() - timedelta(minutes=1),
+                created_at=clock.now(), updated_at=clock.now())
+    store.transact(goal.id, lambda cur: Mutation(goal, None))
+    store.close()
     engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
                                                        max_auto_attempts=1))
-    await advance(engine, clock, H + 46)
-    assert engine.goals["fake:g"].attempts == 1
-    await advance(engine, clock, 400)
+    await advance(engine, clock, 60)
     await advance(engine, clock, 60)
     g = engine.goals["fake:g"]
     assert g.state is GoalState.PAUSED and g.next_resume_at is None
     assert g.auto_resume_note == "attempt cap reached (1/1)"
     requests = [r for r in await engine.history("fake:g", limit=1000)
                 if r.event == "resume_requested"]
-    assert [r.outcome for r in requests] == [Outcome.REFUSED, Outcome.FAILED]
-    assert len(fake.resume_calls) == 1
+    assert [r.outcome for r in requests] == [Outcome.REFUSED]
+    assert fake.resume_calls == []
 
 
 async def test_a_limit_seen_in_the_agents_files_starts_a_new_episode(make_engine, fake,
@@ -411,3 +420,41 @@ async def test_a_limit_seen_in_the_agents_files_starts_a_new_episode(make_engine
                                                   reason=PauseReason.QUOTA, resets_at=reset))
         await settled(engine)
         assert engine.goals["fake:g"].attempts == 0
+
+
+async def test_stopping_waits_for_a_resume_under_way_and_refuses_new_ones(make_engine, fake,
+                                                                          clock) -> None:
+    import asyncio
+
+    quota_paused(fake, clock)
+    engine = await make_engine(fake)
+    order: list[str] = []
+
+    async def provider_stop() -> None:
+        order.append("provider stopped")
+
+    fake.stop = provider_stop  # type: ignore[method-assign]
+    fake.gate = asyncio.Event()
+    resuming = asyncio.ensure_future(engine.resume("fake:g", "cli"))
+    await until(lambda: fake.resume_calls != [])
+    stopping = asyncio.ensure_future(engine.stop())
+    await asyncio.sleep(0.01)
+    late = await engine.resume("fake:g", "cli")
+    assert (late.outcome, late.reason) == (Outcome.REFUSED, "the host is stopping")
+    assert order == []  # the provider is not stopped under the resume
+    fake.gate.set()
+    assert (await resuming).outcome is Outcome.RESUMED
+    order.append("resume settled")
+    await stopping
+    assert order == ["resume settled", "provider stopped"]
+
+
+async def test_a_failed_start_past_the_cap_schedules_no_retry(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    fake.behaviour = "fail"
+    engine = await make_engine(fake, settings=Settings(resume_jitter_seconds=0,
+                                                       max_auto_attempts=1))
+    await advance(engine, clock, H + 46)
+    g = engine.goals["fake:g"]
+    assert g.state is GoalState.PAUSED and g.next_resume_at is None
+    assert g.auto_resume_note == "attempt cap reached (1/1)"

@@ -44,6 +44,7 @@ class Context:
     args: argparse.Namespace
     paths: Paths
     _settings: Settings | None = None
+    request_timeout: float = 120.0
 
     @property
     def settings(self) -> Settings:
@@ -87,10 +88,19 @@ class Context:
         socket_path = self.paths.socket_path
         if info is not None and info.socket:
             socket_path = type(socket_path)(info.socket)
+        host = info.describe() if info is not None else "the host"
         try:
-            reply = send_request(socket_path, {**request, "origin": "cli"})
+            reply = send_request(socket_path, {**request, "origin": "cli"},
+                                 timeout=self.request_timeout)
+        except TimeoutError:
+            raise CliError(f"{host} did not answer within {self.request_timeout:g} s; "
+                           "see its log for what it is doing") from None
         except (NoHostRunning, OSError):
             raise CliError(NO_HOST_HINT.format(dir=self.paths.data_dir), EXIT_NO_HOST) from None
+        except ValueError:
+            raise CliError(f"the reply from {host} was cut off or unreadable; "
+                           "the request may or may not have been carried out "
+                           "(see `goalkeeper history`)") from None
         if "error" in reply:
             raise CliError(f"the host refused the request: {reply['error']}")
         return reply
