@@ -200,3 +200,35 @@ async def test_a_rising_edge_from_a_provider_reading_releases_at_once(make_engin
                                         clock.now() + timedelta(hours=4)))
     await settled(engine)
     assert fake.starts == [("fake:g", 1)]
+
+
+async def test_a_rising_edge_during_a_pass_is_not_lost(make_engine, fake, clock) -> None:
+    import asyncio
+
+    from tests.support.fakes import FakeProvider, until
+
+    other = FakeProvider(clock, name="other")
+    quota_paused(fake, clock, resets_in=600, goal="fake:a")
+    reset_b = clock.now() + timedelta(seconds=300)
+    other.readings = [reading("other:5h", 100, clock.now(), reset_b, limit_reached=True,
+                              provider="other")]
+    other.observe("other:b", GoalState.PAUSED, reason=PauseReason.QUOTA, resets_at=reset_b,
+                  auto_resume=True, windows=("other:5h",))
+    # at its deadline B's fresh read shows the band: deferred for hours
+    other.fresh_readings = lambda: [reading("other:5h", 95, clock.now(),
+                                            clock.now() + timedelta(hours=4), provider="other")]
+    engine = await make_engine(fake, other, settings=Settings(resume_jitter_seconds=0,
+                                                              stable_seconds=0))
+    await advance(engine, clock, 400)
+    assert engine.goals["other:b"].next_resume_at is not None and other.starts == []
+    fake.gate = asyncio.Event()
+    clock.advance(250)  # A is due: the scheduler's pass blocks in A's runner start
+    await until(lambda: fake.resume_calls != [])
+    # meanwhile B's window recovers, reported by its provider's watcher
+    other.fresh_readings = lambda: [reading("other:5h", 5, clock.now(),
+                                            clock.now() + timedelta(hours=4), provider="other")]
+    await engine.record_reading(reading("other:5h", 5, clock.now(),
+                                        clock.now() + timedelta(hours=4), provider="other"))
+    fake.gate.set()
+    await settled(engine)  # no clock movement: the edge is handled by an immediate next pass
+    assert fake.starts == [("fake:a", 1)] and other.starts == [("other:b", 1)]
