@@ -29,11 +29,11 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Annotated, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from core.zones import local_zone
+from core.zones import local_zone, zone_named
 
 QUOTA_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 WINDOW_PREFIX = "quota:"
@@ -71,11 +71,8 @@ class PeriodicQuota(_Spec):
     @field_validator("timezone")
     @classmethod
     def _zone(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                ZoneInfo(value)
-            except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"unknown time zone {value!r}") from None
+        if value is not None and zone_named(value) is None:
+            raise ValueError(f"unknown time zone {value!r}")
         return value
 
     def zone(self) -> tzinfo:

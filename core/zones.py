@@ -8,19 +8,26 @@ or contents, and only then the fixed offset.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _LOCALTIME = "/etc/localtime"
 
 
-def local_zone() -> tzinfo:
-    name = os.environ.get("TZ", "").lstrip(":")
-    if name:
-        try:
-            return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            pass
+def zone_named(name: str) -> ZoneInfo | None:
+    """The IANA zone called ``name``, or None when there is no such zone."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def local_zone(environ: Mapping[str, str] | None = None) -> tzinfo:
+    environ = os.environ if environ is None else environ
+    name = environ.get("TZ", "").lstrip(":").strip()
+    if name and (zone := zone_named(name)) is not None:
+        return zone
     try:
         target = os.readlink(_LOCALTIME)
         marker = target.find("zoneinfo/")

@@ -18,10 +18,12 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, tzinfo
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from core import zones
+from core.zones import zone_named
 
 log = logging.getLogger(__name__)
 
@@ -133,22 +135,11 @@ class JsonCache:
 
 
 def local_zone(setting: str, environ: Mapping[str, str]) -> tzinfo:
-    """The zone for limit messages that name none: the setting, ``$TZ``, the system's."""
-    for name in (setting.strip(), environ.get("TZ", "").lstrip(":").strip()):
-        if name:
-            try:
-                return ZoneInfo(name)
-            except (ZoneInfoNotFoundError, ValueError):
-                log.warning("unknown time zone %r; ignored", name)
-    link = Path("/etc/localtime")
-    try:
-        target = os.readlink(link)
-        if "zoneinfo/" in target:
-            return ZoneInfo(target.split("zoneinfo/", 1)[1])
-    except (OSError, ZoneInfoNotFoundError, ValueError):
-        pass
-    try:
-        with open(link, "rb") as handle:
-            return ZoneInfo.from_file(handle)
-    except (OSError, ValueError):
-        return UTC
+    """The zone for limit messages that name none: the setting, else the system's."""
+    name = setting.strip()
+    if name:
+        zone = zone_named(name)
+        if zone is not None:
+            return zone
+        log.warning("unknown time zone %r; ignored", name)
+    return zones.local_zone(environ)

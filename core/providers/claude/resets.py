@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.models import Exactness
 from core.providers.claude.wording import EPOCH, window_of
+from core.zones import zone_named
 
 # the text after "resets"/"reset at", up to the end of its line or the next "·"
 _RESET_TAIL = re.compile(r"\breset(?:s)?\b(?:\s+(?:at|on))?\s+([^\n·]+)", re.IGNORECASE)
@@ -124,10 +124,7 @@ def _zone(name: str | None, default_zone: tzinfo) -> tzinfo | None:
     key = name.strip()
     if key.upper() in ("UTC", "GMT", "Z"):
         return UTC
-    try:
-        return ZoneInfo(key)
-    except (ZoneInfoNotFoundError, ValueError):
-        return None
+    return zone_named(key)
 
 
 def _clock(hour: str | None, minute: str | None, ampm: str | None) -> time | None:

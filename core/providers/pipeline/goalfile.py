@@ -11,7 +11,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from pydantic import (
     BaseModel,
@@ -25,6 +25,7 @@ from pydantic import (
 from core.providers.pipeline.schedule import parse_schedule
 from core.retry import RetryPolicy
 from core.toml_lines import locate
+from core.zones import zone_named
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 SECRET_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
@@ -116,12 +117,9 @@ class GoalFile(BaseModel):
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                ZoneInfo(value)
-            except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"unknown time zone {value!r} (use an IANA name such as "
-                                 "'Asia/Shanghai')") from None
+        if value is not None and zone_named(value) is None:
+            raise ValueError(f"unknown time zone {value!r} (use an IANA name such as "
+                             "'Asia/Shanghai')")
         return value
 
     @field_validator("schedule")
