@@ -59,7 +59,8 @@ class HistoryView(QWidget):
         self._reload_timer = QTimer(self)
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(150)
-        self._reload_timer.timeout.connect(self.reload)
+        self._reload_timer.timeout.connect(self._on_reload_timer_timeout)
+        self._shut_down = False
         bridge.history_recorded.connect(self._on_bridge_history_recorded)
 
     def _build(self) -> None:
@@ -150,6 +151,16 @@ class HistoryView(QWidget):
     def go_to(self, page: int) -> asyncio.Task[None]:
         return self._tasks.spawn(self.load_page(page), "history")
 
+    def _on_reload_timer_timeout(self) -> None:
+        # Qt delivers timers whenever it processes events — also while the asyncio loop is not
+        # running (between a test and its teardown, or after the app's loop ended); a task
+        # spawned then would be stepped with no running loop
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self.reload()
+
     def reload(self) -> asyncio.Task[None]:
         return self.go_to(self.page)
 
@@ -182,6 +193,8 @@ class HistoryView(QWidget):
         self.last_button.setEnabled(self.page < self.pages - 1)
 
     def _on_bridge_history_recorded(self, row: HistoryRow) -> None:
+        if self._shut_down:
+            return  # the host still records its own stopping: no reload may start after that
         if self.scope_goal is not None and row.goal != self.scope_goal:
             return
         if self.page == 0:
@@ -228,4 +241,6 @@ class HistoryView(QWidget):
         self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     async def shutdown(self) -> None:
+        self._shut_down = True
+        self._reload_timer.stop()
         await self._tasks.cancel_all()

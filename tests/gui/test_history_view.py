@@ -115,3 +115,23 @@ async def test_csv_export_of_the_whole_scope(history: HistoryView, tmp_path: Pat
     assert await history.export_csv(tmp_path / "a-file" / "history.csv") == 0
     assert messages[-1][0].startswith("Could not export the history to ")
     assert messages[-1][1] is False
+
+
+@pytest.mark.asyncio
+async def test_no_reload_starts_after_shutdown(history: HistoryView, engine: Engine) -> None:
+    # the host records its own stopping after the window shut down: a reload timer started
+    # then fired after the event loop had stopped and stepped a task with no loop running
+    await engine.pause("fake:a")
+    await until(lambda: history._reload_timer.isActive() or history.loads > 1)
+    await history.shutdown()
+    assert not history._reload_timer.isActive()
+    await engine.resume("fake:a")
+    await engine.drain()
+    assert not history._reload_timer.isActive() and history._tasks.pending == 0
+
+
+def test_a_reload_timer_firing_outside_the_loop_starts_nothing(bridge: Bridge, qtbot: Any) -> None:
+    view = HistoryView(bridge, page_size=50)
+    qtbot.addWidget(view)
+    view._on_reload_timer_timeout()  # no asyncio loop runs here, as between test phases
+    assert view._tasks.pending == 0
