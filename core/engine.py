@@ -260,12 +260,16 @@ class Engine:
             self.goals[after.id] = after
             self.bus.publish(GoalChanged(after, committed.before))
         for row in committed.history:
-            log.info("%s %s %s%s%s", row.goal or "-", row.event,
-                     row.outcome.value if row.outcome else "",
-                     f" [{row.trigger.value}/{row.origin}]" if row.trigger else "",
-                     f": {row.reason}" if row.reason else "")
-            self.bus.publish(HistoryRecorded(row))
+            self._announce(row)
         self.scheduler.poke()
+
+    def _announce(self, row: HistoryRow) -> None:
+        """Every stored history row: one log line, one event."""
+        log.info("%s %s %s%s%s", row.goal or "-", row.event,
+                 row.outcome.value if row.outcome else "",
+                 f" [{row.trigger.value}/{row.origin}]" if row.trigger else "",
+                 f": {row.reason}" if row.reason else "")
+        self.bus.publish(HistoryRecorded(row))
 
     def _ctx(self) -> IntakeContext:
         return IntakeContext(self.clock.now(), self.policy, self._rng.random,
@@ -307,8 +311,7 @@ class Engine:
         row = note_row(goal_id, event, self.clock.now(), reason=reason, detail=detail)
 
         async def append() -> None:
-            self.bus.publish(HistoryRecorded(await self._append(row)))
-            log.info("%s %s: %s", goal_id, event, reason)
+            self._announce(await self._append(row))
 
         self._enqueue(append)
 
@@ -357,11 +360,8 @@ class Engine:
             event = "quota_exhausted" if isinstance(edge, QuotaExhausted) else "quota_recovered"
             row = note_row(None, event, self.clock.now(), reason=edge.window_id,
                            quotas=(_reading_summary(edge.reading),))
-            saved = await self._append(row)
-            self.bus.publish(HistoryRecorded(saved))
+            self._announce(await self._append(row))
             self.bus.publish(edge)
-            log.info("quota %s %s", edge.window_id,
-                     "exhausted" if isinstance(edge, QuotaExhausted) else "recovered")
             if isinstance(edge, QuotaRecovered):
                 self._recovered.add(edge.window_id)
                 await self._lifted(edge)
@@ -562,7 +562,7 @@ class Engine:
         self.goals.pop(goal_id, None)
         self.bus.publish(GoalRemoved(goal_id))
         if saved is not None:
-            self.bus.publish(HistoryRecorded(saved))
+            self._announce(saved)
         self.scheduler.poke()
         return result(goal_id, Outcome.UPDATED, "removed")
 
