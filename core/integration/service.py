@@ -13,6 +13,7 @@ says what to run.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -40,8 +41,16 @@ def run_command(argv: Sequence[str]) -> tuple[int, str]:
     return done.returncode, (done.stdout + done.stderr).strip()
 
 
+#: carried variables that name one directory: made absolute (a service starts elsewhere)
+_DIRECTORIES = ("GOALKEEPER_HOME", "CODEX_HOME")
+
+
 def carried_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    return {name: environ[name] for name in CARRIED if environ.get(name)}
+    carried = {name: environ[name] for name in CARRIED if environ.get(name)}
+    for name in _DIRECTORIES:
+        if name in carried:
+            carried[name] = os.path.abspath(os.path.expanduser(carried[name]))
+    return carried
 
 
 @dataclass(frozen=True)

@@ -204,3 +204,14 @@ def test_the_real_runner_reports_a_missing_program() -> None:
 
     code, out = run_command([os.path.join("/nonexistent", "systemctl"), "--user"])
     assert code == 127 and "not found" in out
+
+
+def test_directories_are_carried_as_absolute_paths(env: dict[str, str],
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    from core.integration.service import carried_environment
+
+    monkeypatch.chdir(tmp_path)
+    carried = carried_environment({**env, "GOALKEEPER_HOME": "gk", "CODEX_HOME": "~/codex"})
+    assert carried["GOALKEEPER_HOME"] == str(tmp_path / "gk")
+    assert carried["CODEX_HOME"] == os.path.expanduser("~/codex")
