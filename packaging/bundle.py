@@ -61,13 +61,14 @@ def build_venv(venv: Path, wheel: Path) -> Path:
 
 
 def pyinstaller(python: Path, work: Path, dist: Path) -> Path:
+    work.mkdir(parents=True, exist_ok=True)
     run(python, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
         "--onedir", "--name", "goalkeeper", "--distpath", dist, "--workpath", work,
         "--specpath", work,
         "--copy-metadata", "goalkeeper",   # entry points: `goalkeeper gui` finds the app
         "--collect-data", "core",          # core/resources: entries, metainfo, icons
         "--collect-submodules", "core", "--collect-submodules", "gui",
-        ROOT / "packaging" / "bundle_entry.py", cwd=work.parent)
+        ROOT / "packaging" / "bundle_entry.py", cwd=work)
     return dist / "goalkeeper"
 
 
