@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
@@ -69,9 +70,9 @@ def cmd_uninstall(ctx: Context) -> int:
     return _finish(report)
 
 
-def _run(action: Any) -> desktop.DesktopReport:
+def _run(action: Callable[[], desktop.DesktopReport]) -> desktop.DesktopReport:
     try:
-        result: desktop.DesktopReport = action()
+        result = action()
     except (desktop.DesktopUnsupported, NoHomeDirectory) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     return result

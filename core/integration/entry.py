@@ -21,7 +21,7 @@ def render_entry(template: str, argv: Sequence[str], extra: Sequence[str] = ()) 
     ``extra`` lines are appended to the ``[Desktop Entry]`` group (the template's only one)."""
     if not argv:
         raise ValueError("an entry needs a command")
-    replaced: set[str] = set()
+    seen: set[str] = set()
     lines = []
     for line in template.splitlines():
         key = line.split("=", 1)[0].strip() if "=" in line else ""
@@ -29,9 +29,9 @@ def render_entry(template: str, argv: Sequence[str], extra: Sequence[str] = ()) 
             line = "Exec=" + desktop_exec([*argv, "gui"])
         elif key == "TryExec":
             line = "TryExec=" + desktop_string(argv[0])
-        replaced.add(key)
+        seen.add(key)
         lines.append(line)
-    missing = {"Exec", "TryExec"} - replaced
+    missing = {"Exec", "TryExec"} - seen
     if missing or not template.startswith("[Desktop Entry]"):
         raise TemplateError(f"the desktop entry template lacks {sorted(missing)} "
                             "or does not start with [Desktop Entry]")

@@ -131,3 +131,13 @@ def test_appstreamcli_accepts_the_installed_tree(xdg_env: dict[str, str],
     (_data(xdg_env) / "applications" / resources.DESKTOP_FILE).unlink()
     out = appstreamcli("validate-tree", "--no-net", tree)
     assert out.returncode != 0 and "desktop-file-not-found" in out.stdout
+
+
+def test_a_template_without_exec_is_refused() -> None:
+    from core.integration.entry import TemplateError, menu_entry
+
+    template = resources.desktop_template().replace("TryExec=goalkeeper\n", "")
+    with pytest.raises(TemplateError):
+        menu_entry(template, ARGV)
+    with pytest.raises(ValueError):
+        menu_entry(resources.desktop_template(), [])
