@@ -2,23 +2,61 @@
 
 One line per state change and decision (the engine logs every history row). Secrets are never
 passed to a logger: provider code logs names of secrets, never values.
+
+When stdout is the systemd journal (``$JOURNAL_STREAM`` names its device and inode, as systemd
+sets it for ``StandardOutput=journal``), stdout lines carry the level as a syslog priority
+prefix (``<4>`` for a warning, which journald turns into the entry's priority) and no time
+(the journal has its own).
 """
 
 from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TextIO
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+JOURNAL_FORMAT = "%(name)s: %(message)s"
+#: syslog priorities of the logging levels (sd-daemon(3): "<N>" at the start of a line)
+_PRIORITIES = ((logging.CRITICAL, 2), (logging.ERROR, 3), (logging.WARNING, 4),
+               (logging.INFO, 6))
 
 
 class _UtcFormatter(logging.Formatter):
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + (
             f".{int(record.msecs):03d}Z")
+
+
+class _JournalFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        priority = next((p for lvl, p in _PRIORITIES if record.levelno >= lvl), 7)
+        text = super().format(record)
+        return "\n".join(f"<{priority}>{line}" for line in text.splitlines() or [""])
+
+
+def stream_is_journal(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``stream`` is the journal stream systemd connected (``$JOURNAL_STREAM``)."""
+    value = (os.environ if environ is None else environ).get("JOURNAL_STREAM", "")
+    device, _, inode = value.partition(":")
+    try:
+        info = os.fstat(stream.fileno())
+        return (info.st_dev, info.st_ino) == (int(device), int(inode))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _stdout_handler() -> logging.Handler:
+    handler = logging.StreamHandler(sys.stdout)
+    journal = stream_is_journal(sys.stdout)
+    handler.setFormatter(_JournalFormatter(JOURNAL_FORMAT) if journal
+                         else _UtcFormatter(FORMAT))
+    return handler
 
 
 def setup_logging(log_file: Path | None, stdout: bool = False,
@@ -29,10 +67,9 @@ def setup_logging(log_file: Path | None, stdout: bool = False,
         log_file.parent.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.handlers.RotatingFileHandler(
             log_file, maxBytes=2_000_000, backupCount=5, encoding="utf-8"))
+        handlers[-1].setFormatter(_UtcFormatter(FORMAT))
     if stdout:
-        handlers.append(logging.StreamHandler(sys.stdout))
-    for handler in handlers:
-        handler.setFormatter(_UtcFormatter(FORMAT))
+        handlers.append(_stdout_handler())
     for name in ("goalkeeper", "core", "gui"):
         logger = logging.getLogger(name)
         logger.setLevel(level)

@@ -85,7 +85,7 @@ def make_application() -> QApplication:
     app.setApplicationName("Goalkeeper")
     app.setApplicationDisplayName("Goalkeeper")
     app.setDesktopFileName(APP_ID)
-    # the installed theme icon when there is one (packaging/), else the one drawn here
+    # the theme icon `goalkeeper desktop install` put in place, else the one drawn here
     app.setWindowIcon(QIcon.fromTheme(APP_ID, app_icon()))
     app.setQuitOnLastWindowClosed(False)  # the session decides when to quit (tray or not)
     return app

@@ -20,8 +20,8 @@ from PySide6.QtCore import QObject, Signal
 
 from core.demo import DemoSession
 from core.hosting import Host
+from core.integration.autostart import apply_autostart
 from core.settings import Settings
-from gui.autostart import apply_autostart
 from gui.bridge import Bridge
 from gui.dialogs.settings_dialog import SettingsDialog
 from gui.gc_guard import MainThreadGc

@@ -1,12 +1,9 @@
 """Write the app icon as PNGs for desktop integration (drawn by gui.theme, no image tools).
 
-    .venv/bin/python packaging/icons.py     # resources/icons/hicolor/<size>x<size>/apps/*.png
+    .venv/bin/python packaging/icons.py     # core/resources/icons/hicolor/<n>x<n>/apps/*.png
 
-Install per user with the .desktop file (see the README, "Desktop app"):
-
-    install -Dm644 packaging/io.github.goalkeeper.Goalkeeper.desktop \\
-        ~/.local/share/applications/io.github.goalkeeper.Goalkeeper.desktop
-    cp -r resources/icons/hicolor ~/.local/share/icons/
+They ship in the wheel (package data of ``core.resources``); ``goalkeeper desktop install``
+copies them to ``$XDG_DATA_HOME/icons/hicolor`` with the menu entry (see the README, Install).
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ def main() -> int:
 
     keep = QApplication.instance() or QApplication([])  # pixmaps need a GUI application
     for size in SIZES:
-        folder = ROOT / "resources" / "icons" / "hicolor" / f"{size}x{size}" / "apps"
+        folder = ROOT / "core" / "resources" / "icons" / "hicolor" / f"{size}x{size}" / "apps"
         path = folder / f"{APP_ID}.png"
         path.parent.mkdir(parents=True, exist_ok=True)
         if not app_pixmap(size).save(str(path)):

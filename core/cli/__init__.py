@@ -14,11 +14,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from core.cli import claude, codex_usage, goals, hosts, pipelines, secrets
+from core import __version__
+from core.cli import claude, codex_usage, desktop, goals, hosts, pipelines, secrets, service
 from core.cli.common import EXIT_USAGE, CliError, make_context, warn
 
 #: modules that add sub-commands; each has ``register(subparsers, common_parent)``
-COMMAND_MODULES = [goals, hosts, pipelines, secrets, codex_usage, claude]
+COMMAND_MODULES = [goals, hosts, pipelines, secrets, codex_usage, claude, desktop, service]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="goalkeeper",
         description="Keeps long-running AI coding-agent goals going across quota windows.",
     )
+    parser.add_argument("--version", action="version", version=f"goalkeeper {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(sub, common)
