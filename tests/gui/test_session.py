@@ -85,6 +85,7 @@ async def test_saved_settings_apply_live_where_they_can(session: GuiSession, pat
     dialog.editors["start_at_login"].setChecked(True)  # type: ignore[union-attr]
     assert await dialog.save()
     assert not session.user_settings.notify_resumed
+    assert not session.host.notifications.settings.notify_resumed  # the core decides: at once
     assert load_settings(paths.config_file, {}).start_at_login
     assert session.window.banner.text == "Settings saved and applied."
     autostart = tmp_path / "xdg" / "autostart" / "io.github.goalkeeper.Goalkeeper.desktop"
