@@ -12,6 +12,7 @@ import random
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -119,3 +120,19 @@ async def drive(clock: FakeClock, done: Callable[[], bool], timeout: float = 10.
         if wake is not None:
             clock.advance(max(wake, 0.0))
         await asyncio.sleep(0.002)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[Any]:
+    """The OS keyring, in a dict (as tests/pipeline does), for code that reads it for real."""
+    import keyring
+
+    from tests.pipeline.conftest import MemoryKeyring
+
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)
