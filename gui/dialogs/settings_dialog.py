@@ -260,7 +260,9 @@ class SettingsDialog(QDialog):
         return self._tasks.spawn(self._send_test(), "test-notification")
 
     async def _send_test(self) -> str:
-        result = self.revalidate()
+        self.revalidate()
+        # the values as shown, a variable's included (it wins when the app runs)
+        result = validate(self.values())
         if self._tester is None or result.settings is None:
             text = "Fix the settings above first." if self._tester else "Not available here."
         elif not (result.settings.notify_ntfy_url or result.settings.notify_webhook_url):
