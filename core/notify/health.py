@@ -2,9 +2,10 @@
 
 States: ``idle`` (configured, nothing sent yet), ``ok`` (the last notification arrived),
 ``retrying`` (an attempt failed, another is coming), ``failing`` (the last notification could not
-be delivered: retries used up, a 4xx, or the server said to wait longer), ``off`` (no longer
-configured). Nothing here is secret: the target is the redacted URL, the reason names a status or
-a transport error, never a header or a token.
+be delivered: retries used up, a 4xx, or the server said to wait longer — it stays failing while
+later ones are retried, until one gets through), ``off`` (no longer configured). Nothing here is
+secret: the target is the redacted URL, the reason names a status or a transport error, never a
+header or a token.
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ class ChannelHealth:
                                    failed=self.failed + 1)
 
     def retrying(self, at: datetime, reason: str) -> ChannelHealth:
+        """An attempt failed and another follows; a failing channel stays failing (with its
+        last delivery's reason) until a notification gets through."""
+        if self.failing:
+            return self
         since = self.failing_since if self.failing_since is not None else at
         return dataclasses.replace(self, state=ChannelState.RETRYING, reason=reason,
                                    failing_since=since)

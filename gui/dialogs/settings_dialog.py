@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -50,8 +50,9 @@ from gui.tasks import TaskKeeper
 ERROR_STYLE = "color: #c62828;"
 NOTIFICATIONS_SECTION = "Notifications"
 SECRETS_TEXT = ("The ntfy access token and the webhook's signing secret are kept in the OS "
-                "keyring, never in config.toml: <code>goalkeeper secret set ntfy-token</code>, "
-                "<code>goalkeeper secret set webhook-secret</code>.")
+                "keyring, never in config.toml; store them with<br>"
+                "<code>goalkeeper secret set ntfy-token</code><br>"
+                "<code>goalkeeper secret set webhook-secret</code>")
 
 #: sends a test message with these settings; answers (channel, delivered, reason) per channel
 Tester = Callable[[Settings], Awaitable[list[tuple[str, bool, str]]]]
@@ -136,6 +137,7 @@ class SettingsDialog(QDialog):
     def _add_notification_extras(self, form: QFormLayout) -> None:
         secrets = QLabel(SECRETS_TEXT, self)
         secrets.setWordWrap(True)
+        secrets.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         secrets.setAccessibleName("Where the notification secrets are kept")
         form.addRow(secrets)
         self.test_button = QPushButton("Send a &test notification", self)

@@ -271,3 +271,19 @@ async def test_the_queue_keeps_order_and_drops_the_oldest_when_full(
     assert [r.json()["goal"] for r in server.requests] == ["b", "c"]
     assert worker.health.dropped == 1
     await worker.stop(1)
+
+
+@pytest.mark.asyncio
+async def test_a_failing_channel_stays_failing_while_the_next_one_is_retried(
+        server: MockServer, script: Script, rig: RigFactory, clock: FakeClock) -> None:
+    script.replies = [fail(400), fail(503), Reply.json({})]
+    r = rig(webhook(server))
+    await r.worker.deliver(note())
+    assert r.worker.health.failing
+    r.worker.start()
+    r.worker.submit(note(Kind.DONE))
+    await drive(clock, lambda: len(server.requests) == 2 and clock.sleepers > 0)
+    assert r.worker.health.failing and r.worker.health.reason == "HTTP 400 Bad Request"
+    await drive(clock, lambda: r.worker.health.state is ChannelState.OK)
+    assert [h.state for h in r.healths] == [ChannelState.FAILING, ChannelState.OK]
+    await r.worker.stop(0)
