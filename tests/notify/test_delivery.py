@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 import logging
+import random
 import socket
 from datetime import UTC, datetime, timedelta
 
@@ -13,10 +14,12 @@ import pytest
 
 from core.clock import FakeClock
 from core.notify.channels import SIGNATURE_HEADER, WEBHOOK_KEYS, NtfyChannel
+from core.notify.delivery import ChannelWorker
 from core.notify.health import ChannelState
 from core.notify.kinds import Kind, Notification
+from core.notify.policy import DeliveryPolicy
 from core.secrets import SecretStoreError
-from tests.notify.conftest import HANG, RigFactory, Script, drive, ntfy, webhook
+from tests.notify.conftest import HANG, RigFactory, Script, drive, ntfy, reader_of, webhook
 from tests.real.mockhttp import MockServer, Reply
 
 AT = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
@@ -234,11 +237,6 @@ async def test_failures_are_logged_once_per_reason_and_nothing_secret_anywhere(
 @pytest.mark.asyncio
 async def test_a_failing_keyring_is_reported_and_nothing_is_sent(server: MockServer,
                                                                  clock: FakeClock) -> None:
-    import random
-
-    from core.notify.delivery import ChannelWorker
-    from core.notify.policy import DeliveryPolicy
-
     async def broken(name: str) -> str | None:
         raise SecretStoreError("the keyring did not answer within 10 s")
 
@@ -253,12 +251,6 @@ async def test_a_failing_keyring_is_reported_and_nothing_is_sent(server: MockSer
 @pytest.mark.asyncio
 async def test_the_queue_keeps_order_and_drops_the_oldest_when_full(
         server: MockServer, clock: FakeClock, secrets: dict[str, str]) -> None:
-    import random
-
-    from core.notify.delivery import ChannelWorker
-    from core.notify.policy import DeliveryPolicy
-    from tests.notify.conftest import reader_of
-
     worker = ChannelWorker(webhook(server), DeliveryPolicy(), clock, host="box",
                            secrets=reader_of(secrets), rng=random.Random(1),
                            on_health=lambda _h: None, max_queued=2)
