@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from core.models import Goal, HistoryRow, QuotaReading
+from core.notify.health import ChannelHealth
+from core.notify.kinds import Notification
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +85,21 @@ class Notice:
     text: str
 
 
+@dataclass(frozen=True)
+class NotificationIssued:
+    """A history row is a notification whose kind is switched on (:mod:`core.notify`): the
+    desktop shows it, the remote channels whose minimum kind admits it deliver it."""
+
+    notification: Notification
+
+
+@dataclass(frozen=True)
+class NotifyChannelChanged:
+    """A remote notification channel's record changed (delivered, retrying, failing, off)."""
+
+    health: ChannelHealth
+
+
 Event = (
     QuotaObserved
     | QuotaExhausted
@@ -93,6 +110,8 @@ Event = (
     | SchedulerWoke
     | ProvidersRefreshed
     | Notice
+    | NotificationIssued
+    | NotifyChannelChanged
 )
 Subscriber = Callable[[Event], None]
 

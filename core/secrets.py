@@ -6,6 +6,10 @@ database, the logs, the state files or the history (step output is masked, see
 :class:`core.providers.pipeline.steps.Redactor`). The list of names (not values) lives in the
 keyring as well, since keyrings cannot enumerate their entries.
 
+Goalkeeper's own secrets (:data:`APP_SECRETS`: the ntfy token, the webhook signing secret) are
+stored the same way; their names contain a ``-``, which no step's secret name may (those are
+environment variable names), so no step can ever ask for them.
+
 Only a backend keyring itself calls *recommended* (priority ≥ 1: Secret Service, KWallet,
 macOS Keychain, Windows Credential Locker) is used; ``fail``, ``null`` and plaintext backends
 raise :class:`SecretStoreUnavailable` with a message saying how to get a usable one. Every keyring
@@ -28,6 +32,11 @@ from keyring.backend import KeyringBackend
 SERVICE = "Goalkeeper"
 INDEX_ENTRY = "__goalkeeper_secret_names__"
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+#: secrets Goalkeeper itself uses (see core.notify.channels), by name
+APP_SECRETS = {
+    "ntfy-token": "the access token for notify_ntfy_url",
+    "webhook-secret": "the key that signs the webhook's body (HMAC-SHA256)",
+}
 CALL_TIMEOUT_SECONDS = 30.0
 
 T = TypeVar("T")
@@ -49,10 +58,13 @@ class SecretStoreUnavailable(SecretStoreError):
 
 
 def check_name(name: str) -> str:
+    if name in APP_SECRETS:
+        return name
     if not NAME_PATTERN.match(name):
         raise SecretStoreError(f"{name!r} is not a valid secret name: use letters, digits and "
                                "underscores, not starting with a digit (it becomes an "
-                               "environment variable)")
+                               "environment variable), or one of Goalkeeper's own: "
+                               + ", ".join(APP_SECRETS))
     return name
 
 
@@ -119,7 +131,8 @@ class SecretStore:
             data = json.loads(raw) if raw else []
         except ValueError:
             data = []
-        return sorted(n for n in data if isinstance(n, str) and NAME_PATTERN.match(n))
+        return sorted(n for n in data
+                      if isinstance(n, str) and (NAME_PATTERN.match(n) or n in APP_SECRETS))
 
     def _update_index(self, change: Callable[[set[str]], set[str]]) -> None:
         names = sorted(change(set(self.names())))

@@ -23,6 +23,8 @@ from pydantic import (
 )
 
 from core.atomic import atomic_write_text
+from core.notify.kinds import RANKED, Kind, check_minimum
+from core.notify.urls import check_ntfy_url, check_webhook_url
 from core.quota import HysteresisPolicy
 from core.toml_lines import locate
 from core.user_quota import QUOTA_NAME, UserQuota
@@ -31,6 +33,8 @@ from core.user_quota import QUOTA_NAME, UserQuota
 TABLE_FIELDS = frozenset({"quotas"})
 
 ENV_PREFIX = "GOALKEEPER_"
+#: a field's allowed values, least urgent first, for editors that offer a list
+_KIND_CHOICES: dict[str, Any] = {"choices": [k.value for k in RANKED]}
 
 
 class Settings(BaseModel):
@@ -88,6 +92,19 @@ class Settings(BaseModel):
     notify_scheduled: bool = True
     notify_done: bool = True
     notify_failed: bool = True
+    notify_ntfy_url: str = Field("", description="an ntfy topic URL (https://ntfy.sh/my-goals); "
+                                 "empty: off. A token, if the server needs one: `goalkeeper "
+                                 "secret set ntfy-token`")
+    notify_ntfy_min_kind: Kind = Field(Kind.SCHEDULED, description="ntfy gets this kind and the "
+                                       "more urgent ones", json_schema_extra=_KIND_CHOICES)
+    notify_webhook_url: str = Field("", description="JSON is POSTed here, one request per "
+                                    "notification; empty: off. Signed when the keyring holds "
+                                    "`webhook-secret`")
+    notify_webhook_min_kind: Kind = Field(Kind.SCHEDULED, description="the webhook gets this "
+                                          "kind and the more urgent ones",
+                                          json_schema_extra=_KIND_CHOICES)
+    notify_timeout_seconds: float = Field(10, gt=0, le=60, description="time-box of one "
+                                          "delivery attempt to ntfy or the webhook")
     start_at_login: bool = False
     pipeline_enabled: bool = Field(True, description="run pipeline goals added with `add`")
     pipeline_stop_grace_seconds: float = Field(
@@ -104,6 +121,21 @@ class Settings(BaseModel):
         if text.strip().startswith("-"):
             raise ValueError("must not start with '-' (claude would read it as an option)")
         return text
+
+    @field_validator("notify_ntfy_url")
+    @classmethod
+    def _ntfy_url(cls, text: str) -> str:
+        return check_ntfy_url(text)
+
+    @field_validator("notify_webhook_url")
+    @classmethod
+    def _webhook_url(cls, text: str) -> str:
+        return check_webhook_url(text)
+
+    @field_validator("notify_ntfy_min_kind", "notify_webhook_min_kind")
+    @classmethod
+    def _minimum_kind(cls, kind: Kind) -> Kind:
+        return check_minimum(kind)
 
     @model_validator(mode="after")
     def _check_relations(self) -> Settings:

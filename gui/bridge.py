@@ -31,6 +31,8 @@ from core.events import (
     GoalRemoved,
     HistoryRecorded,
     Notice,
+    NotificationIssued,
+    NotifyChannelChanged,
     ProvidersRefreshed,
     QuotaExhausted,
     QuotaObserved,
@@ -38,6 +40,8 @@ from core.events import (
     SchedulerWoke,
 )
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
+from core.notify.health import ChannelHealth, ChannelState
+from core.notify.service import send_test_now
 from core.providers.registry import looked_for
 from core.quota import effective
 from core.results import ActionResult
@@ -74,6 +78,10 @@ class Bridge(QObject):
         scheduler_woke(object): the scheduler's next wake instant, or None when idle.
         providers_refreshed(datetime): every provider was asked for goals and quotas.
         notice(str, str): level and text of something the user should be told once.
+        notification_issued(Notification): a notification whose kind is switched on (the core
+            decided; the tray only shows it).
+        notify_channel_changed(ChannelHealth): a remote channel (ntfy, webhook) delivered,
+            is retrying, failing, or was switched off.
         action_finished(str, ActionResult): a requested action (verb) came back.
         host_state_changed(str): ``starting`` / ``running`` / ``stopping`` / ``stopped``.
     """
@@ -87,6 +95,8 @@ class Bridge(QObject):
     scheduler_woke = Signal(object)
     providers_refreshed = Signal(object)
     notice = Signal(str, str)
+    notification_issued = Signal(object)
+    notify_channel_changed = Signal(object)
     action_finished = Signal(str, object)
     host_state_changed = Signal(str)
 
@@ -96,6 +106,7 @@ class Bridge(QObject):
         self._engine = engine
         self._tasks = TaskKeeper()
         self._readings: dict[str, QuotaReading] = {}
+        self._channels: dict[str, ChannelHealth] = {}
         self._changed: dict[str, Goal] = {}
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -117,6 +128,8 @@ class Bridge(QObject):
         for reading in list(self._readings.values()):
             self.quota_observed.emit(reading)
         self.scheduler_woke.emit(self._engine.scheduler.next_wake)
+        for health in list(self._channels.values()):
+            self.notify_channel_changed.emit(health)
         if self._engine.last_refresh is not None:
             self.providers_refreshed.emit(self._engine.last_refresh)
 
@@ -141,16 +154,11 @@ class Bridge(QObject):
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, GoalChanged):
-            self._changed[event.goal.id] = event.goal
-            if not self._flush_timer.isActive():
-                self._flush_timer.start()
+            self._queue_change(event.goal)
         elif isinstance(event, HistoryRecorded):
             self.history_recorded.emit(event.row)
-        elif isinstance(event, QuotaObserved):
-            self._readings[event.reading.window_id] = event.reading
-            self.quota_observed.emit(event.reading)
-        elif isinstance(event, QuotaExhausted | QuotaRecovered):
-            self.quota_edge.emit(event.window_id, isinstance(event, QuotaExhausted))
+        elif isinstance(event, QuotaObserved | QuotaExhausted | QuotaRecovered):
+            self._on_quota(event)
         elif isinstance(event, SchedulerWoke):
             self.scheduler_woke.emit(event.next_wake)
         elif isinstance(event, GoalRemoved):
@@ -160,6 +168,29 @@ class Bridge(QObject):
             self.providers_refreshed.emit(event.at)
         elif isinstance(event, Notice):
             self.notice.emit(event.level, event.text)
+        elif isinstance(event, NotificationIssued):
+            self.notification_issued.emit(event.notification)
+        elif isinstance(event, NotifyChannelChanged):
+            self._on_channel(event.health)
+
+    def _queue_change(self, goal: Goal) -> None:
+        self._changed[goal.id] = goal
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def _on_quota(self, event: QuotaObserved | QuotaExhausted | QuotaRecovered) -> None:
+        if isinstance(event, QuotaObserved):
+            self._readings[event.reading.window_id] = event.reading
+            self.quota_observed.emit(event.reading)
+        else:
+            self.quota_edge.emit(event.window_id, isinstance(event, QuotaExhausted))
+
+    def _on_channel(self, health: ChannelHealth) -> None:
+        if health.state is ChannelState.OFF:
+            self._channels.pop(health.channel, None)
+        else:
+            self._channels[health.channel] = health
+        self.notify_channel_changed.emit(health)
 
     def flush(self) -> None:
         """Announce the goal changes collected so far (the loop does it on its next turn)."""
@@ -222,6 +253,16 @@ class Bridge(QObject):
 
     def provider_names(self) -> list[str]:
         return sorted(self._engine.providers)
+
+    def notify_channels(self) -> list[ChannelHealth]:
+        """The remote notification channels' records, as last announced."""
+        return [self._channels[name] for name in sorted(self._channels)]
+
+    async def send_test_notification(self, settings: Settings) -> list[tuple[str, bool, str]]:
+        """A test message through the channels ``settings`` configure (saved or not):
+        (channel, delivered, why not) for each."""
+        reports = await send_test_now(settings, self._engine.clock)
+        return [(r.channel, r.delivered, r.reason or "") for r in reports]
 
     def looked_for(self) -> list[tuple[str, str]]:
         """(provider, what it looked for and where) for every known provider, on or off."""

@@ -33,6 +33,7 @@ from gui.widgets.chart_panel import ChartPanel
 from gui.widgets.first_run import FirstRunPage
 from gui.widgets.goals_view import GoalsView
 from gui.widgets.history_view import HistoryView
+from gui.widgets.notify_status import ChannelIndicator
 from gui.widgets.quota_panel import QuotaPanel
 from gui.widgets.status_bar import HostStatus
 
@@ -69,6 +70,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.first_run)
         self.setCentralWidget(self.stack)
         self.status = HostStatus(bridge, self.statusBar())
+        self.channels = ChannelIndicator(bridge, self.statusBar())
         self._build_toolbar()
         self._build_menus()
         self._connect()
@@ -162,6 +164,7 @@ class MainWindow(QMainWindow):
         self.chart_panel.window_changed.connect(self.quota_panel.select)
         self.goals_view.current_goal_changed.connect(self.history_view.set_selected_goal)
         self.history_view.message.connect(self.show_message)
+        self.channels.started_failing.connect(lambda text: self.show_message(text, False))
         self.first_run.refresh_requested.connect(self.bridge.refresh)
         self.first_run.settings_requested.connect(self.settings_requested.emit)
         self.first_run.demo_requested.connect(self._start_demo)

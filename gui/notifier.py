@@ -1,8 +1,9 @@
-"""The one seam every desktop notification goes through.
+"""The one seam every desktop notification goes through — presentation only.
 
-:class:`Notifier` listens to the bridge's history rows, asks :mod:`gui.notifications` whether a
-row deserves a notification, checks the user's ``notify_*`` setting, and hands it to exactly one
-backend chosen at start-up:
+Which history row is which kind of notification, and whether that kind is switched on, is the
+core's decision (:mod:`core.notify`), shared with ntfy and the webhook. :class:`Notifier` shows
+what the bridge's ``notification_issued`` hands it through exactly one backend chosen at
+start-up:
 
 * :class:`TrayBackend` — ``QSystemTrayIcon.showMessage`` (on a D-Bus desktop Qt turns that into
   ``org.freedesktop.Notifications.Notify`` itself);
@@ -16,17 +17,15 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QSystemTrayIcon
 
-from core.models import HistoryRow
-from core.settings import Settings
+from core.notify.kinds import Kind, Notification
 from gui.bridge import Bridge
-from gui.notifications import Kind, Notification, enabled, notification_for
 
 log = logging.getLogger("gui")
 
@@ -34,10 +33,25 @@ NOTIFICATIONS = "org.freedesktop.Notifications"
 EXPIRE_MS = 8000
 
 
+@dataclass(frozen=True)
+class Toast:
+    """What a backend shows: a title and a body; ``kind`` is None for a one-off hint."""
+
+    title: str
+    body: str
+    kind: Kind | None = None
+    goal: str | None = None
+
+    @classmethod
+    def of(cls, notification: Notification) -> Toast:
+        return cls(notification.title, notification.message, notification.kind,
+                   notification.goal)
+
+
 class Backend(Protocol):
     name: str
 
-    def send(self, notification: Notification) -> None: ...
+    def send(self, notification: Toast) -> None: ...
 
     def close(self) -> None: ...
 
@@ -48,7 +62,7 @@ class TrayBackend:
     def __init__(self, icon: QSystemTrayIcon) -> None:
         self._icon = icon
 
-    def send(self, notification: Notification) -> None:
+    def send(self, notification: Toast) -> None:
         self._icon.showMessage(notification.title, notification.body,
                                QSystemTrayIcon.MessageIcon.Information, EXPIRE_MS)
 
@@ -65,10 +79,10 @@ class FreedesktopBackend:
         self._app_name = app_name
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gk-notify")
 
-    def send(self, notification: Notification) -> None:
+    def send(self, notification: Toast) -> None:
         self._executor.submit(self._notify, notification)
 
-    def _notify(self, notification: Notification) -> None:
+    def _notify(self, notification: Toast) -> None:
         from jeepney import DBusAddress, new_method_call
         from jeepney.io.blocking import open_dbus_connection
 
@@ -90,7 +104,7 @@ class FreedesktopBackend:
 class NullBackend:
     name = "none"
 
-    def send(self, notification: Notification) -> None:
+    def send(self, notification: Toast) -> None:
         log.info("notification not shown (no tray, no notification service): %s — %s",
                  notification.title, notification.body)
 
@@ -120,38 +134,30 @@ def notification_service_available() -> bool:
 
 
 class Notifier(QObject):
-    """Turns history rows into notifications through one backend. Owns the backend.
+    """Shows the core's notifications through one backend. Owns the backend.
 
-    Signals: ``sent(Notification)`` — after a notification was handed to the backend.
+    Signals: ``sent(Toast)`` — after a notification was handed to the backend.
     """
 
     sent = Signal(object)
 
-    def __init__(self, bridge: Bridge, backend: Backend,
-                 settings: Callable[[], Settings] | None = None,
-                 parent: QObject | None = None) -> None:
+    def __init__(self, bridge: Bridge, backend: Backend, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._bridge = bridge
         self.backend = backend
-        self._settings = settings or (lambda: bridge.settings)
-        self.recent: deque[Notification] = deque(maxlen=50)
-        bridge.history_recorded.connect(self._on_bridge_history_recorded)
+        self.recent: deque[Toast] = deque(maxlen=50)
+        bridge.notification_issued.connect(self._on_bridge_notification_issued)
 
-    def _on_bridge_history_recorded(self, row: HistoryRow) -> None:
-        goal = self._bridge.goal(row.goal) if row.goal else None
-        notification = notification_for(row, goal.title if goal else (row.goal or "a goal"),
-                                         self._bridge.now())
-        if notification is not None and enabled(self._settings(), notification.kind):
-            self.notify(notification)
+    def _on_bridge_notification_issued(self, notification: Notification) -> None:
+        self.notify(Toast.of(notification))
 
-    def notify(self, notification: Notification) -> None:
-        self.recent.append(notification)
-        self.backend.send(notification)
-        self.sent.emit(notification)
+    def notify(self, toast: Toast) -> None:
+        self.recent.append(toast)
+        self.backend.send(toast)
+        self.sent.emit(toast)
 
     def hint(self, title: str, body: str) -> None:
         """A one-off message that is not one of the switchable kinds (e.g. "still running")."""
-        self.backend.send(Notification(Kind.HINT, title, body))
+        self.backend.send(Toast(title, body))
 
     def close(self) -> None:
         self.backend.close()

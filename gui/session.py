@@ -66,7 +66,7 @@ class GuiSession(QObject):
         self.user_settings: Settings = host.engine.settings
         self.gc = MainThreadGc(self)
         self._tasks = TaskKeeper()
-        self.bridge = Bridge(host.engine, parent=self)
+        self.bridge = Bridge(host.engine, parent=self)  # before the host starts: no event lost
         self.tick = DisplayTick(self.bridge.now, self)
         self.window = MainWindow(self.bridge, launcher or Launcher(), self.tick)
         self.state = GuiState(host.paths.config_dir)
@@ -113,7 +113,7 @@ class GuiSession(QObject):
             available = await asyncio.to_thread(notification_service_available)
             backend = FreedesktopBackend() if available else NullBackend()
         log.info("notifications: %s", backend.name)
-        self.notifier = Notifier(self.bridge, backend, lambda: self.user_settings, self)
+        self.notifier = Notifier(self.bridge, backend, self)
 
     async def run(self) -> None:
         """Until the user quits (menu, tray, window close without a tray, SIGINT/SIGTERM)."""
@@ -161,7 +161,8 @@ class GuiSession(QObject):
 
     def open_settings(self) -> SettingsDialog:
         if self.settings_dialog is None:
-            dialog = SettingsDialog(self.source, self.window)
+            dialog = SettingsDialog(self.source, self.window,
+                                    tester=self.bridge.send_test_notification)
             dialog.saved.connect(self._on_settings_saved)
             dialog.finished.connect(lambda _r: self._forget_settings_dialog(dialog))
             self.settings_dialog = dialog
@@ -174,8 +175,13 @@ class GuiSession(QObject):
         dialog.deleteLater()
 
     def _on_settings_saved(self, settings: Settings, restart: bool) -> None:
+        # the dialog saves the file's values; a field a GOALKEEPER_* variable sets keeps the
+        # variable's value (it wins over the file, now as at the next start)
+        settings = settings.model_copy(update={name: getattr(self.user_settings, name)
+                                               for name in self.source.overridden()})
         start_changed = settings.start_at_login != self.user_settings.start_at_login
         self.user_settings = settings
+        self.host.notifications.apply(settings)  # switches, channels, time-out: at once
         text = "Settings saved" + ("; scheduling changes apply when Goalkeeper next starts."
                                    if restart else " and applied.")
         self.window.show_message(text, True)

@@ -9,6 +9,7 @@ from its type and constraints.
 
 from __future__ import annotations
 
+import enum
 import os
 import types
 import typing
@@ -32,7 +33,8 @@ from core.settings import (
 #: fields whose change the running app applies at once (the engine's are read at start-up)
 LIVE_FIELDS = frozenset({
     "notify_resumed", "notify_relimited", "notify_gave_up", "notify_scheduled", "notify_done",
-    "notify_failed", "start_at_login",
+    "notify_failed", "notify_ntfy_url", "notify_ntfy_min_kind", "notify_webhook_url",
+    "notify_webhook_min_kind", "notify_timeout_seconds", "start_at_login",
 })
 
 SECTIONS: list[tuple[str, tuple[str, ...]]] = [
@@ -45,7 +47,9 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("Scheduler", ("max_sleep_seconds", "fallback_poll_min_seconds", "fallback_poll_max_seconds",
                    "fallback_poll_jitter", "provider_refresh_seconds")),
     ("Notifications", ("notify_resumed", "notify_relimited", "notify_gave_up",
-                       "notify_scheduled", "notify_done", "notify_failed")),
+                       "notify_scheduled", "notify_done", "notify_failed", "notify_ntfy_url",
+                       "notify_ntfy_min_kind", "notify_webhook_url", "notify_webhook_min_kind",
+                       "notify_timeout_seconds")),
     ("Desktop", ("start_at_login", "demo_enabled")),
 ]
 PROVIDERS_SECTION = "Providers"
@@ -58,6 +62,11 @@ LABELS = {
     "notify_scheduled": "An automatic resume was scheduled",
     "notify_done": "A goal is done",
     "notify_failed": "A goal failed or could not be resumed",
+    "notify_ntfy_url": "ntfy topic URL",
+    "notify_ntfy_min_kind": "ntfy: least urgent kind",
+    "notify_webhook_url": "Webhook URL",
+    "notify_webhook_min_kind": "Webhook: least urgent kind",
+    "notify_timeout_seconds": "Delivery time-out (s)",
     "auto_resume_default": "Auto-resume newly found goals",
     "start_at_login": "Start Goalkeeper when I log in",
     "demo_enabled": "Include the demo provider",
@@ -105,6 +114,31 @@ HELP = {
     "provider_refresh_seconds": "How often providers are asked for goals and quotas.",
     "demo_enabled": "Show the built-in demo goals in this data directory too.",
     "start_at_login": "Adds Goalkeeper to your desktop's autostart (XDG autostart on Linux).",
+    "notify_ntfy_url": "Push to your phone through ntfy (public or self-hosted), e.g. "
+                       "https://ntfy.sh/my-goals-7f3a. The topic is like a password: pick one "
+                       "that is hard to guess. A token, if the server needs one, goes into the "
+                       "keyring: goalkeeper secret set ntfy-token.",
+    "notify_ntfy_min_kind": "The least urgent kind ntfy gets; the kinds after it in the list "
+                            "are more urgent and are sent too.",
+    "notify_webhook_url": "Each notification is POSTed here as JSON (kind, goal, title, "
+                          "provider, host, at, message, next_resume_at). With a secret in the "
+                          "keyring (goalkeeper secret set webhook-secret) the body is signed "
+                          "(X-Goalkeeper-Signature).",
+    "notify_webhook_min_kind": "The least urgent kind the webhook gets; the kinds after it in "
+                               "the list are more urgent and are sent too.",
+    "notify_timeout_seconds": "How long one attempt to reach ntfy or the webhook may take "
+                              "(failed attempts are retried with backoff).",
+}
+
+#: how a choice is shown (value → text); values without an entry are shown as they are
+CHOICE_TEXT = {
+    "scheduled": "A resume was scheduled (everything)",
+    "resumed": "Resumed automatically",
+    "done": "Done",
+    "relimited": "Ran out of quota again",
+    "could_not_resume": "Could not resume",
+    "failed": "Failed",
+    "gave_up": "Gave up at the attempt cap",
 }
 
 
@@ -114,13 +148,14 @@ class FieldSpec:
 
     name: str
     label: str
-    kind: str  # "bool" | "int" | "float" | "text" | "list" | "table" (edited in the file)
+    kind: str  # "bool" | "int" | "float" | "text" | "list" | "choice" | "table" (in the file)
     optional: bool
     help: str
     default: Any
     env_var: str
     bounds: str = ""
     section: str = PROVIDERS_SECTION
+    choices: tuple[str, ...] = ()  # a "choice": the allowed values, in order
 
 
 def _base_kind(annotation: Any) -> tuple[str, bool]:
@@ -140,6 +175,17 @@ def _base_kind(annotation: Any) -> tuple[str, bool]:
     if origin in (list, tuple, set, frozenset):
         return "list", optional
     return "text", optional
+
+
+def _choices(info: FieldInfo) -> tuple[str, ...]:
+    """A field's declared ``choices`` (``json_schema_extra``), or an enum's values."""
+    extra = info.json_schema_extra
+    declared = extra.get("choices") if isinstance(extra, dict) else None
+    if isinstance(declared, list):
+        return tuple(str(c) for c in declared)
+    if isinstance(info.annotation, type) and issubclass(info.annotation, enum.Enum):
+        return tuple(str(m.value) for m in info.annotation)
+    return ()
 
 
 def _bounds(info: FieldInfo) -> str:
@@ -179,12 +225,13 @@ def field_specs() -> list[FieldSpec]:
     specs = []
     for name, info in Settings.model_fields.items():
         kind, optional = ("table", False) if name in TABLE_FIELDS else _base_kind(info.annotation)
+        choices = _choices(info)
         specs.append(FieldSpec(
-            name=name, label=_label(name), kind=kind, optional=optional,
-            help=HELP.get(name) or info.description or "",
+            name=name, label=_label(name), kind="choice" if choices else kind,
+            optional=optional, help=HELP.get(name) or info.description or "",
             default=None if kind == "table" else info.default,
             env_var=ENV_PREFIX + name.upper(),
-            bounds=_bounds(info), section=_section(name, placed),
+            bounds=_bounds(info), section=_section(name, placed), choices=choices,
         ))
     known = [title for title, _ in SECTIONS]
     position = {name: i for _, names in SECTIONS for i, name in enumerate(names)}

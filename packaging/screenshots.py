@@ -7,7 +7,9 @@ throw-away data directory with the demo provider. The demo runs on a fake clock 
 forward by hand — so the pictures are reproducible and take seconds, not minutes: the main window
 40 s in (the goals ran out of the one-minute quota and wait for its reset, with countdowns), the
 history and the dark variant 85 s in (they were resumed automatically after the reset and
-finished; the goal with auto-resume off still waits for a person).
+finished; the goal with auto-resume off still waits for a person). Then ntfy and a webhook are
+switched on (two small servers on 127.0.0.1: one accepts, one answers 503) and a resume is
+scheduled: the window with the failing webhook, and the settings' Notifications tab.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -51,6 +54,7 @@ def main() -> int:
 
 
 async def shoot(out: Path) -> int:
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     from PySide6.QtWidgets import QApplication
 
     from core.clock import FakeClock
@@ -108,10 +112,67 @@ async def shoot(out: Path) -> int:
         await settle()
         save(window.grab(), out / "main-window-dark.png")
         app.setPalette(light)
+        await notifications(session, clock, out)
     finally:
         await session.stop()
         shutil.rmtree(home, ignore_errors=True)
     return 0
+
+
+async def notifications(session: object, clock: object, out: Path) -> None:
+    """ntfy accepts, the webhook answers 503: the window shows the failing one."""
+    from core.clock import FakeClock
+    from core.settings import Settings
+    from gui.session import GuiSession
+
+    assert isinstance(session, GuiSession) and isinstance(clock, FakeClock)
+    ok, busy = local_server(200), local_server(503)
+    try:
+        settings = Settings.model_validate({**session.user_settings.model_dump(),
+            "notify_ntfy_url": f"http://127.0.0.1:{ok.server_address[1]}/my-goals-7f3a",
+            "notify_ntfy_min_kind": "resumed",
+            "notify_webhook_url": f"http://127.0.0.1:{busy.server_address[1]}/hooks/goalkeeper"})
+        session.source.save(settings)  # as if saved in the dialog
+        session._on_settings_saved(settings, False)
+        session.bridge.request("auto_resume", "demo:docs", enabled=True)
+        for _ in range(200):  # the webhook's retries back off on the fake clock
+            await clock.run_for(1, step=0.5)
+            if session.window.channels.failing:
+                break
+        await settle()
+        session.window.resize(1280, 820)
+        save(session.window.grab(), out / "notifications-failing.png")
+        dialog = session.open_settings()
+        dialog.tabs.setCurrentIndex(3)  # Notifications
+        await settle()
+        save(dialog.grab(), out / "settings-notifications.png")
+        dialog.reject()
+    finally:
+        for server in (ok, busy):
+            server.shutdown()
+            server.server_close()
+
+
+def local_server(status: int) -> Any:
+    """A 127.0.0.1 server answering every POST with ``status`` (never the network)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(status)
+            self.send_header("content-length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
+    return server
 
 
 def dark_palette() -> object:

@@ -1,4 +1,7 @@
-"""``status``, ``history``, ``resume``, ``pause``, ``cancel``, ``auto-resume``, ``start``."""
+"""``status``, ``history``, ``resume``, ``pause``, ``cancel``, ``auto-resume``, ``start``.
+
+``status`` shows the goals, the quota windows and the notification channels (see
+:mod:`core.cli.notify`)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import argparse
 from datetime import datetime
 from typing import Any
 
+from core.cli import notify
 from core.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -90,9 +94,12 @@ def cmd_status(ctx: Context) -> int:
         goals = store.list_goals()
         readings = [effective(r, now, policy) for r in store.latest_readings()]
     cap = ctx.settings.max_auto_attempts
+    channels = notify.channel_status(ctx, ctx.settings)
     data = {"goals": [goal_json(g, cap) for g in goals],
-            "quotas": [quota_json(r) for r in readings]}
-    ctx.emit(data, lambda: _status_text(goals, readings, now, cap))
+            "quotas": [quota_json(r) for r in readings],
+            "notifications": [h.to_json() for h in channels]}
+    ctx.emit(data, lambda: "\n".join([_status_text(goals, readings, now, cap),
+                                      *notify.status_lines(channels, now)]))
     return EXIT_OK
 
 

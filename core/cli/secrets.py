@@ -1,5 +1,8 @@
 """``secret set NAME`` / ``secret list`` / ``secret delete NAME`` — values only in the OS keyring.
 
+``NAME`` is a pipeline step's secret (an environment variable name) or one of Goalkeeper's own
+(``ntfy-token``, ``webhook-secret``: see :data:`core.secrets.APP_SECRETS`).
+
 ``set`` reads the value from a prompt (asked twice, not echoed) or, when stdin is not a terminal,
 from stdin (one trailing newline removed). Nothing prints a value, ever.
 """
@@ -16,7 +19,8 @@ from core.secrets import SecretStore, SecretStoreError, SecretStoreUnavailable
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    secret = sub.add_parser("secret", help="secrets for pipeline steps (OS keyring only)")
+    secret = sub.add_parser("secret", help="secrets for pipeline steps and notifications "
+                            "(OS keyring only)")
     ssub = secret.add_subparsers(dest="secret_command", metavar="COMMAND", required=True)
     p = ssub.add_parser("set", parents=[common], help="store a secret (prompt or stdin)")
     p.add_argument("name")

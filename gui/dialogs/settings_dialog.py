@@ -1,7 +1,9 @@
 """The settings dialog: every field of ``config.toml``, validated as you type, saved atomically.
 
 Editors are generated from :func:`gui.settings_source.field_specs` — a check box for a switch, a
-line edit for anything else — so a provider's new setting appears without touching this file.
+list for a choice, a line edit for anything else — so a provider's new setting appears without
+touching this file. The Notifications tab also says where the channels' secrets live and, when
+the app passes a *tester*, sends a test message with the values as edited (saved or not).
 Each edit re-validates the whole set through the same pydantic model the core loads, and shows
 the messages next to the fields they concern; Save stays disabled until everything is valid.
 
@@ -12,11 +14,13 @@ field is one the running engine only reads at start-up.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -31,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from core.settings import Settings
 from gui.settings_source import (
+    CHOICE_TEXT,
     LIVE_FIELDS,
     FieldSpec,
     SettingsSource,
@@ -43,6 +48,15 @@ from gui.settings_source import (
 from gui.tasks import TaskKeeper
 
 ERROR_STYLE = "color: #c62828;"
+NOTIFICATIONS_SECTION = "Notifications"
+SECRETS_TEXT = ("The ntfy access token and the webhook's signing secret are kept in the OS "
+                "keyring, never in config.toml; store them with<br>"
+                "<code>goalkeeper secret set ntfy-token</code><br>"
+                "<code>goalkeeper secret set webhook-secret</code>")
+
+#: sends a test message with these settings; answers (channel, delivered, reason) per channel
+Tester = Callable[[Settings], Awaitable[list[tuple[str, bool, str]]]]
+Editor = QCheckBox | QLineEdit | QComboBox
 
 
 def table_summary(name: str, tables: dict[str, Any], config_file: object) -> str:
@@ -62,15 +76,17 @@ class SettingsDialog(QDialog):
 
     saved = Signal(object, bool)
 
-    def __init__(self, source: SettingsSource, parent: QWidget | None = None) -> None:
+    def __init__(self, source: SettingsSource, parent: QWidget | None = None,
+                 tester: Tester | None = None) -> None:
         super().__init__(parent)
         self.source = source
+        self._tester = tester
         self._tasks = TaskKeeper()
         self.setWindowTitle("Goalkeeper settings")
         self.setAccessibleName("Goalkeeper settings")
         self.resize(880, 560)  # every tab visible without scroll arrows
         self.specs = {spec.name: spec for spec in field_specs()}
-        self.editors: dict[str, QCheckBox | QLineEdit] = {}
+        self.editors: dict[str, Editor] = {}
         self.errors: dict[str, QLabel] = {}
         self.tables: dict[str, QLabel] = {}
         self.overridden = source.overridden()
@@ -115,6 +131,25 @@ class SettingsDialog(QDialog):
                 scroll.setWidgetResizable(True)
                 self.tabs.addTab(scroll, spec.section)
             self._add_field(forms[spec.section], spec)
+        if NOTIFICATIONS_SECTION in forms:
+            self._add_notification_extras(forms[NOTIFICATIONS_SECTION])
+
+    def _add_notification_extras(self, form: QFormLayout) -> None:
+        secrets = QLabel(SECRETS_TEXT, self)
+        secrets.setWordWrap(True)
+        secrets.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        secrets.setAccessibleName("Where the notification secrets are kept")
+        form.addRow(secrets)
+        self.test_button = QPushButton("Send a &test notification", self)
+        self.test_button.setAccessibleName("Send a test notification")
+        self.test_button.setToolTip("Sends a test message to ntfy and the webhook with the "
+                                    "values above, saved or not.")
+        self.test_button.setEnabled(self._tester is not None)
+        self.test_button.clicked.connect(self.send_test)
+        self.test_result = QLabel(self)
+        self.test_result.setWordWrap(True)
+        self.test_result.setAccessibleName("Test notification result")
+        form.addRow(self.test_button, self.test_result)
 
     def _add_table(self, form: QFormLayout, spec: FieldSpec) -> None:
         """Nested tables (``[quotas.<name>]``) are edited in the file; shown here, kept on save."""
@@ -128,11 +163,16 @@ class SettingsDialog(QDialog):
         if spec.kind == "table":
             self._add_table(form, spec)
             return
-        editor: QCheckBox | QLineEdit
+        editor: Editor
         tip = self._tooltip(spec)
         if spec.kind == "bool":
             editor = QCheckBox(spec.label, self)
             editor.toggled.connect(self.revalidate)
+        elif spec.kind == "choice":
+            editor = QComboBox(self)
+            for value in spec.choices:
+                editor.addItem(CHOICE_TEXT.get(value, value), value)
+            editor.currentIndexChanged.connect(self.revalidate)
         else:
             editor = QLineEdit(self)
             editor.setPlaceholderText("not set" if spec.optional else "")
@@ -180,6 +220,8 @@ class SettingsDialog(QDialog):
             spec = self.specs[name]
             if isinstance(editor, QCheckBox):
                 editor.setChecked(bool(values.get(name)))
+            elif isinstance(editor, QComboBox):
+                editor.setCurrentIndex(max(0, editor.findData(to_text(spec, values.get(name)))))
             else:
                 editor.setText(to_text(spec, values.get(name)))
         self.revalidate()
@@ -189,6 +231,8 @@ class SettingsDialog(QDialog):
         for name, editor in self.editors.items():
             if isinstance(editor, QCheckBox):
                 result[name] = editor.isChecked()
+            elif isinstance(editor, QComboBox):
+                result[name] = editor.currentData()
             else:
                 result[name] = from_text(self.specs[name], editor.text())
         return result
@@ -211,6 +255,31 @@ class SettingsDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(result.ok)
         self.validation = result
         return result
+
+    # -- the test message ----------------------------------------------------------------------
+
+    def send_test(self) -> asyncio.Task[str]:
+        return self._tasks.spawn(self._send_test(), "test-notification")
+
+    async def _send_test(self) -> str:
+        self.revalidate()
+        # the values as shown, a variable's included (it wins when the app runs)
+        result = validate(self.values())
+        if self._tester is None or result.settings is None:
+            text = "Fix the settings above first." if self._tester else "Not available here."
+        elif not (result.settings.notify_ntfy_url or result.settings.notify_webhook_url):
+            text = "Set an ntfy topic URL or a webhook URL first."
+        else:
+            self.test_button.setEnabled(False)
+            self.test_result.setText("Sending…")
+            try:
+                reports = await self._tester(result.settings)
+            finally:
+                self.test_button.setEnabled(True)
+            text = "\n".join(f"{channel}: delivered" if ok else f"{channel}: NOT delivered — "
+                             f"{reason}" for channel, ok, reason in reports)
+        self.test_result.setText(text)
+        return text
 
     # -- saving --------------------------------------------------------------------------------
 

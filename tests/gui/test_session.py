@@ -85,6 +85,7 @@ async def test_saved_settings_apply_live_where_they_can(session: GuiSession, pat
     dialog.editors["start_at_login"].setChecked(True)  # type: ignore[union-attr]
     assert await dialog.save()
     assert not session.user_settings.notify_resumed
+    assert not session.host.notifications.settings.notify_resumed  # the core decides: at once
     assert load_settings(paths.config_file, {}).start_at_login
     assert session.window.banner.text == "Settings saved and applied."
     autostart = tmp_path / "xdg" / "autostart" / "io.github.goalkeeper.Goalkeeper.desktop"
@@ -142,3 +143,40 @@ async def test_quitting_never_leaves_a_runner_started_behind_the_stopped_host(
         await until(lambda: [g for g, _ in again.starts] == ["fake:b"])
     finally:
         await host.stop()
+
+
+@pytest.mark.asyncio
+async def test_notification_channels_apply_at_once_and_a_variable_keeps_winning(
+        paths: Paths, clock: FakeClock, fake: FakeProvider, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    import keyring
+
+    from tests.pipeline.conftest import MemoryKeyring
+    from tests.real.mockhttp import Reply, serving
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    previous = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    with serving(lambda _request: Reply.json({"id": "x"}), poll_interval=0.02) as server:
+        hook = f"{server.url}/hook"
+        host = Host(paths, Settings(resume_jitter_seconds=0, notify_webhook_url=hook), [fake],
+                    "gui", clock, random.Random(1))
+        s = GuiSession(host, source=SettingsSource(
+            paths.config_file, {"GOALKEEPER_NOTIFY_WEBHOOK_URL": hook}),
+            backend=RecordingBackend())
+        try:
+            await s.start()
+            dialog = s.open_settings()
+            assert not dialog.editors["notify_webhook_url"].isEnabled()  # the variable's
+            assert await dialog.send_test() == "webhook: delivered"
+            assert server.requests[-1].json()["kind"] == "test"
+            dialog.editors["notify_ntfy_url"].setText(f"{server.url}/goals")  # type: ignore[union-attr]
+            assert await dialog.save()
+            assert s.window.banner.text == "Settings saved and applied."
+            live = s.host.notifications
+            assert live.settings.notify_webhook_url == hook  # the variable still wins
+            assert [h.channel for h in live.health()] == ["webhook", "ntfy"]
+            await until(lambda: "ntfy" in s.window.channels.text())
+        finally:
+            await s.stop()
+            keyring.set_keyring(previous)

@@ -149,3 +149,55 @@ def test_every_setting_sits_in_a_known_section_or_its_providers_tab() -> None:
     allowed |= {spec.name.capitalize() for spec in SPECS}
     stray = {s.name: s.section for s in field_specs() if s.section not in allowed}
     assert stray == {}
+
+
+@pytest.mark.asyncio
+async def test_notification_channels_are_edited_here(tmp_path: Path, qtbot: Any) -> None:
+    from PySide6.QtWidgets import QComboBox
+
+    from core.notify.kinds import RANKED, Kind
+
+    dialog = make(tmp_path, qtbot, text='notify_webhook_min_kind = "gave_up"\n')
+    combo = dialog.editors["notify_ntfy_min_kind"]
+    assert isinstance(combo, QComboBox)
+    assert [combo.itemData(i) for i in range(combo.count())] == [k.value for k in RANKED]
+    assert combo.currentText() == "A resume was scheduled (everything)"
+    hook = dialog.editors["notify_webhook_min_kind"]
+    assert isinstance(hook, QComboBox) and hook.currentData() == "gave_up"
+    assert "goalkeeper secret set ntfy-token" in dialog.editors["notify_ntfy_url"].toolTip()
+    edit(dialog, "notify_ntfy_url", "https://me:pw@ntfy.sh/goals")
+    assert "user or password" in dialog.errors["notify_ntfy_url"].text()
+    assert not save_button(dialog).isEnabled()
+    edit(dialog, "notify_ntfy_url", "https://ntfy.sh/my-goals-7f3a")
+    combo.setCurrentIndex(combo.findData("failed"))
+    assert save_button(dialog).isEnabled()
+    assert await dialog.save()
+    saved = load_settings(tmp_path / "config.toml", {})
+    assert saved.notify_ntfy_url == "https://ntfy.sh/my-goals-7f3a"
+    assert saved.notify_ntfy_min_kind is Kind.FAILED
+    assert saved.notify_webhook_min_kind is Kind.GAVE_UP
+    assert 'notify_ntfy_min_kind = "failed"' in (tmp_path / "config.toml").read_text()
+    assert not dialog.needs_restart(saved)  # notification settings apply at once
+
+
+@pytest.mark.asyncio
+async def test_the_test_button_sends_with_the_values_as_edited(tmp_path: Path, qtbot: Any
+                                                              ) -> None:
+    asked: list[Settings] = []
+
+    async def tester(settings: Settings) -> list[tuple[str, bool, str]]:
+        asked.append(settings)
+        return [("ntfy", True, ""), ("webhook", False, "HTTP 400 Bad Request")]
+
+    dialog = SettingsDialog(SettingsSource(tmp_path / "config.toml", {}), tester=tester)
+    qtbot.addWidget(dialog)
+    assert await dialog.send_test() == "Set an ntfy topic URL or a webhook URL first."
+    edit(dialog, "notify_webhook_url", "https://hooks.example.org/x")
+    edit(dialog, "notify_ntfy_url", "https://ntfy.example.org/goals")
+    assert await dialog.send_test() == ("ntfy: delivered\n"
+                                        "webhook: NOT delivered — HTTP 400 Bad Request")
+    assert dialog.test_result.text().startswith("ntfy: delivered")
+    assert asked[0].notify_webhook_url == "https://hooks.example.org/x"  # not saved: edited
+    assert not (tmp_path / "config.toml").exists()
+    without = make(tmp_path, qtbot)
+    assert not without.test_button.isEnabled()

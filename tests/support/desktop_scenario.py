@@ -25,10 +25,10 @@ sys.path.insert(0, str(ROOT))
 from core.clock import FakeClock  # noqa: E402
 from core.hosting import Host  # noqa: E402
 from core.models import GoalState, PauseReason  # noqa: E402
+from core.notify.kinds import Kind  # noqa: E402
 from core.paths import resolve_paths  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from gui.app import make_application  # noqa: E402
-from gui.notifications import Kind  # noqa: E402
 from gui.session import GuiSession  # noqa: E402
 from tests.support.fakes import FakeProvider, until  # noqa: E402
 

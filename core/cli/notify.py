@@ -1,0 +1,113 @@
+"""``notify test``, and the notification channels' part of ``status``.
+
+``notify test`` sends a test message through every configured channel (or ``--channel``) from
+this process, with the current ``config.toml`` and keyring — no host needed, so a headless box
+can be set up before its daemon starts. ``status`` asks the running host how its channels are
+doing (control op ``notify-status``); without a host, nothing is being sent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from datetime import datetime
+from typing import Any
+
+from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
+from core.clock import SystemClock
+from core.control import NoHostRunning, send_request
+from core.host import host_running
+from core.notify.channels import channels_from
+from core.notify.delivery import DeliveryReport
+from core.notify.health import ChannelHealth, ChannelState
+from core.notify.service import STATUS_OP, send_test_now
+from core.settings import Settings
+from core.textfmt import short_time
+
+#: ``status`` waits this long for the host's answer about its channels
+STATUS_TIMEOUT_SECONDS = 3.0
+
+
+def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    notify = sub.add_parser("notify", help="notifications through ntfy and webhooks")
+    nsub = notify.add_subparsers(dest="notify_command", metavar="COMMAND", required=True)
+    p = nsub.add_parser("test", parents=[common],
+                        help="send a test message through every configured channel")
+    p.add_argument("--channel", choices=["ntfy", "webhook"], help="only this channel")
+    p.set_defaults(func=cmd_test)
+
+
+def cmd_test(ctx: Context) -> int:
+    settings = ctx.settings
+    configured = [c.name for c in channels_from(settings)]
+    only = ctx.args.channel
+    if not configured or (only is not None and only not in configured):
+        what = f"the {only} channel is" if only else "no notification channel is"
+        raise CliError(f"{what} not configured: set notify_ntfy_url or notify_webhook_url in "
+                       f"{ctx.paths.config_file} (or GOALKEEPER_NOTIFY_NTFY_URL / "
+                       "GOALKEEPER_NOTIFY_WEBHOOK_URL)", EXIT_USAGE)
+    reports = asyncio.run(send_test_now(settings, SystemClock(), only))
+    ctx.emit([_report_json(r) for r in reports], lambda: "\n".join(map(_report_text, reports)))
+    return EXIT_OK if all(r.delivered for r in reports) else EXIT_ERROR
+
+
+def _report_json(report: DeliveryReport) -> dict[str, Any]:
+    return {"channel": report.channel, "delivered": report.delivered,
+            "attempts": report.attempts, "reason": report.reason}
+
+
+def _report_text(report: DeliveryReport) -> str:
+    if report.delivered:
+        tries = f" (after {report.attempts} attempts)" if report.attempts > 1 else ""
+        return f"{report.channel}: test message delivered{tries}"
+    return f"{report.channel}: NOT delivered — {report.reason}"
+
+
+# -- status ------------------------------------------------------------------------------------
+
+
+def channel_status(ctx: Context, settings: Settings) -> list[ChannelHealth]:
+    """The running host's channel records; without a host, the configured channels as idle
+    with the reason that nothing is sent."""
+    configured = channels_from(settings)
+    info = host_running(ctx.paths)
+    reply: dict[str, Any] | None = None
+    if info is not None:
+        reply = _ask(ctx, info.socket)
+    if reply is not None and isinstance(reply.get("channels"), list):
+        return [ChannelHealth.from_json(c) for c in reply["channels"]]
+    why = ("no host is running: nothing is sent" if info is None
+           else "the host did not say (an older version, or busy)")
+    return [ChannelHealth(c.name, c.target, c.min_kind, ChannelState.IDLE, why)
+            for c in configured]
+
+
+def _ask(ctx: Context, socket: str) -> dict[str, Any] | None:
+    path = type(ctx.paths.socket_path)(socket) if socket else ctx.paths.socket_path
+    try:
+        reply = send_request(path, {"op": STATUS_OP, "origin": "cli"},
+                             timeout=STATUS_TIMEOUT_SECONDS)
+    except (NoHostRunning, OSError, ValueError):
+        return None
+    return None if "error" in reply else reply
+
+
+def status_lines(channels: list[ChannelHealth], now: datetime) -> list[str]:
+    if not channels:
+        return ["Notifications: desktop only (no ntfy or webhook configured)."]
+    lines = ["Notifications:"]
+    for h in channels:
+        lines.append(f"  {h.channel:<8} {h.target:<32} from {h.min_kind.value:<16} "
+                     f"{_state_text(h, now)}")
+    return lines
+
+
+def _state_text(h: ChannelHealth, now: datetime) -> str:
+    if h.state is ChannelState.FAILING:
+        since = short_time(h.failing_since, now) if h.failing_since else "?"
+        return f"FAILING since {since}: {h.reason} ({h.failed} not delivered)"
+    if h.state is ChannelState.RETRYING:
+        return f"retrying: {h.reason}"
+    if h.state is ChannelState.OK and h.last_delivered_at is not None:
+        return f"ok, last sent {short_time(h.last_delivered_at, now)} ({h.delivered} sent)"
+    return h.state.value + (f" — {h.reason}" if h.reason else "")

@@ -1,0 +1,109 @@
+"""Which history rows are notifications, of which kind, and what they say. Qt-free.
+
+The one classification the tray and every remote channel share. A goal was **resumed**
+automatically (scheduler, wake, start-up), was **relimited** soon after an automatic resume,
+Goalkeeper **gave up** at the attempt cap, a resume was **scheduled** (with the time), a goal is
+**done**, **failed**, or **could not be resumed**. Manual actions are not announced — the user
+just did them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+
+from core.models import Goal, HistoryRow, Outcome, Trigger
+from core.notify.kinds import SPECS, Kind, Notification
+from core.settings import Settings
+from core.textfmt import short_time
+
+_RESUMED_BODY = {
+    Trigger.AUTO: "The quota has refreshed; Goalkeeper resumed it at {at}.",
+    Trigger.WAKE: "Resumed at {at}, after the computer woke up past its resume time.",
+    Trigger.STARTUP: "Resumed at {at}: it was running when Goalkeeper last stopped.",
+}
+
+
+def enabled(settings: Settings, kind: Kind) -> bool:
+    """The kind's switch (``notify_<kind>``); a test message is always on."""
+    switch = SPECS[kind].switch
+    return switch is None or bool(getattr(settings, switch))
+
+
+def notification_for(row: HistoryRow, goal: Goal | None, now: datetime,
+                     zone: tzinfo | None = None) -> Notification | None:
+    """The notification ``row`` calls for, or None. ``goal`` is the goal as it stands after the
+    row (its title, provider, next resume); times in the text are local to ``zone``."""
+    found = _kind_and_text(row, goal.title if goal else (row.goal or "a goal"), now, zone)
+    if found is None:
+        return None
+    kind, title, message = found
+    return Notification(kind, title, message, row.at, row.goal,
+                        goal.title if goal else None, goal.provider if goal else None,
+                        _next_resume(row, goal), _url(goal))
+
+
+def _kind_and_text(row: HistoryRow, title: str, now: datetime,
+                   zone: tzinfo | None) -> tuple[Kind, str, str] | None:
+    reason = row.reason or ""
+    if row.event == "resumed" and row.trigger in _RESUMED_BODY:
+        assert row.trigger is not None
+        at = short_time(row.at, now, zone)
+        return Kind.RESUMED, f"Resumed: {title}", _RESUMED_BODY[row.trigger].format(at=at)
+    if row.event == "paused" and row.detail.get("relimited"):
+        return (Kind.RELIMITED, f"Limited again: {title}",
+                f"{_sentence(reason)} It ran out of quota again soon after an automatic resume.")
+    if row.event == "gave_up":
+        return (Kind.GAVE_UP, f"Gave up on: {title}",
+                f"{_sentence(reason)} It will not be resumed automatically; resume it by hand "
+                "when the quota allows.")
+    if row.event == "resume_scheduled":
+        return _scheduled(row, title, now, zone)
+    if row.event == "done":
+        return Kind.DONE, f"Done: {title}", _sentence(reason or "Completed.")
+    if row.event == "failed":
+        return Kind.FAILED, f"Failed: {title}", _sentence(reason or "The agent reported a failure.")
+    if row.event == "resume_requested" and row.outcome is Outcome.FAILED:
+        return (Kind.COULD_NOT_RESUME, f"Could not resume: {title}",
+                f"{_sentence(reason)} It is paused again and will be retried automatically if "
+                "auto-resume is on.")
+    return None
+
+
+def _scheduled(row: HistoryRow, title: str, now: datetime,
+               zone: tzinfo | None) -> tuple[Kind, str, str] | None:
+    when = _not_before(row)
+    if when is None:
+        return None
+    return (Kind.SCHEDULED, f"{title} will resume at {short_time(when, now, zone)}",
+            "Out of quota; Goalkeeper resumes it automatically once the quota has refreshed.")
+
+
+def _not_before(row: HistoryRow) -> datetime | None:
+    raw = row.detail.get("not_before")
+    if not isinstance(raw, str):
+        return None
+    try:
+        return datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+
+
+def _next_resume(row: HistoryRow, goal: Goal | None) -> datetime | None:
+    if row.event == "resume_scheduled":
+        return _not_before(row)
+    return goal.next_resume_at if goal is not None else None
+
+
+def _url(goal: Goal | None) -> str | None:
+    url = goal.data.get("url") if goal is not None else None
+    if isinstance(url, str) and url.startswith(("https://", "http://")):
+        return url
+    return None
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
