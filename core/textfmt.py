@@ -1,8 +1,20 @@
-"""Human renderings of instants and durations, shared by the CLI and the desktop app."""
+"""Human renderings of instants and durations, shared by the CLI and the desktop app.
+
+In the current language (:mod:`core.i18n`): the patterns and the names of days and months are
+in the catalogue — ``tomorrow 03:30`` is ``明天 03:30``, ``Mon 30 Mar 03:30`` is
+``3月30日（周一）03:30`` — and never come from the C library's locale, so they are the same
+whatever locales the machine has installed.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, tzinfo
+
+from core.i18n import N_, _
+
+WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
+MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"),
+          N_("Aug"), N_("Sep"), N_("Oct"), N_("Nov"), N_("Dec"))
 
 
 def duration(seconds: float) -> str:
@@ -12,7 +24,9 @@ def duration(seconds: float) -> str:
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
     if days:
-        return f"{days}d {hours:02d}:{minutes:02d}:{secs:02d}"
+        # translators: a duration of days and a clock, "2d 03:04:05"
+        return _("{days}d {clock}").format(days=days,
+                                           clock=f"{hours:02d}:{minutes:02d}:{secs:02d}")
     if hours:
         return f"{hours}:{minutes:02d}:{secs:02d}"
     return f"{minutes}:{secs:02d}"
@@ -26,13 +40,24 @@ def countdown(target: datetime, now: datetime) -> str:
     """
     seconds = (target.astimezone(UTC) - now.astimezone(UTC)).total_seconds()
     if seconds <= 0:
-        return f"now (due {duration(-seconds)} ago)" if seconds < -1 else "now"
-    return f"in {duration(seconds)}"
+        if seconds < -1:
+            return _("now (due {duration} ago)").format(duration=duration(-seconds))
+        return _("now")
+    return _("in {duration}").format(duration=duration(seconds))
 
 
 def local_time(instant: datetime, zone: tzinfo | None = None) -> str:
     """An instant in the local zone (or ``zone``), ``YYYY-MM-DD HH:MM:SS``."""
     return instant.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def weekday(local: datetime) -> str:
+    return _(WEEKDAYS[local.weekday()])
+
+
+def weekday_day(local: datetime) -> str:
+    """``Mon 30`` (the usage chart's day ticks)."""
+    return _("{weekday} {day}").format(weekday=weekday(local), day=f"{local.day:02d}")
 
 
 def short_time(instant: datetime, now: datetime, zone: tzinfo | None = None) -> str:
@@ -48,26 +73,34 @@ def short_time(instant: datetime, now: datetime, zone: tzinfo | None = None) -> 
     if days == 0:
         return clock
     if days == 1:
-        return f"tomorrow {clock}"
+        return _("tomorrow {clock}").format(clock=clock)
     if days == -1:
-        return f"yesterday {clock}"
+        return _("yesterday {clock}").format(clock=clock)
     if 1 < days < 7:
-        return local.strftime("%a %d %b %H:%M")
+        # translators: "Mon 30 Mar 03:30"
+        return _("{weekday} {day} {month} {clock}").format(
+            weekday=weekday(local), day=f"{local.day:02d}", month=_(MONTHS[local.month - 1]),
+            clock=clock)
     return local.strftime("%Y-%m-%d %H:%M")
 
 
 def long_time(instant: datetime, zone: tzinfo | None = None) -> str:
     """``Tue 2026-07-07 18:40:00 CEST``: local date, time and the zone's abbreviation."""
-    return instant.astimezone(zone).strftime("%a %Y-%m-%d %H:%M:%S %Z")
+    local = instant.astimezone(zone)
+    # translators: "Tue 2026-07-07 18:40:00 CEST"
+    return _("{weekday} {date} {time} {zone}").format(
+        weekday=weekday(local), date=local.strftime("%Y-%m-%d"),
+        time=local.strftime("%H:%M:%S"), zone=local.strftime("%Z"))
 
 
 def age(seconds: float) -> str:
     """How old something is, coarsely: ``12 s``, ``4 min``, ``2 h 05 min``, ``3 d 4 h``."""
     total = max(0, int(seconds))
     if total < 60:
-        return f"{total} s"
+        return _("{n} s").format(n=total)
     if total < 3600:
-        return f"{total // 60} min"
+        return _("{n} min").format(n=total // 60)
     if total < 86400:
-        return f"{total // 3600} h {total % 3600 // 60:02d} min"
-    return f"{total // 86400} d {total % 86400 // 3600} h"
+        return _("{hours} h {minutes} min").format(hours=total // 3600,
+                                                   minutes=f"{total % 3600 // 60:02d}")
+    return _("{days} d {hours} h").format(days=total // 86400, hours=total % 86400 // 3600)

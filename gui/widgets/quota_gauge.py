@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from core.models import QuotaReading
 from core.textfmt import short_time
 from gui import format as fmt
+from gui.i18n import tr
 from gui.theme import LEVEL_COLORS, muted
 
 MAX_WIDTH = 340
@@ -81,10 +82,11 @@ class QuotaGauge(QWidget):
         if self.reading is None or self._now is None:
             return
         # the spoken name names the reset instant, not the ticking countdown
-        when = (f"resets {short_time(self.reading.resets_at, self._now)}"
+        when = (tr("resets {when}").format(when=short_time(self.reading.resets_at, self._now))
                 if self.reading.resets_at else reset)
-        state = ", exhausted" if self.exhausted else ""
-        name = f"{label} quota: {used}{state}, {when}, {badge}"
+        state = tr(", exhausted") if self.exhausted else ""
+        name = tr("{label} quota: {used}{state}, {when}, {badge}").format(
+            label=label, used=used, state=state, when=when, badge=badge)
         if name != self.accessibleName():
             self.setAccessibleName(name)
         self.setToolTip(fmt.reset_tooltip(self.reading, self._now))
@@ -153,8 +155,9 @@ class QuotaGauge(QWidget):
         metrics = QFontMetrics(small)
         width = metrics.horizontalAdvance(text) + 12
         rect = QRectF(row.right() - width, row.y() + 1, width, row.height() - 2)
+        exactness = self.reading.exactness.value if self.reading else ""
         colour = {"exact": "#2e7d32", "inferred": "#1565c0", "estimated": "#6a1b9a"}.get(
-            text, "#8d6e63")
+            exactness, "#8d6e63")  # by value: the text is translated
         painter.setPen(QColor(colour))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)

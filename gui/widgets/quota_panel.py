@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLay
 
 from core.models import QuotaReading
 from gui.bridge import Bridge
+from gui.i18n import tr
 from gui.widgets.quota_gauge import QuotaGauge
 
 GAUGE_WIDTH = 236
@@ -32,8 +33,8 @@ class QuotaPanel(QWidget):
         self.gauges: dict[str, QuotaGauge] = {}
         self.current = ""
         self._columns = 0
-        self.setAccessibleName("Quota windows")
-        self._empty = QLabel("No quota readings yet — they appear as providers report them.",
+        self.setAccessibleName(tr("Quota windows"))
+        self._empty = QLabel(tr("No quota readings yet — they appear as providers report them."),
                              self)
         self._empty.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self._grid_host = QWidget(self)
