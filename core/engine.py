@@ -46,6 +46,7 @@ from core.events import (
 )
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
+from core.i18n import N_
 from core.intake import (
     IntakeContext,
     decide_limit,
@@ -68,7 +69,7 @@ from core.store import Committed, Mutation, StoreThread
 log = logging.getLogger("goalkeeper")
 
 Job = Callable[[], Awaitable[None]]
-HOST_STOPPING = "the host is stopping"
+HOST_STOPPING = N_("the host is stopping")
 #: how long the usage chart's readings are kept (a weekly window and then some)
 SERIES_RETENTION = timedelta(days=35)
 
@@ -222,8 +223,9 @@ class Engine:
             if goal.state is GoalState.RESUMING or (
                 goal.state is GoalState.RUNNING and goal.hosted
             ):
-                await self._interrupt(goal.id, "the previous host stopped while it was "
-                                      f"{goal.state.value}", "startup")
+                await self._interrupt(goal.id, N_("the previous host stopped while it was "
+                                                  "{state}").format(state=goal.state.value),
+                                      "startup")
         for goal in list(self.goals.values()):
             if goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.INTERRUPTED:
                 await self.coordinator.resume(goal.id, Trigger.STARTUP, "startup")
@@ -231,7 +233,7 @@ class Engine:
     async def _interrupt_hosted(self) -> None:
         for goal in list(self.goals.values()):
             if goal.hosted and goal.state is GoalState.RUNNING:
-                await self._interrupt(goal.id, "the host stopped", "shutdown")
+                await self._interrupt(goal.id, N_("the host stopped"), "shutdown")
 
     async def _interrupt(self, goal_id: str, why: str, origin: str) -> None:
         now = self.clock.now()
@@ -411,7 +413,7 @@ class Engine:
         timeout = timeout or self.settings.fresh_read_timeout_seconds
         provider = self.providers.get(provider_name)
         if provider is None:
-            return f"provider {provider_name} is not enabled"
+            return N_("provider {provider} is not enabled").format(provider=provider_name)
         try:
             # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
             async with asyncio.timeout(timeout):
@@ -419,7 +421,8 @@ class Engine:
         except Exception as exc:
             text = str(exc) or type(exc).__name__
             log.warning("fresh quota read from %s failed: %s", provider_name, text)
-            return f"fresh read failed ({text}); decided on the last known readings"
+            return N_("fresh read failed ({error}); decided on the last known readings").format(
+                error=text)
         for reading in readings:
             await self.record_reading(reading)
         return None
@@ -433,7 +436,8 @@ class Engine:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
             row = note_row(goal_id, "resume_scheduled", now,
-                           reason=f"quota recovered: {', '.join(windows)}",
+                           reason=N_("quota recovered: {windows}").format(
+                               windows=", ".join(windows)),
                            detail={"not_before": now.isoformat(), "rising_edge": windows})
             return Mutation(new, None, [row])
 
@@ -531,8 +535,8 @@ class Engine:
         known = self.goals.get(goal_id)
         if known is not None and known.provider not in self.providers:
             # checked before the move: a goal running with no runner would be stuck there
-            return result(goal_id, Outcome.REFUSED, f"provider {known.provider!r} is not enabled",
-                          known.state)
+            return result(goal_id, Outcome.REFUSED, N_("provider {provider!r} is not enabled")
+                          .format(provider=known.provider), known.state)
         committed = await self._transact(goal_id, decide_start(goal_id, self.clock.now(), origin))
         goal = committed.after
         if committed.result.outcome is not Outcome.RESUMED or goal is None:
@@ -542,7 +546,7 @@ class Engine:
             try:
                 await provider.start_goal(goal, goal.fence)
             except Exception as exc:
-                why = f"could not start: {exc}"
+                why = N_("could not start: {error}").format(error=exc)
                 await self._transact(goal_id, lambda g: decide_report(
                     g, goal.fence, GoalEvent.FAIL, why, self._ctx()))
                 return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
@@ -552,11 +556,11 @@ class Engine:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
         goal = self.goals.get(goal_id) or await self.store.run(lambda s: s.get_goal(goal_id))
         if goal is None:
-            return result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal")
+            return result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal"))
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
             await self._stop_runner(goal, cancel=False)
         row = note_row(goal_id, "removed", self.clock.now(), origin=origin,
-                       reason="no longer watched", outcome=Outcome.UPDATED)
+                       reason=N_("no longer watched"), outcome=Outcome.UPDATED)
 
         saved = await self.store.run(lambda s: s.remove_goal(goal_id, row))
         self.goals.pop(goal_id, None)

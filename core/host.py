@@ -17,6 +17,7 @@ from typing import IO
 
 from core.atomic import atomic_write_text
 from core.clock import iso
+from core.i18n import _, localized
 from core.paths import Paths
 
 
@@ -29,15 +30,16 @@ class HostInfo:
     data_dir: str
 
     def describe(self) -> str:
-        return f"a Goalkeeper {self.kind} (pid {self.pid}, running since {self.since})"
+        return _("a Goalkeeper {kind} (pid {pid}, running since {since})").format(
+            kind=localized(self.kind), pid=self.pid, since=self.since)
 
 
 class HostAlreadyRunning(Exception):
     def __init__(self, paths: Paths, info: HostInfo | None) -> None:
-        who = info.describe() if info else "another Goalkeeper process"
+        who = info.describe() if info else _("another Goalkeeper process")
         super().__init__(
-            f"{who} is already the host for {paths.data_dir}; "
-            "only one host may run goals for a data directory. Use that one, or stop it first."
+            _("{who} is already the host for {dir}; only one host may run goals for a data "
+              "directory. Use that one, or stop it first.").format(who=who, dir=paths.data_dir)
         )
         self.info = info
 

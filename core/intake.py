@@ -18,6 +18,7 @@ from typing import Any
 
 from core.goal_machine import GoalEvent, allowed
 from core.goal_ops import note_row, transition
+from core.i18n import N_
 from core.models import Goal, GoalState, HistoryRow, PauseReason
 from core.policy import NOTE_CAP_REACHED, AutoResumePolicy, plan_resume
 from core.providers.base import GoalObservation, LimitHit
@@ -43,7 +44,7 @@ def schedule(goal: Goal, reset: datetime | None, ctx: IntakeContext) -> tuple[Go
                 "resets_at": reset}
     )
     if plan.next_resume_at is not None:
-        row = note_row(goal.id, "resume_scheduled", ctx.now, reason="quota exhausted",
+        row = note_row(goal.id, "resume_scheduled", ctx.now, reason=N_("quota exhausted"),
                        detail={"not_before": plan.next_resume_at.isoformat(),
                                "resets_at": reset.isoformat() if reset else None})
     else:
@@ -114,7 +115,8 @@ def _discovered(provider: str, obs: GoalObservation, ctx: IntakeContext) -> Muta
         resets_at=obs.resets_at, data=data, created_at=ctx.now, updated_at=ctx.now,
         state_since=obs.observed_at,
     )
-    rows = [note_row(goal.id, "discovered", ctx.now, reason=f"found as {obs.state.value}",
+    rows = [note_row(goal.id, "discovered", ctx.now,
+                     reason=N_("found as {state}").format(state=obs.state.value),
                      detail={"provider": provider})]
     if goal.pause_reason is PauseReason.QUOTA:
         goal, row = schedule(goal, obs.resets_at, ctx)
@@ -149,7 +151,8 @@ def _apply_observed_state(goal: Goal, obs: GoalObservation, ctx: IntakeContext) 
     if event is None or obs.state is goal.state or not allowed(goal.state, event):
         return Mutation(goal, "unchanged")
     new, row = transition(goal, event, ctx.now, origin=f"provider:{goal.provider}",
-                          reason=obs.pause_detail or f"{obs.state.value} in the agent")
+                          reason=obs.pause_detail or N_("{state} in the agent").format(
+                              state=obs.state.value))
     return Mutation(new, obs.state.value, [row])
 
 
@@ -199,7 +202,7 @@ def decide_limit(
     relimited = _relimited(current, ctx)
     data = dict(current.data)
     if hit.no_timed_reset:
-        data["no_reset_note"] = hit.detail or "no timed reset"
+        data["no_reset_note"] = hit.detail or N_("no timed reset")
     else:
         data.pop("no_reset_note", None)
     new, row = transition(

@@ -8,24 +8,31 @@ whatever locales the machine has installed.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime, tzinfo
 
-from core.i18n import N_, _
+from core.i18n import N_
+from core.i18n import _ as _translated
 
 WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
 MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"),
           N_("Aug"), N_("Sep"), N_("Oct"), N_("Nov"), N_("Dec"))
 
 
-def duration(seconds: float) -> str:
-    """``1:47:22``, ``2d 03:04:05``, ``0:42``."""
+def _(message: str, english: bool = False) -> str:
+    return message if english else _translated(message)
+
+
+def duration(seconds: float, *, english: bool = False) -> str:
+    """``1:47:22``, ``2d 03:04:05``, ``0:42``. ``english``: for text that is stored (a reason,
+    a note): data stays English whatever the language."""
     total = max(0, round(seconds))
     days, rest = divmod(total, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
     if days:
         # translators: a duration of days and a clock, "2d 03:04:05"
-        return _("{days}d {clock}").format(days=days,
+        return _("{days}d {clock}", english).format(days=days,
                                            clock=f"{hours:02d}:{minutes:02d}:{secs:02d}")
     if hours:
         return f"{hours}:{minutes:02d}:{secs:02d}"
@@ -51,8 +58,8 @@ def local_time(instant: datetime, zone: tzinfo | None = None) -> str:
     return instant.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def weekday(local: datetime) -> str:
-    return _(WEEKDAYS[local.weekday()])
+def weekday(local: datetime, english: bool = False) -> str:
+    return _(WEEKDAYS[local.weekday()], english)
 
 
 def weekday_day(local: datetime) -> str:
@@ -60,7 +67,8 @@ def weekday_day(local: datetime) -> str:
     return _("{weekday} {day}").format(weekday=weekday(local), day=f"{local.day:02d}")
 
 
-def short_time(instant: datetime, now: datetime, zone: tzinfo | None = None) -> str:
+def short_time(instant: datetime, now: datetime, zone: tzinfo | None = None, *,
+               english: bool = False) -> str:
     """A deadline as people read it, in the local zone (or ``zone``).
 
     ``18:40`` on the same local day, ``tomorrow 03:30`` / ``yesterday 23:10``, ``Mon 30 Mar 03:30``
@@ -73,14 +81,14 @@ def short_time(instant: datetime, now: datetime, zone: tzinfo | None = None) -> 
     if days == 0:
         return clock
     if days == 1:
-        return _("tomorrow {clock}").format(clock=clock)
+        return _("tomorrow {clock}", english).format(clock=clock)
     if days == -1:
-        return _("yesterday {clock}").format(clock=clock)
+        return _("yesterday {clock}", english).format(clock=clock)
     if 1 < days < 7:
         # translators: "Mon 30 Mar 03:30"
-        return _("{weekday} {day} {month} {clock}").format(
-            weekday=weekday(local), day=f"{local.day:02d}", month=_(MONTHS[local.month - 1]),
-            clock=clock)
+        return _("{weekday} {day} {month} {clock}", english).format(
+            weekday=weekday(local, english), day=f"{local.day:02d}",
+            month=_(MONTHS[local.month - 1], english), clock=clock)
     return local.strftime("%Y-%m-%d %H:%M")
 
 
@@ -104,3 +112,19 @@ def age(seconds: float) -> str:
         return _("{hours} h {minutes} min").format(hours=total // 3600,
                                                    minutes=f"{total % 3600 // 60:02d}")
     return _("{days} d {hours} h").format(days=total // 86400, hours=total % 86400 // 3600)
+
+
+def width(text: str) -> int:
+    """Terminal columns ``text`` takes: wide (CJK) characters count two."""
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+def pad(text: str, columns: int) -> str:
+    """``text`` padded with spaces to ``columns`` terminal columns (``f"{text:<20}"`` counts a
+    Chinese character as one column and misaligns the table)."""
+    return text + " " * max(0, columns - width(text))
+
+
+def rpad(text: str, columns: int) -> str:
+    """``text`` right-aligned in ``columns`` terminal columns."""
+    return " " * max(0, columns - width(text)) + text

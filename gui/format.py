@@ -182,7 +182,7 @@ def reset_text(reading: QuotaReading, now: datetime) -> str:
 
 
 def reset_tooltip(reading: QuotaReading, now: datetime, zone: tzinfo | None = None) -> str:
-    lines = [reading.label]
+    lines = [localized(reading.label)]
     if reading.resets_at is not None:
         lines.append(tr("Resets {when}").format(when=long_time(reading.resets_at, zone)))
     lines.append(tr("Read {when} ({age} ago)").format(

@@ -38,6 +38,8 @@ LOCALE = ROOT / "core" / "i18n" / "locale"
 GLOSSARY = LOCALE / "GLOSSARY.md"
 TRANSLATIONS = ROOT / "gui" / "translations"
 ARGPARSE_REF = "argparse (Python {version})"
+#: modules outside the project whose messages the CLI shows (argparse's "usage:", its errors)
+EXTERNAL = [Path(argparse.__file__)]
 
 BRACES = re.compile(r"(?<!\{)\{[A-Za-z_]\w*(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 PRINTF = re.compile(r"%(?:\([A-Za-z_]\w*\))?[sdrif]")
@@ -70,11 +72,11 @@ def _python() -> str:
 
 
 def extract(problems: list[po.Problem] | None = None) -> list[po.Message]:
-    """Every marked message of the core, then argparse's own (the CLI shows those too)."""
+    """Every gettext-marked message of the core (and of the few GUI modules that speak before
+    Qt does), then argparse's own (the CLI shows those too)."""
     groups = [po.extract_file(p, p.relative_to(ROOT).as_posix(), problems)
-              for p in core_sources()]
-    argparse_file = Path(argparse.__file__)
-    groups.append(po.extract_file(argparse_file, ARGPARSE_REF.format(version=_python())))
+              for p in core_sources() + gui_sources()]
+    groups += [po.extract_file(path, ARGPARSE_REF.format(version=_python())) for path in EXTERNAL]
     return po.merge_messages(groups)
 
 
@@ -247,8 +249,9 @@ def _pairs(language: str) -> list[tuple[str, str, str]]:
     _, entries = read_po(po_path(language))
     out = [("po", e.msgid, form) for e in entries if not e.obsolete and e.translated
            for form in e.msgstr]
-    out += [("ts", m.source, m.translation) for m in qt.read_ts(ts_path(language))
-            if m.active and m.translated]
+    if ts_path(language).exists():
+        out += [("ts", m.source, m.translation) for m in qt.read_ts(ts_path(language))
+                if m.active and m.translated]
     return out
 
 

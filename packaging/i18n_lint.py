@@ -32,7 +32,11 @@ QT_TEXT_CALLS = {
     "QLabel", "QPushButton", "QCheckBox", "QRadioButton", "QGroupBox", "QAction", "QToolBar",
     "QMessageBox", "QFileDialog", "emit", "show_message", "hint", "Toast", "setTitle",
 }
+#: calls whose other arguments are data (an item's value, an index): only these are text
+TEXT_ARGS = {"addItem": (0,), "setItemText": (1,), "addTab": (1,), "setTabText": (1,)}
 CLI_TEXT_CALLS = {"CliError", "warn", "print"}
+#: a table entry is prose (not an identifier such as "resume") when it has two words
+SENTENCE = re.compile(r"[A-Za-z]+[^A-Za-z{}]+[A-Za-z]+")
 CLI_TEXT_KEYWORDS = {"help", "description"}
 
 
@@ -68,6 +72,11 @@ def _prose(node: ast.expr) -> bool:
     return False
 
 
+def _sentence(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(
+        SENTENCE.search(MARKUP.sub(" ", node.value)))
+
+
 def _is_mark(node: ast.expr, marks: set[str]) -> bool:
     return isinstance(node, ast.Call) and _name(node.func) in marks
 
@@ -93,7 +102,8 @@ class _Visitor(ast.NodeVisitor):
                              "with {fields} and .format()")
         calls = QT_TEXT_CALLS if self.gui else CLI_TEXT_CALLS if self.cli else set()
         if name in calls:
-            for arg in node.args:
+            positions = TEXT_ARGS.get(name, range(len(node.args)))
+            for arg in (node.args[i] for i in positions if i < len(node.args)):
                 if _prose(arg):
                     self._flag(arg, f"unmarked text in {name}(): wrap it in "
                                     f"{'tr' if self.gui else '_'}()")
@@ -126,7 +136,7 @@ class _Visitor(ast.NodeVisitor):
         if not any(_is_mark(v, self.marks | {"N_"}) for v in values):
             return
         for value in values:
-            if _prose(value):
+            if _prose(value) and _sentence(value):
                 self._flag(value, "a table whose other texts are marked has an unmarked one")
 
 

@@ -27,6 +27,13 @@ HEADER = (
     "Plural-Forms: {plural}\n"
 )
 PLURAL_FORMS = {"zh_CN": "nplurals=1; plural=0;"}
+#: the flag of a message some code marks with ``N_``: stored English, translated when shown, so
+#: its fields make a template that :func:`core.i18n.localized` matches stored text against
+STORED = "stored"
+#: the compiled catalogue lists the stored templates under this key (``pgettext`` style), one
+#: per record separator — :mod:`core.i18n.catalogue` reads it back
+TEMPLATES_KEY = "goalkeeper\x04templates"
+TEMPLATE_SEPARATOR = "\x1e"
 
 
 @dataclass
@@ -37,6 +44,7 @@ class Message:
     plural: str | None = None
     refs: list[str] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
+    stored: bool = False
 
 
 @dataclass
@@ -86,7 +94,8 @@ def extract_file(path: Path, ref: str, problems: list[Problem] | None = None) ->
                                         "use a literal with {fields} and .format()"))
             continue
         plural = texts[1] if plural_index is not None else None
-        found.append(Message(texts[0], plural, [ref], _comments(lines, node.lineno)))
+        found.append(Message(texts[0], plural, [ref], _comments(lines, node.lineno),
+                             node.func.id == "N_"))
     return found
 
 
@@ -113,8 +122,10 @@ def merge_messages(groups: Iterable[list[Message]]) -> list[Message]:
             known = merged.get(message.msgid)
             if known is None:
                 merged[message.msgid] = Message(message.msgid, message.plural,
-                                                list(message.refs), list(message.comments))
+                                                list(message.refs), list(message.comments),
+                                                message.stored)
                 continue
+            known.stored = known.stored or message.stored
             known.plural = known.plural or message.plural
             known.refs += [r for r in message.refs if r not in known.refs]
             known.comments += [c for c in message.comments if c not in known.comments]
@@ -243,7 +254,9 @@ def update_entries(messages: list[Message], old: list[Entry], nplurals: int) -> 
         forms = nplurals if message.plural is not None else 1
         msgstr = (list(previous.msgstr) if previous else []) + [""] * forms
         msgstr = msgstr[:forms]
-        flags = set(previous.flags) if previous else set()
+        flags = (set(previous.flags) if previous else set()) - {STORED}
+        if message.stored:
+            flags.add(STORED)
         entries.append(Entry(message.msgid, message.plural, msgstr, message.refs,
                              message.comments, flags))
     entries += [Entry(e.msgid, e.plural, e.msgstr, [], e.comments, e.flags, True)
@@ -258,11 +271,16 @@ def compile_mo(header: str, entries: Iterable[Entry]) -> bytes:
     """The ``.mo`` of the translated, non-obsolete entries (untranslated ones fall back to the
     English text at run time, one string at a time)."""
     pairs: dict[bytes, bytes] = {b"": header.encode()}
+    templates = []
     for entry in entries:
         if entry.obsolete or not entry.translated:
             continue
         key = entry.msgid if entry.plural is None else f"{entry.msgid}\0{entry.plural}"
         pairs[key.encode()] = "\0".join(entry.msgstr).encode()
+        if STORED in entry.flags and entry.plural is None and "{" in entry.msgid:
+            templates.append(entry.msgid)
+    if templates:
+        pairs[TEMPLATES_KEY.encode()] = TEMPLATE_SEPARATOR.join(templates).encode()
     keys = sorted(pairs)
     ids = b"".join(k + b"\0" for k in keys)
     strs = b"".join(pairs[k] + b"\0" for k in keys)

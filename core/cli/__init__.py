@@ -11,12 +11,15 @@ goal · 4 refused · 5 no host running.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-from core import __version__
+from core import __version__, i18n
 from core.cli import claude, codex_usage, desktop, goals, hosts, notify, pipelines, secrets, service
 from core.cli.common import EXIT_USAGE, CliError, make_context, warn
+from core.i18n import _
+from core.paths import resolve_paths
 
 #: modules that add sub-commands; each has ``register(subparsers, common_parent)``
 COMMAND_MODULES = [goals, hosts, pipelines, secrets, notify, codex_usage, claude, desktop, service]
@@ -24,12 +27,14 @@ COMMAND_MODULES = [goals, hosts, pipelines, secrets, notify, codex_usage, claude
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--json", action="store_true", help="machine-readable output")
+    common.add_argument("--json", action="store_true",
+                        help=_("machine-readable output"))
     parser = argparse.ArgumentParser(
         prog="goalkeeper",
-        description="Keeps long-running AI coding-agent goals going across quota windows.",
+        description=_("Keeps long-running AI coding-agent goals going across quota windows."),
     )
-    parser.add_argument("--version", action="version", version=f"goalkeeper {__version__}")
+    parser.add_argument("--version", action="version", version=f"goalkeeper {__version__}",
+                        help=_("show program's version number and exit"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(sub, common)
@@ -37,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # the language first (the setting, else the system's): help, errors and output use it
+    i18n.setup(resolve_paths(os.environ).config_file, os.environ)
+    with i18n.argparse_translated():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

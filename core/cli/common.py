@@ -14,6 +14,7 @@ from typing import Any
 from core.clock import SystemClock
 from core.control import NoHostRunning, send_request
 from core.host import host_running
+from core.i18n import N_, _, localized
 from core.paths import Paths, resolve_paths
 from core.settings import Settings, SettingsError, load_settings
 from core.store import SqliteStore, StoreError, open_store
@@ -25,7 +26,7 @@ EXIT_UNKNOWN_GOAL = 3
 EXIT_REFUSED = 4
 EXIT_NO_HOST = 5
 
-NO_HOST_HINT = (
+NO_HOST_HINT = N_(
     "no Goalkeeper host is running for {dir}. Start one with `goalkeeper daemon` "
     "(headless) or `goalkeeper` (the desktop app), then try again."
 )
@@ -88,21 +89,24 @@ class Context:
         socket_path = self.paths.socket_path
         if info is not None and info.socket:
             socket_path = type(socket_path)(info.socket)
-        host = info.describe() if info is not None else "the host"
+        host = info.describe() if info is not None else _("the host")
         try:
             reply = send_request(socket_path, {**request, "origin": "cli"},
                                  timeout=self.request_timeout)
         except TimeoutError:
-            raise CliError(f"{host} did not answer within {self.request_timeout:g} s; "
-                           "see its log for what it is doing") from None
+            raise CliError(_("{host} did not answer within {seconds} s; see its log for what it "
+                             "is doing").format(host=host, seconds=f"{self.request_timeout:g}")
+                           ) from None
         except (NoHostRunning, OSError):
-            raise CliError(NO_HOST_HINT.format(dir=self.paths.data_dir), EXIT_NO_HOST) from None
+            raise CliError(_(NO_HOST_HINT).format(dir=self.paths.data_dir), EXIT_NO_HOST
+                           ) from None
         except ValueError:
-            raise CliError(f"the reply from {host} was cut off or unreadable; "
-                           "the request may or may not have been carried out "
-                           "(see `goalkeeper history`)") from None
+            raise CliError(_("the reply from {host} was cut off or unreadable; the request may "
+                             "or may not have been carried out (see `goalkeeper history`)"
+                             ).format(host=host)) from None
         if "error" in reply:
-            raise CliError(f"the host refused the request: {reply['error']}")
+            raise CliError(_("the host refused the request: {error}").format(
+                error=localized(str(reply["error"]))))
         return reply
 
 
@@ -111,4 +115,4 @@ def make_context(args: argparse.Namespace) -> Context:
 
 
 def warn(message: str) -> None:
-    print(f"goalkeeper: {message}", file=sys.stderr)
+    print(f"goalkeeper: {message}", file=sys.stderr)  # i18n: ignore (the program's name)

@@ -20,27 +20,29 @@ from core.cli.common import (
     warn,
 )
 from core.clock import SystemClock, iso
+from core.i18n import _, localized
+from core.i18n.words import word
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.quota import effective
 from core.results import ActionResult
-from core.textfmt import countdown, local_time
+from core.textfmt import countdown, local_time, pad
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("status", parents=[common], help="goals and quota windows")
+    p = sub.add_parser("status", parents=[common], help=_("goals and quota windows"))
     p.set_defaults(func=cmd_status)
-    p = sub.add_parser("history", parents=[common], help="the resume history, newest first")
-    p.add_argument("goal", nargs="?", help="only this goal")
-    p.add_argument("--limit", type=int, default=50, help="at most N rows (default 50)")
+    p = sub.add_parser("history", parents=[common], help=_("the resume history, newest first"))
+    p.add_argument("goal", nargs="?", help=_("only this goal"))
+    p.add_argument("--limit", type=int, default=50, help=_("at most N rows (default 50)"))
     p.set_defaults(func=cmd_history)
-    for name, text in (("resume", "resume a paused goal now"),
-                       ("pause", "pause a goal (it is never auto-resumed)"),
-                       ("cancel", "cancel a goal for good"),
-                       ("start", "start an idle goal")):
+    for name, text in (("resume", _("resume a paused goal now")),
+                       ("pause", _("pause a goal (it is never auto-resumed)")),
+                       ("cancel", _("cancel a goal for good")),
+                       ("start", _("start an idle goal"))):
         p = sub.add_parser(name, parents=[common], help=text)
         p.add_argument("goal")
         p.set_defaults(func=cmd_action, op=name)
-    p = sub.add_parser("auto-resume", parents=[common], help="turn auto-resume on or off")
+    p = sub.add_parser("auto-resume", parents=[common], help=_("turn auto-resume on or off"))
     p.add_argument("goal")
     p.add_argument("switch", choices=["on", "off"])
     p.set_defaults(func=cmd_auto_resume)
@@ -105,21 +107,25 @@ def cmd_status(ctx: Context) -> int:
 
 def _status_text(goals: list[Goal], readings: list[QuotaReading], now: datetime,
                  cap: int) -> str:
-    lines = ["Goals:" if goals else "No goals yet."]
+    lines = [_("Goals:") if goals else _("No goals yet.")]
     for g in goals:
-        state = g.state.value + (f" ({g.pause_reason.value})" if g.pause_reason else "")
+        state = word(g.state) + (_(" ({reason})").format(reason=word(g.pause_reason))
+                                 if g.pause_reason else "")
         if g.next_resume_at:
-            nxt = f"auto-resume {countdown(g.next_resume_at, now)}"
+            nxt = _("auto-resume {countdown}").format(countdown=countdown(g.next_resume_at, now))
+        elif g.auto_resume_note:
+            nxt = localized(g.auto_resume_note)
         else:
-            nxt = g.auto_resume_note or ("auto-resume on" if g.auto_resume else "auto-resume off")
-        lines.append(f"  {g.id:<28} {state:<20} {g.attempts}/{cap}  {nxt}")
+            nxt = _("auto-resume on") if g.auto_resume else _("auto-resume off")
+        lines.append(f"  {g.id:<28} {pad(state, 20)} {g.attempts}/{cap}  {nxt}")
         lines.append(f"    {g.title}")
-    lines.append("Quotas:" if readings else "No quota readings yet.")
+    lines.append(_("Quotas:") if readings else _("No quota readings yet."))
     for r in readings:
         used = f"{r.used_percent:.0f}%" if r.used_percent is not None else "?"
-        reset = f"resets {countdown(r.resets_at, now)}" if r.resets_at else "no timed reset"
-        lines.append(f"  {r.label:<20} {used:>5}  {reset}  [{r.exactness.value}]"
-                     + (f"  {r.note}" if r.note else ""))
+        reset = (_("resets {countdown}").format(countdown=countdown(r.resets_at, now))
+                 if r.resets_at else _("no timed reset"))
+        lines.append(f"  {pad(localized(r.label), 20)} {used:>5}  {reset}  [{word(r.exactness)}]"
+                     + (f"  {localized(r.note)}" if r.note else ""))
     return "\n".join(lines)
 
 
@@ -142,11 +148,12 @@ def history_json(row: HistoryRow) -> dict[str, Any]:
 
 def cmd_history(ctx: Context) -> int:
     if ctx.args.limit < 1:
-        raise CliError("--limit must be at least 1", 2)
+        raise CliError(_("--limit must be at least 1"), 2)
     with ctx.store() as store:
         if ctx.args.goal and store.get_goal(ctx.args.goal) is None and not store.count_history(
                 ctx.args.goal):
-            raise CliError(f"unknown goal {ctx.args.goal!r}", EXIT_UNKNOWN_GOAL)
+            raise CliError(_("unknown goal {goal!r}").format(goal=ctx.args.goal),
+                           EXIT_UNKNOWN_GOAL)
         rows = store.history(ctx.args.goal, ctx.args.limit)
     ctx.emit([history_json(r) for r in rows], lambda: "\n".join(_history_line(r) for r in rows))
     return EXIT_OK
@@ -155,11 +162,11 @@ def cmd_history(ctx: Context) -> int:
 def _history_line(row: HistoryRow) -> str:
     parts = [local_time(row.at), row.goal or "-", row.event]
     if row.trigger:
-        parts.append(f"[{row.trigger.value}/{row.origin}]")
+        parts.append(f"[{word(row.trigger)}/{row.origin}]")
     if row.outcome:
-        parts.append(row.outcome.value)
+        parts.append(word(row.outcome))
     if row.reason:
-        parts.append(f"— {row.reason}")
+        parts.append(f"— {localized(row.reason)}")
     return "  ".join(parts)
 
 
@@ -171,7 +178,8 @@ def require_goal(ctx: Context, goal_id: str) -> Goal:
     with ctx.store() as store:
         goal = store.get_goal(goal_id)
     if goal is None:
-        raise CliError(f"unknown goal {goal_id!r} (see `goalkeeper status`)", EXIT_UNKNOWN_GOAL)
+        raise CliError(_("unknown goal {goal!r} (see `goalkeeper status`)").format(goal=goal_id),
+                       EXIT_UNKNOWN_GOAL)
     return goal
 
 
@@ -186,11 +194,12 @@ def exit_code(result: ActionResult) -> int:
 
 
 def render_result(result: ActionResult) -> str:
-    text = result.outcome.value.replace("_", " ")
+    text = word(result.outcome)
     if result.outcome is Outcome.DEFERRED and result.not_before:
-        text += f" until {local_time(result.not_before)}"
+        text = _("{outcome} until {time}").format(outcome=text,
+                                                  time=local_time(result.not_before))
     if result.reason and result.reason != result.outcome.value:
-        text += f": {result.reason}"
+        text = _("{outcome}: {reason}").format(outcome=text, reason=localized(result.reason))
     return f"{result.goal}: {text}"
 
 
@@ -198,7 +207,7 @@ def _run_action(ctx: Context, request: dict[str, Any]) -> int:
     require_goal(ctx, str(request["goal"]))
     result = ActionResult.from_json(ctx.ask_host(request))
     if result.notice:
-        warn(result.notice)  # a line on stderr, never a prompt: scripts keep running
+        warn(localized(result.notice))  # a line on stderr, never a prompt: scripts keep running
     ctx.emit(result.to_json(), lambda: render_result(result))
     return exit_code(result)
 

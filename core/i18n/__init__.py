@@ -24,8 +24,10 @@ Marking, for ``packaging/i18n.py`` to extract:
 
 from __future__ import annotations
 
+import argparse
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from core.i18n.catalogue import Catalogue, load_catalogue
@@ -116,6 +118,24 @@ def use_language(language: str) -> str:
         _current = load_catalogue(LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.mo",
                                   language)
     return _current.language
+
+
+@contextmanager
+def argparse_translated() -> Iterator[None]:
+    """Let :mod:`argparse` say its own words ("usage:", "the following arguments are
+    required") in the current language while the CLI runs.
+
+    argparse looks them up through its module-level ``_`` and ``ngettext`` (gettext's global
+    domain, which follows only the environment, never the ``language`` setting); the catalogue
+    carries them (``packaging/i18n.py`` extracts them from the running Python's argparse)."""
+    saved = getattr(argparse, "_"), getattr(argparse, "ngettext")  # noqa: B009
+    setattr(argparse, "_", _)  # noqa: B010
+    setattr(argparse, "ngettext", ngettext)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(argparse, "_", saved[0])  # noqa: B010
+        setattr(argparse, "ngettext", saved[1])  # noqa: B010
 
 
 def setup(config_file: Path, environ: Mapping[str, str]) -> str:

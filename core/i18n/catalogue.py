@@ -3,9 +3,11 @@
 The core stores what it says in English (history reasons, goal notes, pause details: data, the
 same in ``--json`` whatever the language) and marks the templates it builds them from with
 ``N_``. :meth:`Catalogue.localized` turns such a text into the current language at display time:
-the exact text if the catalogue has it, else the first marked template it fits — most literal
+the exact text if the catalogue has it, else the first stored template it fits — a message with
+fields that some code marks with ``N_`` (the compiled catalogue lists them), most literal
 characters first, so ``"quota not recovered: {names}"`` wins over anything vaguer — with each
-value translated the same way (``"not paused: done"`` → the state word too). A text nothing fits
+value translated the same way (``"not paused: done"`` → the state word too). Patterns only ever
+used with ``_()`` (a date format, ``"{weekday} {day}"``) are never templates. A text nothing fits
 is returned unchanged: never a blank.
 """
 
@@ -22,10 +24,16 @@ log = logging.getLogger("core.i18n")
 
 #: a str.format field: ``{name}``, ``{name!r}``, ``{name:>5}`` (``{{`` is a literal brace)
 FIELD = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)(![rsa])?(:[^{}]*)?\}(?!\})")
-#: a template needs this many literal characters to be matched against stored text
+#: a template with fewer literal characters (``"{reason}: {detail}"``) is "weak": it counts only
+#: when a value it captured has a translation of its own (``quota``), not for any "a: b"
 _MIN_LITERAL = 4
 _MAX_DEPTH = 3
 _CACHE_LIMIT = 4096
+#: where a compiled catalogue lists the messages that are stored templates (those some code marks
+#: with ``N_``; packaging/i18n_po.py writes it): only these are matched against stored text — a
+#: pattern only ever used with ``_()``, such as a date format, never is
+TEMPLATES_KEY = "goalkeeper\x04templates"
+TEMPLATE_SEPARATOR = "\x1e"
 
 
 @dataclass(frozen=True)
@@ -36,12 +44,16 @@ class Template:
     translation: str
     literal: int
 
+    @property
+    def weak(self) -> bool:
+        return self.literal < _MIN_LITERAL
+
     @classmethod
     def of(cls, msgid: str, translation: str) -> Template | None:
         parts = FIELD.split(msgid)
         literal_parts = parts[0::4]
         literal = sum(len(p) for p in literal_parts)
-        if len(parts) == 1 or literal < _MIN_LITERAL:
+        if len(parts) == 1 or not literal:
             return None
         regex, seen = [], set()
         for i, chunk in enumerate(parts):
@@ -59,13 +71,12 @@ class Catalogue:
     """Translations of one language (none for English, the source language)."""
 
     def __init__(self, language: str, translations: gettext.NullTranslations,
-                 messages: dict[str, str]) -> None:
+                 messages: dict[str, str], templates: tuple[str, ...] = ()) -> None:
         self.language = language
         self._translations = translations
         self._messages = messages
-        self._templates = sorted(
-            (t for t in (Template.of(k, v) for k, v in messages.items()) if t is not None),
-            key=lambda t: -t.literal)
+        made = (Template.of(k, messages[k]) for k in templates if k in messages)
+        self._templates = sorted((t for t in made if t is not None), key=lambda t: -t.literal)
         self._cache: dict[str, str] = {}
 
     @classmethod
@@ -98,7 +109,10 @@ class Catalogue:
         for template in self._templates:
             match = template.pattern.fullmatch(text)
             if match is not None:
-                values = {k: self._localize(v, depth + 1) for k, v in match.groupdict().items()}
+                found = match.groupdict()
+                values = {k: self._localize(v, depth + 1) for k, v in found.items()}
+                if template.weak and values == found:
+                    continue
                 try:
                     return template.translation.format(**values)
                 except (KeyError, IndexError, ValueError):
@@ -112,7 +126,12 @@ class _Translations(gettext.GNUTranslations):
 
     def messages(self) -> dict[str, str]:
         catalog: dict[object, str] = getattr(self, "_catalog", {})
-        return {k: v for k, v in catalog.items() if isinstance(k, str) and k and v}
+        return {k: v for k, v in catalog.items()
+                if isinstance(k, str) and k and v and "\x04" not in k}
+
+    def templates(self) -> tuple[str, ...]:
+        listed = self._catalog.get(TEMPLATES_KEY, "") if hasattr(self, "_catalog") else ""
+        return tuple(t for t in str(listed).split(TEMPLATE_SEPARATOR) if t)
 
 
 def load_catalogue(path: Path, language: str) -> Catalogue:
@@ -123,4 +142,4 @@ def load_catalogue(path: Path, language: str) -> Catalogue:
     except (OSError, ValueError, struct.error) as exc:  # a missing, foreign or broken file
         log.warning("no %s translations (%s): speaking English", language, exc)
         return Catalogue.english()
-    return Catalogue(language, translations, translations.messages())
+    return Catalogue(language, translations, translations.messages(), translations.templates())

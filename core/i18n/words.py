@@ -27,6 +27,16 @@ WORDS = (
     N_("exact"), N_("inferred"), N_("estimated"), N_("stale"),
     # QuotaKind
     N_("periodic"), N_("capacity"), N_("token bucket"),
+    # ChannelState (notifications)
+    N_("ok"), N_("retrying"), N_("failing"), N_("off"),
+    # pipeline run states (RunState, and coverage.display_state)
+    N_("abandoned"), N_("blocked"), N_("triggered"), N_("source check"), N_("fetching"),
+    N_("aggregating"), N_("partial aggregating"), N_("filtering"), N_("delivering"),
+    N_("completed"),
+    # host kinds (host.json)
+    N_("daemon"), N_("gui"), N_("demo"),
+    # integration.files.Change (desktop and service files)
+    N_("written"), N_("removed"), N_("absent"), N_("kept"),
 )
 
 #: pydantic's messages that settings errors and the settings dialog show (its own texts, so

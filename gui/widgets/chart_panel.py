@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from core.i18n import localized
 from core.models import HistoryRow, QuotaReading
 from gui.bridge import Bridge, Marker, marker_for
 from gui.i18n import QT_TR_NOOP, tr
@@ -153,7 +154,7 @@ class ChartPanel(QWidget):
               points: list[tuple[datetime, float]], markers: list[Marker]) -> ChartData:
         reading = self._bridge.reading(window_id)
         settings = self._bridge.settings
-        return ChartData(reading.label if reading else window_id, start, end, points,
+        return ChartData(localized(reading.label) if reading else window_id, start, end, points,
                          sorted(markers, key=lambda m: m.at), settings.pause_threshold_percent,
                          settings.resume_threshold_percent)
 

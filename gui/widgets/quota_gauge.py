@@ -19,6 +19,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from core.i18n import localized
 from core.models import QuotaReading
 from core.textfmt import short_time
 from gui import format as fmt
@@ -74,7 +75,7 @@ class QuotaGauge(QWidget):
         if self.reading is None or self._now is None:
             return (self.window_id, "", "", "")
         r = self.reading
-        return (r.label, fmt.used_text(r), fmt.reset_text(r, self._now),
+        return (localized(r.label), fmt.used_text(r), fmt.reset_text(r, self._now),
                 fmt.exactness_text(r, self._now))
 
     def _describe(self) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from core.clock import Clock
+from core.i18n import N_
 from core.models import Exactness, Goal, PauseReason, QuotaReading
 from core.paths import Paths
 from core.providers.base import (
@@ -55,7 +56,7 @@ from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
-BILLING_NOTICE = (
+BILLING_NOTICE = N_(
     "Goalkeeper resumes Claude sessions headless (claude -p). Anthropic may bill headless and "
     "Agent SDK use differently from interactive use, and its consumer terms restrict automated "
     "access: check your plan before relying on automatic resumes."

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from core.i18n import N_
 from core.models import GoalState, PauseReason
 from core.providers.base import GoalObservation
 from core.providers.claude.config import NativeSetting, native_by_default
@@ -27,7 +28,7 @@ from core.providers.claude.records import Kind, Record, classify, json_objects, 
 from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.wording import WINDOW_5H, WINDOW_7D
 
-NATIVE_BLOCK = "Claude will resume itself"
+NATIVE_BLOCK = N_("Claude will resume itself")
 HEAD_BYTES = 512 * 1024
 TAIL_BYTES = 64 * 1024
 #: a reset a headless run reported belongs to a transcript stop this close to it
@@ -177,17 +178,19 @@ def native_block(state: FileState, stop: Stopped, ctx: SessionContext) -> str | 
         return None
     native = state.facts.stops.native
     if native is not None and native.kind is Kind.NATIVE_WAITING:
-        return f"{NATIVE_BLOCK}: it says “{(native.text or '').strip()}”"
+        return N_("{block}: it says “{text}”").format(block=NATIVE_BLOCK,
+                                                     text=(native.text or "").strip())
     if after and after[-1] == NATIVE_FIRED_EVENT:
-        return f"{NATIVE_BLOCK}: Claude Code reported that it continued the session"
+        return N_("{block}: Claude Code reported that it continued the session").format(
+            block=NATIVE_BLOCK)
     if ctx.native.value is True:
-        return (f"{NATIVE_BLOCK}: “Continue automatically at usage limit” is on "
-                f"({ctx.native.source})")
+        return N_("{block}: “Continue automatically at usage limit” is on ({source})").format(
+            block=NATIVE_BLOCK, source=ctx.native.source)
     version = state.facts.version
     if ctx.native.value is None and native_by_default(version):
-        return (f"{NATIVE_BLOCK}: Claude Code {version} continues automatically at usage "
-                "limits while the session stays open (turn that off in /config to let "
-                "Goalkeeper resume it)")
+        return N_("{block}: Claude Code {version} continues automatically at usage limits while "
+                  "the session stays open (turn that off in /config to let Goalkeeper resume "
+                  "it)").format(block=NATIVE_BLOCK, version=version)
     return None
 
 
@@ -216,7 +219,7 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
         return GoalObservation(id=goal_id(state.session_id), title=meta.title,
                                state=GoalState.RUNNING, observed_at=stops.activity_at,
                                windows=windows, data=data,
-                               pause_detail="the session went on after its limit stop")
+                               pause_detail=N_("the session went on after its limit stop"))
     return GoalObservation(id=goal_id(state.session_id), title=meta.title, state=GoalState.IDLE,
                            observed_at=state.facts.last_at or now, windows=windows, data=data)
 
@@ -230,7 +233,7 @@ def add_hook_stop(state: FileState, event: HookEvent) -> bool:
         return False  # the transcript has this stop (or a newer one)
     if facts.last_at is not None and facts.last_at > event.at + timedelta(seconds=5):
         return False  # the session went on after the hook fired
-    text = event.text or "usage limit reached (reported by the StopFailure hook)"
+    text = event.text or N_("usage limit reached (reported by the StopFailure hook)")
     facts.stops.feed(Record(Kind.LIMIT_STOP, event.at, session_id=state.session_id, text=text),
                      f"hook:{event.at.isoformat()}")
     return True

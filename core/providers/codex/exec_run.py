@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from core.i18n import N_
 from core.models import Exactness, PauseReason
 from core.providers.base import LimitHit, RunnerError, StartOutcome
 from core.providers.codex.goals import state_for
@@ -136,7 +137,7 @@ class ExecRun:
                          ) if snapshot else ()
         self.ctx.sink().goal_limited(self.goal_id, self.fence, LimitHit(
             windows=GOAL_WINDOWS, resets_at=limit_lifts_at(snapshot), exactness=Exactness.EXACT,
-            detail=why or "usage limit reached in Codex", no_timed_reset=why is not None,
+            detail=why or N_("usage limit reached in Codex"), no_timed_reset=why is not None,
             readings=readings,
         ))
 

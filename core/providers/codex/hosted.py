@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.i18n import N_
 from core.models import Exactness, PauseReason
 from core.providers.base import LimitHit, ProviderSink, RunnerError, StartOutcome
 from core.providers.codex.config import CodexConfig
@@ -229,7 +230,7 @@ class HostedRun:
         why = snapshot.no_timed_reset if snapshot else None
         self.ctx.sink().goal_limited(self.goal_id, self.fence, LimitHit(
             windows=GOAL_WINDOWS, resets_at=limit_lifts_at(snapshot),
-            exactness=Exactness.EXACT, detail=why or "usage limit reached in Codex",
+            exactness=Exactness.EXACT, detail=why or N_("usage limit reached in Codex"),
             no_timed_reset=why is not None, readings=readings,
         ))
 
@@ -289,7 +290,7 @@ def _why(status: str, goal: dict[str, Any]) -> str:
     if status == "paused":
         return "paused in Codex"
     if status == "blocked":
-        return "blocked in Codex: it needs your attention"
+        return N_("blocked in Codex: it needs your attention")
     used, budget = goal.get("tokensUsed"), goal.get("tokenBudget")
     if isinstance(used, int) and isinstance(budget, int):
         return f"token budget used up in Codex ({used:,} of {budget:,} tokens)"

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from core.i18n import N_
+
 T = TypeVar("T")
 
 PROVIDER = "codex"
@@ -38,19 +40,20 @@ CREDITS = "codex:credits"
 #: every window a Codex goal depends on (a window never read does not block anything)
 GOAL_WINDOWS = (FIVE_HOUR, WEEKLY, MONTHLY, CREDITS)
 
-LABELS = {FIVE_HOUR: "Codex · 5 h", WEEKLY: "Codex · weekly", MONTHLY: "Codex · monthly",
-          CREDITS: "Codex · credits"}
+LABELS = {FIVE_HOUR: N_("Codex · 5 h"), WEEKLY: N_("Codex · weekly"),
+          MONTHLY: N_("Codex · monthly"), CREDITS: N_("Codex · credits")}
 
 #: ``rate_limit_reached_type`` values that no clock lifts, with what the window says about them
 NO_TIMED_RESET: Mapping[str, str] = {
     "workspace_owner_credits_depleted":
-        "your workspace's credits are used up: no timed reset (add credits to continue)",
+        N_("your workspace's credits are used up: no timed reset (add credits to continue)"),
     "workspace_member_credits_depleted":
-        "the workspace's credits are used up: no timed reset (ask the workspace owner)",
+        N_("the workspace's credits are used up: no timed reset (ask the workspace owner)"),
     "workspace_owner_usage_limit_reached":
-        "the workspace usage limit you set was reached: no timed reset (raise it to continue)",
+        N_("the workspace usage limit you set was reached: no timed reset (raise it to "
+           "continue)"),
     "workspace_member_usage_limit_reached":
-        "the workspace usage limit set by the owner was reached: no timed reset",
+        N_("the workspace usage limit set by the owner was reached: no timed reset"),
 }
 TIMED_REACHED = "rate_limit_reached"
 

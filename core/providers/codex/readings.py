@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
+from core.i18n import N_
 from core.models import Exactness, QuotaKind, QuotaReading
 from core.providers.codex.limits import (
     CREDITS,
@@ -34,7 +35,8 @@ def to_readings(snapshot: RateSnapshot, now: datetime, stale_after: float) -> li
             window_seconds=window.window_minutes * 60 if window.window_minutes else None,
             limit_reached=True if wid in reached else None,
             exactness=exactness, observed_at=snapshot.observed_at,
-            note=None if window.resets_at or window.window_minutes else "old Codex shape: no reset",
+            note=None if window.resets_at or window.window_minutes else N_(
+                "old Codex shape: no reset"),
         )
         for wid, window in sorted(windows.items())
     ]
@@ -61,9 +63,9 @@ def _credits_reading(snapshot: RateSnapshot, exactness: Exactness) -> QuotaReadi
     if why is not None:
         note = why
     elif credits.unlimited:
-        note = "unlimited credits"
+        note = N_("unlimited credits")
     else:
-        note = f"credit balance {credits.balance or '0'}"
+        note = N_("credit balance {balance}").format(balance=credits.balance or "0")
     return QuotaReading(
         window_id=CREDITS, provider=PROVIDER, label=LABELS[CREDITS], kind=QuotaKind.CAPACITY,
         used_percent=100.0 if why else 0.0, limit_reached=why is not None,
