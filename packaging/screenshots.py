@@ -1,6 +1,7 @@
 """Screenshots of the desktop app on the demo data, for the README.
 
     .venv/bin/python packaging/screenshots.py            # writes docs/screenshots/*.png
+    .venv/bin/python packaging/screenshots.py --language zh_CN   # *-zh_CN.png, in Chinese
 
 Runs under Xvfb (re-executing itself through ``xvfb-run`` when there is no display), on a
 throw-away data directory with the demo provider. The demo runs on a fake clock that is moved
@@ -10,6 +11,8 @@ history and the dark variant 85 s in (they were resumed automatically after the 
 finished; the goal with auto-resume off still waits for a person). Then ntfy and a webhook are
 switched on (two small servers on 127.0.0.1: one accepts, one answers 503) and a resume is
 scheduled: the window with the failing webhook, and the settings' Notifications tab.
+``--language zh_CN`` takes the main window and the settings instead, in Chinese (install
+Debian's ``fonts-noto-cjk`` first: Xvfb has no other font with Chinese glyphs).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ RESUMED_AT = 85
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--language", default="en", choices=["en", "zh_CN"],
+                        help="en: every English picture; zh_CN: the main window and the "
+                             "settings in Chinese")
     args = parser.parse_args()
     if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
         if not shutil.which("xvfb-run"):
@@ -41,7 +47,7 @@ def main() -> int:
                   file=sys.stderr)
             return 2
         command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24 -nolisten tcp",
-                   sys.executable, __file__, "--out", str(args.out)]
+                   sys.executable, __file__, "--out", str(args.out), "--language", args.language]
         return subprocess.call(command, env={**os.environ, "QT_QPA_PLATFORM": "xcb"})
     os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
     import qasync
@@ -50,13 +56,13 @@ def main() -> int:
 
     app = make_application()
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        if args.language != "en":
+            return runner.run(shoot_translated(args.out, args.language))
         return runner.run(shoot(args.out))
 
 
-async def shoot(out: Path) -> int:
-    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
-    from PySide6.QtWidgets import QApplication
-
+def demo_session(home: str) -> tuple[Any, Any]:
+    """(the app's session on the demo, its fake clock), not started yet."""
     from core.clock import FakeClock
     from core.demo import DEMO_SETTINGS, DemoSession
     from gui.launch import plan_launch
@@ -64,15 +70,59 @@ async def shoot(out: Path) -> int:
     from gui.session import GuiSession
     from gui.settings_source import SettingsSource
 
-    out.mkdir(parents=True, exist_ok=True)
-    home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
     plan = plan_launch(True, {"GOALKEEPER_HOME": home})
     clock = FakeClock(datetime.now(UTC).replace(second=0, microsecond=0))
     demo = DemoSession(plan.paths, plan.settings, clock, printer=lambda _line: None)
     session = GuiSession(demo.make_host(), demo, backend=NullBackend(), use_tray=False,
                          source=SettingsSource(plan.paths.config_file, {}, DEMO_SETTINGS))
+    session.window.resize(1280, 820)
+    return session, clock
+
+
+async def shoot_translated(out: Path, language: str) -> int:
+    """The main window while the goals wait for quota, and the settings, in ``language``."""
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    from PySide6.QtWidgets import QApplication
+
+    from core import i18n
+    from gui import i18n as gui_i18n
+
+    i18n.use_language(language)
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    gui_i18n.install(app, language)
+    out.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
+    session, clock = demo_session(home)
     window = session.window
-    window.resize(1280, 820)
+    await session.start()
+    try:
+        await clock.run_for(WAITING_AT, step=0.5)
+        session.bridge.flush()
+        window.goals_view.select_goal("demo:refactor")
+        window.chart_panel.reload()
+        await settle()
+        session.tick.fire()
+        save(window.grab(), out / f"main-window-{language}.png")
+        dialog = session.open_settings()
+        dialog.editors["max_auto_attempts"].setText("0")
+        await settle()
+        save(dialog.grab(), out / f"settings-{language}.png")
+        dialog.reject()
+    finally:
+        await session.stop()
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
+
+
+async def shoot(out: Path) -> int:
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    from PySide6.QtWidgets import QApplication
+
+    out.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
+    session, clock = demo_session(home)
+    window = session.window
     await session.start()
     try:
         await clock.run_for(WAITING_AT, step=0.5)
