@@ -39,6 +39,7 @@ from core.events import (
     QuotaRecovered,
     SchedulerWoke,
 )
+from core.i18n import N_
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.notify.health import ChannelHealth, ChannelState
 from core.notify.service import send_test_now
@@ -303,7 +304,8 @@ class Bridge(QObject):
             return await self.perform(verb, goal_id, **kw)
         except Exception as exc:  # an engine failure is rendered, never taken for success
             log.exception("%s %s failed", verb, goal_id)
-            return ActionResult(goal_id, Outcome.FAILED, f"internal error: {exc}")
+            return ActionResult(goal_id, Outcome.FAILED,
+                                N_("internal error: {error}").format(error=exc))
 
     async def perform(self, verb: str, goal_id: str, origin: str = "gui",
                       enabled: bool | None = None) -> ActionResult:

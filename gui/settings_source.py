@@ -170,6 +170,40 @@ HELP = {
                                           "too."),
     "notify_timeout_seconds": QT_TR_NOOP("How long one attempt to reach ntfy or the webhook may "
                                          "take (failed attempts are retried with backoff)."),
+    "auto_resume_default": QT_TR_NOOP("Newly found goals start with auto-resume on (it is off "
+                                      "by default: resuming is opt-in)."),
+    "codex_enabled": QT_TR_NOOP("Follow Codex whenever its home exists."),
+    "codex_home": QT_TR_NOOP("Codex's home; empty: $CODEX_HOME, else ~/.codex."),
+    "codex_bin": QT_TR_NOOP("The codex executable; empty: codex on PATH."),
+    "codex_continuation_text": QT_TR_NOOP("The prompt of the `codex exec resume` fallback."),
+    "codex_app_server_timeout_seconds": QT_TR_NOOP("Time-box of a quota read through `codex "
+                                                   "app-server`."),
+    "codex_confirm_timeout_seconds": QT_TR_NOOP("How long a resume waits for Codex to confirm "
+                                                "the goal is active again."),
+    "claude_enabled": QT_TR_NOOP("Watch Claude Code sessions (only when a Claude config "
+                                 "directory exists)."),
+    "claude_config_dirs": QT_TR_NOOP("Comma-separated; empty: $CLAUDE_CONFIG_DIR (may list "
+                                     "several), else ~/.claude and ~/.config/claude."),
+    "claude_bin": QT_TR_NOOP("The claude executable; empty: claude on PATH."),
+    "claude_continuation_text": QT_TR_NOOP("The prompt of a headless resume (must not start "
+                                           "with -)."),
+    "claude_track_limit_stopped": QT_TR_NOOP("A session a usage limit stopped becomes a goal by "
+                                             "itself."),
+    "claude_track_recent_hours": QT_TR_NOOP("…if the stop is at most this old, or its reset is "
+                                            "still ahead."),
+    "claude_timezone": QT_TR_NOOP("IANA zone for limit messages that name none; empty: $TZ, "
+                                  "else the system's."),
+    "claude_poll_seconds": QT_TR_NOOP("How often transcripts are checked for appended lines."),
+    "claude_scan_workers": QT_TR_NOOP("Processes for the first scan of a history over 64 MiB; "
+                                      "0: one per CPU, at most 4."),
+    "claude_stop_grace_seconds": QT_TR_NOOP("Pause or cancel of a headless run: SIGINT, this "
+                                            "long, then SIGTERM."),
+    "pipeline_enabled": QT_TR_NOOP("Run pipeline goals added with `goalkeeper add`."),
+    "pipeline_stop_grace_seconds": QT_TR_NOOP("When a step is stopped: SIGTERM, then SIGKILL "
+                                              "after this."),
+    "pipeline_max_inline_wait_seconds": QT_TR_NOOP("A rate limit whose Retry-After is at most "
+                                                   "this is waited in process; a longer one "
+                                                   "pauses the goal for quota."),
 }
 
 #: how a choice is shown (value → text); values without an entry are shown as they are

@@ -303,3 +303,13 @@ def test_padding_counts_wide_characters_twice() -> None:
     assert width("已暂停") == 6 and width("paused") == 6
     assert pad("已暂停", 8) == "已暂停  " and pad("paused", 8) == "paused  "
     assert sys.getdefaultencoding() == "utf-8"
+
+
+def test_every_setting_has_a_translatable_label_and_help() -> None:
+    """A setting added later shows up in the dialog only with words the catalogue can hold: a
+    label, and help where the field has a description (the core's English otherwise)."""
+    from gui.settings_source import HELP, LABELS
+
+    fields = Settings.model_fields
+    assert [name for name in fields if name not in LABELS] == []
+    assert [name for name, info in fields.items() if info.description and name not in HELP] == []

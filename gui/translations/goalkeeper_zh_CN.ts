@@ -1,7 +1,8 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
-    <name />
+    <name></name>
     <message>
         <source>&amp;Start</source>
         <translation>启动(&amp;S)</translation>
@@ -55,7 +56,7 @@
         <translation>打开文件夹(&amp;F)</translation>
     </message>
     <message>
-        <source>Open the goal's working directory</source>
+        <source>Open the goal&apos;s working directory</source>
         <translation>打开这个目标的工作目录</translation>
     </message>
     <message>
@@ -83,7 +84,7 @@
         <translation>要永久取消“{title}”吗？</translation>
     </message>
     <message>
-        <source>Goalkeeper stops it and never resumes it. The agent's own work and files are left as they are.</source>
+        <source>Goalkeeper stops it and never resumes it. The agent&apos;s own work and files are left as they are.</source>
         <translation>Goalkeeper 会停止它，并且不再恢复它。代理自己的工作成果和文件保持原样。</translation>
     </message>
     <message>
@@ -220,7 +221,7 @@
         <translation>目标详情 — {title}</translation>
     </message>
     <message>
-        <source>The ntfy access token and the webhook's signing secret are kept in the OS keyring, never in config.toml; store them with&lt;br&gt;&lt;code&gt;goalkeeper secret set ntfy-token&lt;/code&gt;&lt;br&gt;&lt;code&gt;goalkeeper secret set webhook-secret&lt;/code&gt;</source>
+        <source>The ntfy access token and the webhook&apos;s signing secret are kept in the OS keyring, never in config.toml; store them with&lt;br&gt;&lt;code&gt;goalkeeper secret set ntfy-token&lt;/code&gt;&lt;br&gt;&lt;code&gt;goalkeeper secret set webhook-secret&lt;/code&gt;</source>
         <translation>ntfy 的访问令牌和 Webhook 的签名密钥保存在系统密钥环中，从不写入 config.toml；用以下命令保存：&lt;br&gt;&lt;code&gt;goalkeeper secret set ntfy-token&lt;/code&gt;&lt;br&gt;&lt;code&gt;goalkeeper secret set webhook-secret&lt;/code&gt;</translation>
     </message>
     <message>
@@ -769,7 +770,7 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>Resuming</source>
-        <extracomment>fields whose change the running app applies at once (the engine's are read at start-up)</extracomment>
+        <extracomment>fields whose change the running app applies at once (the engine&apos;s are read at start-up)</extracomment>
         <translation>恢复</translation>
     </message>
     <message>
@@ -798,7 +799,7 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>Codex</source>
-        <extracomment>the titles of the providers' own sections (named after their settings' prefix)</extracomment>
+        <extracomment>the titles of the providers&apos; own sections (named after their settings&apos; prefix)</extracomment>
         <translation>Codex</translation>
     </message>
     <message>
@@ -926,7 +927,7 @@ Showing the defaults; saving replaces the file.</source>
         <translation>读数过时的时限（秒）</translation>
     </message>
     <message>
-        <source>Scheduler's longest sleep while waiting (s)</source>
+        <source>Scheduler&apos;s longest sleep while waiting (s)</source>
         <translation>等待时调度器的最长休眠（秒）</translation>
     </message>
     <message>
@@ -1023,7 +1024,7 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>Added to the reset instant before resuming.</source>
-        <extracomment>what each field means (the README's settings table), for tooltips and screen readers; a field without an entry shows its ``description`` (from the core's catalogue)</extracomment>
+        <extracomment>what each field means (the README&apos;s settings table), for tooltips and screen readers; a field without an entry shows its ``description`` (from the core&apos;s catalogue)</extracomment>
         <translation>恢复前在重置时刻之上额外等待的时间。</translation>
     </message>
     <message>
@@ -1071,7 +1072,7 @@ Showing the defaults; saving replaces the file.</source>
         <translation>超过这个时长的读数会被标记为过时。</translation>
     </message>
     <message>
-        <source>The scheduler's longest sleep while something is pending.</source>
+        <source>The scheduler&apos;s longest sleep while something is pending.</source>
         <translation>有待办事项时调度器的最长休眠时间。</translation>
     </message>
     <message>
@@ -1099,7 +1100,7 @@ Showing the defaults; saving replaces the file.</source>
         <translation>窗口和 goalkeeper 命令所用的语言。“系统语言”会依次参考 LANGUAGE、LC_ALL、LC_MESSAGES 和 LANG；都不适用时使用英语。下次启动时生效。</translation>
     </message>
     <message>
-        <source>Adds Goalkeeper to your desktop's autostart (XDG autostart on Linux).</source>
+        <source>Adds Goalkeeper to your desktop&apos;s autostart (XDG autostart on Linux).</source>
         <translation>把 Goalkeeper 加入桌面的自动启动（Linux 上为 XDG autostart）。</translation>
     </message>
     <message>
@@ -1121,6 +1122,86 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>How long one attempt to reach ntfy or the webhook may take (failed attempts are retried with backoff).</source>
         <translation>一次发送到 ntfy 或 Webhook 的尝试最多可用多久（失败的尝试会退避重试）。</translation>
+    </message>
+    <message>
+        <source>Newly found goals start with auto-resume on (it is off by default: resuming is opt-in).</source>
+        <translation>新发现的目标一开始就开启自动恢复（默认关闭：自动恢复需要你主动选择）。</translation>
+    </message>
+    <message>
+        <source>Follow Codex whenever its home exists.</source>
+        <translation>只要 Codex 主目录存在，就关注 Codex。</translation>
+    </message>
+    <message>
+        <source>Codex&apos;s home; empty: $CODEX_HOME, else ~/.codex.</source>
+        <translation>Codex 主目录；留空：使用 $CODEX_HOME，否则为 ~/.codex。</translation>
+    </message>
+    <message>
+        <source>The codex executable; empty: codex on PATH.</source>
+        <translation>codex 可执行文件；留空：使用 PATH 中的 codex。</translation>
+    </message>
+    <message>
+        <source>The prompt of the `codex exec resume` fallback.</source>
+        <translation>`codex exec resume` 兜底方式所用的提示词。</translation>
+    </message>
+    <message>
+        <source>Time-box of a quota read through `codex app-server`.</source>
+        <translation>通过 `codex app-server` 读取配额的时限。</translation>
+    </message>
+    <message>
+        <source>How long a resume waits for Codex to confirm the goal is active again.</source>
+        <translation>恢复时等待 Codex 确认目标重新进入活动状态的时长。</translation>
+    </message>
+    <message>
+        <source>Watch Claude Code sessions (only when a Claude config directory exists).</source>
+        <translation>关注 Claude Code 会话（仅当存在 Claude 配置目录时）。</translation>
+    </message>
+    <message>
+        <source>Comma-separated; empty: $CLAUDE_CONFIG_DIR (may list several), else ~/.claude and ~/.config/claude.</source>
+        <translation>用逗号分隔；留空：使用 $CLAUDE_CONFIG_DIR（可以列出多个），否则为 ~/.claude 和 ~/.config/claude。</translation>
+    </message>
+    <message>
+        <source>The claude executable; empty: claude on PATH.</source>
+        <translation>claude 可执行文件；留空：使用 PATH 中的 claude。</translation>
+    </message>
+    <message>
+        <source>The prompt of a headless resume (must not start with -).</source>
+        <translation>无界面恢复所用的提示词（不能以 - 开头）。</translation>
+    </message>
+    <message>
+        <source>A session a usage limit stopped becomes a goal by itself.</source>
+        <translation>因用量上限而停止的会话会自动成为一个目标。</translation>
+    </message>
+    <message>
+        <source>…if the stop is at most this old, or its reset is still ahead.</source>
+        <translation>…前提是停止发生在这么久之内，或者它的重置时间还没到。</translation>
+    </message>
+    <message>
+        <source>IANA zone for limit messages that name none; empty: $TZ, else the system&apos;s.</source>
+        <translation>用于未注明时区的上限消息的 IANA 时区；留空：使用 $TZ，否则为系统时区。</translation>
+    </message>
+    <message>
+        <source>How often transcripts are checked for appended lines.</source>
+        <translation>多久检查一次会话记录中新追加的行。</translation>
+    </message>
+    <message>
+        <source>Processes for the first scan of a history over 64 MiB; 0: one per CPU, at most 4.</source>
+        <translation>首次扫描超过 64 MiB 的历史记录时所用的进程数；0：每个 CPU 一个，最多 4 个。</translation>
+    </message>
+    <message>
+        <source>Pause or cancel of a headless run: SIGINT, this long, then SIGTERM.</source>
+        <translation>暂停或取消无界面运行时：先发送 SIGINT，等待这么久，再发送 SIGTERM。</translation>
+    </message>
+    <message>
+        <source>Run pipeline goals added with `goalkeeper add`.</source>
+        <translation>运行用 `goalkeeper add` 添加的流水线目标。</translation>
+    </message>
+    <message>
+        <source>When a step is stopped: SIGTERM, then SIGKILL after this.</source>
+        <translation>停止一个步骤时：先发送 SIGTERM，过了这么久再发送 SIGKILL。</translation>
+    </message>
+    <message>
+        <source>A rate limit whose Retry-After is at most this is waited in process; a longer one pauses the goal for quota.</source>
+        <translation>Retry-After 不超过此值的速率限制会在进程内等待；更长的则会让目标因配额而暂停。</translation>
     </message>
     <message>
         <source>A resume was scheduled (everything)</source>
