@@ -97,5 +97,6 @@ def fill_ts(path: Path, translations: dict[str, str], force: bool = False) -> in
         node.text = translations[source]
         node.attrib.pop("type", None)
         count += 1
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    if count:  # else leave lupdate's own layout alone
+        tree.write(path, encoding="utf-8", xml_declaration=True)
     return count
