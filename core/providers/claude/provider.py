@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import shlex
 import shutil
 from collections.abc import Mapping
@@ -35,22 +36,26 @@ from core.providers.base import (
     ControlHandler,
     GoalObservation,
     Provider,
+    RunnerDeferred,
     RunnerError,
     StartOutcome,
 )
 from core.providers.claude import config, sessions
 from core.providers.claude.events import HookEvents
 from core.providers.claude.follow import FileState, TranscriptWatcher, read_file
-from core.providers.claude.ledger import UsageBlock
+from core.providers.claude.ledger import LimitStopRecord, UsageBlock
+from core.providers.claude.live import LiveSessions
 from core.providers.claude.readings import (
     cached_usage_readings,
     limit_stop_reading,
     worth_storing,
 )
-from core.providers.claude.resets import parse_limit
+from core.providers.claude.records import LimitInfo
+from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.runner import HeadlessRun, RunSpec, child_env, command
 from core.providers.claude.state import TrackingFile
 from core.providers.claude.stream import TurnEnded
+from core.retry import RetryPolicy
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -79,6 +84,7 @@ class ClaudeProvider(Provider):
             settings.claude_config_dirs, environ)
         self.zone = config.local_zone(settings.claude_timezone, environ)
         self.watcher = TranscriptWatcher(self.roots)
+        self.live = LiveSessions(self.roots)
         self.tracking = TrackingFile(paths.data_dir)
         self.events = HookEvents(paths.data_dir, clock)
         self.json_cache = config.JsonCache()
@@ -94,6 +100,7 @@ class ClaudeProvider(Provider):
         now = self.clock.now().timestamp()
         workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
         await asyncio.to_thread(self.watcher.full_scan, now, workers)
+        self.live.refresh()
         self.events.compact_spool()
         self.events.read_spool()
         self.apply_events()
@@ -128,6 +135,7 @@ class ClaudeProvider(Provider):
         """One round of following: files, hook events, the tracking file. Returns the sessions
         whose observation was reported."""
         changed = self.watcher.poll(self.clock.now().timestamp())
+        changed |= self.live.refresh()
         if self.events.read_spool():
             changed |= self.apply_events()
         if changed:
@@ -170,6 +178,7 @@ class ClaudeProvider(Provider):
             events=self.events.for_session(state.session_id),
             runner_stop=tracking.runner_stops.get(state.session_id),
             keep_prompting=bool(options.get("keep_prompting", False)),
+            live=self.live.live(state.session_id),
         )
 
     def observation(self, state: FileState) -> GoalObservation:
@@ -233,7 +242,7 @@ class ClaudeProvider(Provider):
         stops = list(self.watcher.ledger.stops.values())
         runner_stops = self.tracking.load().runner_stops
         for stop in stops[self._stops_seen:]:
-            parsed = parse_limit(stop.text, stop.at, self.zone)
+            parsed = parse_stop(stop, self.zone)
             reading = limit_stop_reading(parsed, stop.at)
             exact = sessions.runner_reset(runner_stops.get(stop.session_id), stop.at)
             if exact is not None:
@@ -296,6 +305,12 @@ class ClaudeProvider(Provider):
 
     async def resume_goal(self, goal: Goal, fence: int) -> StartOutcome:
         state = self._session_state(goal)
+        self.live.refresh()
+        session_id = sessions.session_of(goal.id)
+        live = self.live.live(session_id) if session_id else None
+        if live is not None:  # never headless behind a live Claude Code's back
+            raise RunnerDeferred(f"{sessions.LIVE_BLOCK} (pid {live.pid}): Goalkeeper waits "
+                                 "for that process to exit", 60.0)
         if goal.pause_reason is PauseReason.QUOTA and state is not None:
             read_file(state, self.watcher.ledger)  # check, then act: what happened meanwhile?
             stops = state.facts.stops
@@ -322,8 +337,12 @@ class ClaudeProvider(Provider):
                         config_dir is None or config.is_default_dir(Path(config_dir),
                                                                     self.environ))
         await self._stop_run(goal.id)
+        retry = RetryPolicy(retries=self.settings.claude_retry_attempts - 1,
+                            backoff_initial=self.settings.claude_retry_backoff_seconds,
+                            backoff_max=max(900.0, self.settings.claude_retry_backoff_seconds))
         run = HeadlessRun(RunSpec(goal.id, fence, argv, str(cwd), env,
-                                  bool(goal.data.get("keep_prompting")), self.zone),
+                                  bool(goal.data.get("keep_prompting")), self.zone, retry,
+                                  random.random),
                           self.sink, self.clock, self._on_limited,
                           self.settings.claude_stop_grace_seconds)
         await run.start()
@@ -397,3 +416,11 @@ class ClaudeProvider(Provider):
 
     def now(self) -> datetime:
         return self.clock.now()
+
+
+def parse_stop(stop: LimitStopRecord, zone: Any) -> ParsedLimit:
+    """A limit stop of the history, read: its structured window and reset win over its text."""
+    info = None
+    if stop.rate_limit_type is not None or stop.resets_at is not None:
+        info = LimitInfo(stop.rate_limit_type, stop.resets_at, stop.using_overage)
+    return parse_limit(stop.text, stop.at, zone, info)
