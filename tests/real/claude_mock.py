@@ -187,15 +187,16 @@ def _entrypoint(agent: str) -> str | None:
 
 
 def _last_prompt(body: str) -> str:
+    """The text of the request's last user message (its text blocks joined)."""
     try:
         data = json.loads(body)
     except ValueError:
         return ""
     messages = data.get("messages") if isinstance(data, dict) else None
-    if not isinstance(messages, list) or not messages:
+    users = [m for m in messages or [] if isinstance(m, dict) and m.get("role") == "user"]
+    if not users:
         return ""
-    content = messages[-1].get("content") if isinstance(messages[-1], dict) else None
+    content = users[-1].get("content")
     if isinstance(content, str):
         return content
-    texts = [b.get("text", "") for b in content or [] if isinstance(b, dict)]
-    return str(texts[-1]) if texts else ""
+    return "\n".join(str(b.get("text", "")) for b in content or [] if isinstance(b, dict))

@@ -1,11 +1,13 @@
 """Which Claude Code processes are running now, and on which session.
 
-Claude Code 2.1.x keeps ``<config>/sessions/<pid>.json`` while a process runs (a TUI writes
-``kind: "interactive"``)::
+Claude Code 2.1.x keeps ``<config>/sessions/<pid>.json`` while a process runs::
 
     {"pid": 21970, "sessionId": "fc81a14f-…", "cwd": "/repo", "startedAt": 1796160952561,
      "procStart": "67308", "version": "2.1.328", "kind": "interactive", "entrypoint": "cli",
      "status": "idle", …}
+
+A TUI says ``kind: "interactive"``, ``entrypoint: "cli"``; print mode (``claude -p``) writes the
+same ``kind`` with ``entrypoint: "sdk-cli"`` — only the entrypoint tells them apart.
 
 The file goes when the process exits, also when its terminal is closed (SIGHUP); a process
 killed outright leaves it behind. So a file counts only while its pid is alive — and, on Linux,
@@ -20,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +42,8 @@ class LiveProcess:
 
     @property
     def interactive(self) -> bool:
-        return self.kind == "interactive"
+        """A TUI the user sits at (print mode and the SDKs say ``sdk-…``)."""
+        return self.kind == "interactive" and not (self.entrypoint or "").startswith("sdk")
 
 
 def read_process_file(path: Path) -> LiveProcess | None:
@@ -93,9 +96,13 @@ class LiveSessions:
         self._files: dict[str, tuple[tuple[int, int], LiveProcess | None]] = {}
         self._by_session: dict[str, LiveProcess] = {}
 
-    def live(self, session_id: str) -> LiveProcess | None:
-        """The live process that has ``session_id`` open (an interactive one preferred)."""
-        return self._by_session.get(session_id)
+    def live(self, session_id: str, ignore: Collection[int] = ()) -> LiveProcess | None:
+        """The live process that has ``session_id`` open (a TUI preferred), leaving out the
+        pids in ``ignore`` (Goalkeeper's own headless runs)."""
+        process = self._by_session.get(session_id)
+        if process is not None and process.pid in ignore:
+            return None
+        return process
 
     def refresh(self) -> set[str]:
         """Read the process files again; returns the sessions whose live process changed."""

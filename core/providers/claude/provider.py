@@ -178,8 +178,12 @@ class ClaudeProvider(Provider):
             events=self.events.for_session(state.session_id),
             runner_stop=tracking.runner_stops.get(state.session_id),
             keep_prompting=bool(options.get("keep_prompting", False)),
-            live=self.live.live(state.session_id),
+            live=self.live.live(state.session_id, self.own_pids()),
         )
+
+    def own_pids(self) -> set[int]:
+        """The claude processes Goalkeeper runs itself (they are not someone else's)."""
+        return {pid for run in self.runs.values() if (pid := run.pid) is not None}
 
     def observation(self, state: FileState) -> GoalObservation:
         return sessions.observe(state, sessions.read_meta(state), self._context(state),
@@ -307,7 +311,7 @@ class ClaudeProvider(Provider):
         state = self._session_state(goal)
         self.live.refresh()
         session_id = sessions.session_of(goal.id)
-        live = self.live.live(session_id) if session_id else None
+        live = self.live.live(session_id, self.own_pids()) if session_id else None
         if live is not None:  # never headless behind a live Claude Code's back
             raise RunnerDeferred(f"{sessions.LIVE_BLOCK} (pid {live.pid}): Goalkeeper waits "
                                  "for that process to exit", 60.0)

@@ -101,6 +101,10 @@ class HeadlessRun:
         self._stopping = False
 
     @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 

@@ -197,8 +197,8 @@ def native_block(state: FileState, stop: Stopped, ctx: SessionContext,
     user is at that session and Goalkeeper waits for the process to exit.
     """
     live = ctx.live
-    if live is None:
-        return None
+    if live is None or not live.interactive:
+        return None  # nothing at all, or a print-mode run: it exits at a limit, never waits
     why_not = _why_claude_will_not(state, stop, ctx, now)
     if why_not is None:
         native = state.facts.stops.native
@@ -212,8 +212,6 @@ def _why_claude_will_not(state: FileState, stop: Stopped, ctx: SessionContext,
                          now: datetime) -> str | None:
     """None while Claude's own wait is armed and holds; else why Claude will not continue."""
     native = state.facts.stops.native
-    if not live_interactive(ctx):
-        return "it is not an interactive session"
     if native is None or native.kind is not Kind.NATIVE_WAITING:
         if native is not None and native.kind is Kind.NATIVE_CANCELLED:
             return f"it says “{' '.join((native.text or '').split())}”"
@@ -228,10 +226,6 @@ def _why_claude_will_not(state: FileState, stop: Stopped, ctx: SessionContext,
     if not chosen and stop.resets_at is not None and stop.resets_at - now > NATIVE_HORIZON:
         return "the reset is more than 24 hours away"
     return None
-
-
-def live_interactive(ctx: SessionContext) -> bool:
-    return ctx.live is not None and ctx.live.interactive
 
 
 def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
