@@ -11,6 +11,7 @@ is ever passed. Every process started here is stopped by :meth:`Tui.close` / the
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -121,6 +122,16 @@ class ClaudeWorld:
             with contextlib.suppress(OSError, ValueError):
                 found.append(json.loads(path.read_text()))
         return found
+
+
+async def eventually(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
+    """:func:`wait_for` for async tests: the event loop keeps running meanwhile."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition}")
+        await asyncio.sleep(0.1)
+    return value
 
 
 def wait_for(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:

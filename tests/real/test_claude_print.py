@@ -198,7 +198,8 @@ async def test_an_unknown_resume_id_fails_with_claudes_own_words(
         report[3])
 
 
-def goalkeeper(gk_paths: Paths, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def goalkeeper(gk_paths: Paths, *args: str,
+               env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=60, check=False,
                           env={**os.environ, **env, "GOALKEEPER_HOME": str(gk_paths.data_dir)})

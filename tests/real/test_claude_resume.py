@@ -5,63 +5,18 @@ the real ``claude -p --resume`` — to the end of a turn, into a new limit, thro
 from __future__ import annotations
 
 import asyncio
-import random
 import time
-from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
-from core.clock import SystemClock
-from core.engine import Engine
 from core.models import GoalState, PauseReason
-from core.paths import resolve_paths
-from core.providers.claude.provider import ClaudeProvider
-from core.settings import Settings
 from tests.real.claude_mock import Answer, ClaudeApi
-from tests.real.claude_world import ClaudeWorld
+from tests.real.claude_world import ClaudeWorld, eventually
 from tests.real.mockhttp import MockServer
 
 Api = tuple[ClaudeApi, MockServer]
-
-
-async def eventually(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while not (value := condition()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition}")
-        await asyncio.sleep(0.1)
-    return value
-
-
-def fast_settings(world: ClaudeWorld, **extra: Any) -> Settings:
-    """Resume right at the reset, notice things within a fraction of a second."""
-    return Settings(**{
-        "auto_resume_default": True, "resume_margin_seconds": 0, "resume_jitter_seconds": 0,
-        "stable_seconds": 0, "max_sleep_seconds": 0.5, "claude_poll_seconds": 0.2,
-        "claude_bin": str(world.binary), "claude_retry_backoff_seconds": 0.5,
-        "claude_stop_grace_seconds": 5, "codex_enabled": False, **extra})
-
-
-@pytest_asyncio.fixture
-async def engine_of(tmp_path: Path) -> AsyncIterator[Any]:
-    started: list[Engine] = []
-
-    async def make(world: ClaudeWorld, **extra: Any) -> tuple[Engine, ClaudeProvider]:
-        paths = resolve_paths({"GOALKEEPER_HOME": str(tmp_path / f"gk-{len(started)}")})
-        settings = fast_settings(world, **extra)
-        provider = ClaudeProvider(settings, paths, SystemClock(), world.env)
-        engine = Engine(paths, settings, [provider], SystemClock(), random.Random(7))
-        await engine.start()
-        started.append(engine)
-        return engine, provider
-
-    yield make
-    for engine in started:
-        await engine.stop()
 
 
 def stop_soon(world: ClaudeWorld, api: ClaudeApi, kind: str = "five_hour",
@@ -123,7 +78,7 @@ async def test_a_headless_resume_into_a_new_limit_pauses_until_its_exact_reset(
 async def test_a_transient_429_in_a_headless_resume_is_retried_never_a_quota_pause(
         claude_world: ClaudeWorld, claude_api: Api, engine_of: Any) -> None:
     api, _ = claude_api
-    session, resets = stop_soon(claude_world, api)
+    session, _ = stop_soon(claude_world, api)
     api.then(Answer.server_busy())  # the first resume meets a busy server; the retry works
     engine, _ = await engine_of(claude_world)
     goal_id = f"claude:{session}"
