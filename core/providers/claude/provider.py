@@ -6,10 +6,11 @@ Which sessions are goals (id ``claude:<session id>``):
 * with ``claude_track_limit_stopped`` on, any session a limit stopped in the last
   ``claude_track_recent_hours`` (or whose reset is still ahead) — unless the user untracked it.
 
-Transcripts are scanned once when the host starts (in a worker thread) and then followed every
-``claude_poll_seconds`` (:mod:`~core.providers.claude.follow`); a change is reported as an
-observation only when what the goal shows changed. Quota readings come from limit stops,
-headless runs, the opt-in statusline hook and, as a last resort, ``~/.claude.json``.
+When the host starts, the newest transcripts are read first (:mod:`~core.providers.claude.startup`:
+gauges and goals at once), the rest of the history in the background; then every transcript is
+followed every ``claude_poll_seconds`` (:mod:`~core.providers.claude.follow`); a change is
+reported as an observation only when what the goal shows changed. Quota readings come from limit
+stops, headless runs, the opt-in statusline hook and, as a last resort, ``~/.claude.json``.
 
 Owns: the transcript watcher, one :class:`~core.providers.claude.runner.HeadlessRun` per goal
 it runs, the poll task, and ``<data>/claude/`` (tracking file, hook spool).
@@ -40,7 +41,7 @@ from core.providers.base import (
     RunnerError,
     StartOutcome,
 )
-from core.providers.claude import config, sessions
+from core.providers.claude import config, sessions, startup
 from core.providers.claude.events import HookEvents
 from core.providers.claude.follow import FileState, TranscriptWatcher, read_file
 from core.providers.claude.ledger import LimitStopRecord, UsageBlock
@@ -60,6 +61,8 @@ from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
+#: the history scan waits for the host's first discovery at most this long
+HISTORY_DELAY_SECONDS = 2.0
 BILLING_NOTICE = (
     "Goalkeeper resumes Claude sessions headless (claude -p). Anthropic may bill headless and "
     "Agent SDK use differently from interactive use, and its consumer terms restrict automated "
@@ -93,29 +96,62 @@ class ClaudeProvider(Provider):
         self.emitted: dict[str, tuple[Any, ...]] = {}
         self._stops_seen = 0
         self._poll_task: asyncio.Task[None] | None = None
+        self._scan_task: asyncio.Task[None] | None = None
+        self._discovered = asyncio.Event()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
         now = self.clock.now().timestamp()
-        workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
-        await asyncio.to_thread(self.watcher.full_scan, now, workers)
+        tracking = self.tracking.load()
+        first = await asyncio.to_thread(
+            startup.read_newest_first, self.watcher, now,
+            self.settings.claude_track_recent_hours * 3600.0, {*tracking.tracked, *tracking.auto})
         self.live.refresh()
         self.events.compact_spool()
         self.events.read_spool()
         self.apply_events()
         self._note_new_stops(report=False)
-        log.info("claude: %d transcripts, %d responses, %d limit stops under %s",
-                 len(self.watcher.files), len(self.watcher.ledger),
-                 len(self.watcher.ledger.stops), ", ".join(map(str, self.roots)) or "nothing")
+        log.info("claude: newest %d of %d transcripts read (%.1f MiB); the rest in the background",
+                 len(first.read), len(self.watcher.files), first.bytes_read / (1 << 20))
+        self._discovered = asyncio.Event()
+        self._scan_task = asyncio.ensure_future(self._scan_history(first.rest))
+        self._scan_task.set_name("claude:history")
         self._poll_task = asyncio.ensure_future(self._poll_loop())
         self._poll_task.set_name("claude:poll")
 
+    async def _scan_history(self, rest: list[FileState]) -> None:
+        """The full-history scan behind the first pass: read off the loop, taken over on it."""
+        workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
+        # the host's first discovery goes first: the goals and gauges it shows are already right
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(HISTORY_DELAY_SECONDS):
+                await self._discovered.wait()
+        try:
+            scanned, exports = await asyncio.to_thread(startup.scan_rest, rest, workers)
+        except Exception:
+            log.exception("claude: scanning the history failed")
+            return
+        sessions = self.watcher.adopt_scanned(scanned, exports)
+        self._note_new_stops(report=True)
+        self.report(sessions)
+        log.info("claude: full history scanned: %d transcripts, %d responses, %d limit stops "
+                 "under %s", len(self.watcher.files), len(self.watcher.ledger),
+                 len(self.watcher.ledger.stops), ", ".join(map(str, self.roots)) or "nothing")
+
+    async def history_scanned(self) -> None:
+        """Wait for the background scan of the history (tests, benchmarks)."""
+        if self._scan_task is not None:
+            await asyncio.shield(self._scan_task)
+
     async def stop(self) -> None:
+        for task in (self._scan_task, self._poll_task):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._scan_task = None
         if self._poll_task is not None:
-            self._poll_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._poll_task
             self._poll_task = None
         await asyncio.gather(*(run.stop() for run in self.runs.values()),
                              return_exceptions=True)
@@ -149,6 +185,8 @@ class ClaudeProvider(Provider):
         tracking = self.tracking.load()
         goals, new = [], []
         for state in candidates:
+            if self.watcher.is_pending(state):
+                continue  # the background scan has not read it yet
             session_id = state.session_id
             if session_id in tracking.tracked or session_id in tracking.auto:
                 goals.append(state)
@@ -236,6 +274,7 @@ class ClaudeProvider(Provider):
             obs = self.observation(state)
             self._emit(obs, send=False)  # the engine applies what discovery returns
             result.append(obs)
+        self._discovered.set()
         return result
 
     # -- quota readings ------------------------------------------------------------------------
