@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.clock import Clock, iso, parse_iso
+from core.clock import Clock, parse_iso
 from core.providers.claude.readings import epoch
 from core.providers.claude.sessions import HookEvent
 from core.providers.claude.state import HookSpool
@@ -47,11 +47,6 @@ def event_from_payload(payload: dict[str, Any], received_at: datetime) -> HookEv
     if looks_like_limit(text):  # never a transient 429, whatever ``error`` says
         return HookEvent(session_id, received_at, "stop_failure", text)
     return None
-
-
-def event_to_json(event: HookEvent) -> dict[str, Any]:
-    return {"session_id": event.session_id, "at": iso(event.at), "kind": event.kind,
-            "text": event.text}
 
 
 def event_from_json(data: dict[str, Any]) -> HookEvent | None:

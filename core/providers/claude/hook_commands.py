@@ -22,9 +22,7 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 from core.models import QuotaReading
-from core.providers.claude.events import event_from_payload
 from core.providers.claude.readings import statusline_readings
-from core.providers.claude.sessions import HookEvent
 from core.providers.claude.stop_hook import append_durably, spool_line
 
 
@@ -52,11 +50,6 @@ def parse_payload(stdin: bytes) -> dict[str, Any] | None:
 def readings_of(stdin: bytes, now: datetime) -> list[QuotaReading]:
     payload = parse_payload(stdin)
     return statusline_readings(payload, now) if payload is not None else []
-
-
-def stop_failure_event(stdin: bytes, now: datetime) -> HookEvent | None:
-    payload = parse_payload(stdin)
-    return event_from_payload(payload, now) if payload is not None else None
 
 
 def spool_payload(stdin: bytes, spool: str, now: datetime) -> bool:
