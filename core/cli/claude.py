@@ -219,7 +219,6 @@ def _track_offline(ctx: Context, session: str, reopen: bool) -> dict[str, Any]:
     read_file(state, UsageLedger(), bulk=True)
     context = sessions.SessionContext(
         zone=config.local_zone(settings.claude_timezone, os.environ),
-        native=config.native_setting(root, os.environ),
         runner_stop=tracking.runner_stops.get(session),
         keep_prompting=bool(tracking.tracked[session].get("keep_prompting", False)))
     obs = sessions.observe(state, sessions.read_meta(state), context, now)

@@ -146,6 +146,16 @@ def wait_for(condition: Callable[[], Any], timeout: float = 30.0, what: str = ""
         time.sleep(0.1)
 
 
+def need_tmux() -> None:
+    """The TUI runs under tmux: skip without it, except under ``CI=true`` (a failure there)."""
+    import pytest
+
+    if shutil.which("tmux") is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("CI=true and tmux is missing: the Claude TUI tests need it")
+        pytest.skip("tmux is not installed: the Claude TUI tests need it")
+
+
 class Tui:
     """The interactive ``claude`` in a private tmux server (its own socket in /tmp)."""
 

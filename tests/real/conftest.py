@@ -22,7 +22,7 @@ from core.paths import resolve_paths
 from core.providers.claude.provider import ClaudeProvider
 from core.settings import Settings
 from tests.real.claude_mock import Answer, ClaudeApi
-from tests.real.claude_world import ClaudeWorld, Tui
+from tests.real.claude_world import ClaudeWorld, Tui, need_tmux
 from tests.real.mockhttp import MockServer, serving
 from tests.real.pins import PINS, PinUnavailable, ensure
 
@@ -79,6 +79,7 @@ def claude_world(claude_bin: Path, claude_api: tuple[ClaudeApi, MockServer],
 @pytest.fixture
 def tuis() -> Iterator[list[Tui]]:
     """TUIs a test starts go here; every one is closed (no tmux, no claude left) afterwards."""
+    need_tmux()
     started: list[Tui] = []
     yield started
     for tui in started:

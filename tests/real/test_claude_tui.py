@@ -29,7 +29,7 @@ from core.settings import Settings
 from core.store import open_store
 from tests.claude.support import RecordingSink
 from tests.real.claude_mock import Answer, ClaudeApi
-from tests.real.claude_world import ClaudeWorld, Tui, eventually, wait_for
+from tests.real.claude_world import ClaudeWorld, Tui, eventually, need_tmux, wait_for
 from tests.real.mockhttp import MockServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,6 +95,7 @@ class ArmedRun:
 @pytest.fixture(scope="module")
 def armed_run(claude_bin: Path, claude_api: Api,
               tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArmedRun]:
+    need_tmux()
     api, server = claude_api
     api.reset(Answer.ok())
     root = tmp_path_factory.mktemp("armed")

@@ -212,7 +212,6 @@ class ClaudeProvider(Provider):
         options = tracking.tracked.get(state.session_id, {})
         return sessions.SessionContext(
             zone=self.zone,
-            native=config.native_setting(Path(state.config_dir), self.environ, self.json_cache),
             events=self.events.for_session(state.session_id),
             runner_stop=tracking.runner_stops.get(state.session_id),
             keep_prompting=bool(options.get("keep_prompting", False)),

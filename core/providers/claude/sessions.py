@@ -27,7 +27,6 @@ from typing import Any
 
 from core.models import GoalState, PauseReason
 from core.providers.base import GoalObservation
-from core.providers.claude.config import NativeSetting
 from core.providers.claude.follow import FileState
 from core.providers.claude.live import LiveProcess
 from core.providers.claude.records import Kind, LimitInfo, Record, classify, json_objects, title_of
@@ -86,7 +85,6 @@ class SessionContext:
     """Everything besides the transcript that decides a session's observation."""
 
     zone: tzinfo
-    native: NativeSetting
     events: Sequence[HookEvent] = ()
     runner_stop: dict[str, str] | None = None  # {"stopped_at", "resets_at"} of a headless run
     keep_prompting: bool = False
