@@ -38,3 +38,12 @@ def test_a_dead_or_reused_pid_is_not_alive(tmp_path: Path) -> None:
     assert not is_alive(2 ** 22 + 12345, None)  # no such pid
     path.write_text("{not json")
     assert read_process_file(path) is None
+
+
+def test_a_change_one_refresh_saw_is_still_taken_by_the_poll(tmp_path: Path) -> None:
+    live = LiveSessions([tmp_path])
+    live_session(tmp_path, "s-3")
+    assert live.refresh() == {"s-3"}  # e.g. a resume checking right before it starts
+    assert live.refresh() == set()
+    assert live.take_changed() == {"s-3"}  # the poll still reports it
+    assert live.take_changed() == set()

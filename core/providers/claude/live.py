@@ -95,6 +95,7 @@ class LiveSessions:
         self.roots = [Path(r) for r in roots]
         self._files: dict[str, tuple[tuple[int, int], LiveProcess | None]] = {}
         self._by_session: dict[str, LiveProcess] = {}
+        self._changed: set[str] = set()
 
     def live(self, session_id: str, ignore: Collection[int] = ()) -> LiveProcess | None:
         """The live process that has ``session_id`` open (a TUI preferred), leaving out the
@@ -104,8 +105,14 @@ class LiveSessions:
             return None
         return process
 
+    def take_changed(self) -> set[str]:
+        """The sessions whose live process changed since the last call (whoever refreshed)."""
+        changed, self._changed = self._changed, set()
+        return changed
+
     def refresh(self) -> set[str]:
-        """Read the process files again; returns the sessions whose live process changed."""
+        """Read the process files again; returns the sessions whose live process changed (they
+        are also kept for :meth:`take_changed`)."""
         current: dict[str, LiveProcess] = {}
         seen: set[str] = set()
         for root in self.roots:
@@ -117,7 +124,9 @@ class LiveSessions:
         for name in set(self._files) - seen:
             del self._files[name]
         before, self._by_session = self._by_session, current
-        return {s for s in set(before) | set(current) if before.get(s) != current.get(s)}
+        changed = {s for s in set(before) | set(current) if before.get(s) != current.get(s)}
+        self._changed |= changed
+        return changed
 
     def _scan(self, directory: Path, seen: set[str]) -> list[LiveProcess]:
         try:

@@ -171,7 +171,8 @@ class ClaudeProvider(Provider):
         """One round of following: files, hook events, the tracking file. Returns the sessions
         whose observation was reported."""
         changed = self.watcher.poll(self.clock.now().timestamp())
-        changed |= self.live.refresh()
+        self.live.refresh()
+        changed |= self.live.take_changed()
         if self.events.read_spool():
             changed |= self.apply_events()
         if changed:
