@@ -36,6 +36,7 @@ from core.policy import AutoResumePolicy
 from core.providers.claude import config, hook_commands, hooks, sessions, stop_hook
 from core.providers.claude.follow import FileState, read_file
 from core.providers.claude.ledger import UsageLedger
+from core.providers.claude.live import LiveSessions
 from core.providers.claude.readings import worth_storing
 from core.providers.claude.state import Tracking, TrackingFile, spool_path
 from core.store import open_store
@@ -217,10 +218,13 @@ def _track_offline(ctx: Context, session: str, reopen: bool) -> dict[str, Any]:
     path, root = found
     state = FileState(str(path), str(root), session, False)
     read_file(state, UsageLedger(), bulk=True)
+    live = LiveSessions([root])
+    live.refresh()
     context = sessions.SessionContext(
         zone=config.local_zone(settings.claude_timezone, os.environ),
         runner_stop=tracking.runner_stops.get(session),
-        keep_prompting=bool(tracking.tracked[session].get("keep_prompting", False)))
+        keep_prompting=bool(tracking.tracked[session].get("keep_prompting", False)),
+        live=live.live(session))
     obs = sessions.observe(state, sessions.read_meta(state), context, now)
     intake = IntakeContext(now, AutoResumePolicy.from_settings(settings), random.random,
                            settings.auto_resume_default)
