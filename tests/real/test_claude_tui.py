@@ -27,6 +27,7 @@ from core.providers.claude.sessions import LIVE_BLOCK, NATIVE_BLOCK, HookEvent
 from core.providers.claude.state import HookSpool
 from core.settings import Settings
 from core.store import open_store
+from core.store.sqlite import StoreError
 from tests.claude.support import RecordingSink
 from tests.real.claude_mock import Answer, ClaudeApi
 from tests.real.claude_world import ClaudeWorld, Tui, eventually, need_tmux, wait_for
@@ -122,7 +123,10 @@ def armed_run(claude_bin: Path, claude_api: Api,
 def _stored(paths: Paths) -> dict[str, QuotaReading]:
     if not paths.database.exists():
         return {}
-    store, _ = open_store(paths.database, datetime.now(UTC))
+    try:
+        store, _ = open_store(paths.database, datetime.now(UTC))
+    except StoreError:  # the statusline hook is creating the store right now (see the note)
+        return {}
     try:
         return {r.window_id: r for r in store.latest_readings()}
     finally:

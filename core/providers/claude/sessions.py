@@ -25,7 +25,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from core.models import GoalState, PauseReason
+from core.models import Exactness, GoalState, PauseReason
 from core.providers.base import GoalObservation
 from core.providers.claude.follow import FileState
 from core.providers.claude.live import LiveProcess
@@ -43,7 +43,6 @@ TAIL_BYTES = 64 * 1024
 SAME_STOP = timedelta(minutes=5)
 #: hook notification kinds after which Claude Code will *not* continue by itself
 NATIVE_OFF_EVENTS = ("quota_auto_resume_disabled", "quota_auto_resume_stale")
-NATIVE_FIRED_EVENT = "quota_auto_resume_fired"
 
 
 def find_transcript(roots: Sequence[Path], session_id: str) -> tuple[Path, Path] | None:
@@ -154,7 +153,7 @@ class Stopped:
 
     @property
     def exact(self) -> bool:
-        return self.headless or self.parsed.exactness.value == "exact"
+        return self.headless or self.parsed.exactness is Exactness.EXACT
 
 
 def current_stop(state: FileState, ctx: SessionContext) -> Stopped | None:
@@ -168,7 +167,7 @@ def current_stop(state: FileState, ctx: SessionContext) -> Stopped | None:
     runner = ctx.runner_stop
     if runner and _same_stop(runner, stop.at):
         reported = _instant(runner.get("resets_at"))
-        if reported is not None or parsed.exactness.value != "exact":
+        if reported is not None or parsed.exactness is not Exactness.EXACT:
             resets_at, headless = reported, True
     return Stopped(stop.at, parsed, resets_at, headless, stop.limit, stop.entrypoint)
 
