@@ -126,7 +126,9 @@ class Engine:
         self.spawn(self._work_inbox(), "inbox")
         for provider in self.providers.values():
             provider.attach(self)
-            await self._guarded(provider.name, "start", provider.start())
+        # at once: a provider reading a large history (in its worker threads) delays no other
+        await asyncio.gather(*(self._guarded(p.name, "start", p.start())
+                               for p in self.providers.values()))
         await self._recover_interrupted()
         await self.refresh()
         self.scheduler.start()

@@ -79,13 +79,21 @@ class Settings(BaseModel):
                                     "or ~/.claude and ~/.config/claude")
     claude_bin: str = Field("", description="the claude executable; empty: claude on PATH")
     claude_continuation_text: str = Field(
-        "The usage limit has reset; continue where you left off.", min_length=1, max_length=4000)
+        "This is an automatic resume by Goalkeeper: your previous turn was cut off by a Claude "
+        "usage limit, and that limit has now reset. Carry on with the task you were working on "
+        "when the limit interrupted you, from where you stopped, until it is done — do not just "
+        "acknowledge this message.", min_length=1, max_length=4000,
+        description="the prompt of a headless resume (`claude -p --resume`)")
     claude_track_limit_stopped: bool = True
     claude_track_recent_hours: float = Field(24, ge=0)
     claude_timezone: str = Field("", description="IANA zone for limit messages naming none")
     claude_poll_seconds: float = Field(1.0, gt=0, le=60)
     claude_scan_workers: int = Field(0, ge=0, le=32, description="0: one per CPU, at most 4")
     claude_stop_grace_seconds: float = Field(10, gt=0, le=300)
+    claude_retry_attempts: int = Field(
+        5, ge=1, le=20, description="headless turns tried when each ends on a transient 429")
+    claude_retry_backoff_seconds: float = Field(
+        30, gt=0, le=900, description="first backoff cap after a transient 429 (doubles, ≤ 15 min)")
     notify_resumed: bool = True
     notify_relimited: bool = True
     notify_gave_up: bool = True
