@@ -12,8 +12,10 @@ script.json keys (all optional):
   updates         sparse account/rateLimits/updated payloads sent before each read's answer
   goals           {threadId: {objective, status, tokensUsed}} the initial goal store
   after_active    actions once a goal is set active (or resumed while active):
-                  ["turn_started"] ["rate_update", {...}] ["goal", status] ["ask_approval"]
-                  ["sleep", s] ["exit", code]
+                  ["turn_started"] ["rate_update", {...}] ["goal", status] (Codex changes the
+                  goal inside the turn, which then ends: idle + turn/completed)
+                  ["goal_in_turn", status] (the same, the turn still running) ["end_turn"]
+                  ["ask_approval"] ["sleep", s] ["exit", code]
   quiet_set       thread/goal/set answers but no notification ever confirms it
   exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s}
 """
@@ -21,6 +23,7 @@ script.json keys (all optional):
 import fcntl
 import json
 import os
+import select
 import stat
 import sys
 import time
@@ -70,8 +73,22 @@ def stdin_kind():
 
 
 def send(message):
+    if "method" in message and "id" not in message:
+        message["emittedAtMs"] = int(time.time() * 1000)  # 0.169.0 stamps every notification
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+
+
+def status_changed(thread, kind):
+    send({"method": "thread/status/changed",
+          "params": {"threadId": thread, "status": {"type": kind}}})
+
+
+def end_turn(thread, status="completed"):
+    """How 0.169.0 ends a turn: the thread goes idle, then turn/completed."""
+    status_changed(thread, "idle" if status != "failed" else "systemError")
+    send({"method": "turn/completed", "params": {
+        "threadId": thread, "turn": {"id": "turn-1", "status": status, "items": []}}})
 
 
 def goal_of(thread):
@@ -82,18 +99,20 @@ def goal_of(thread):
     return _locked("state.json", read)
 
 
-def set_status(thread, status, reply_to=None):
+def set_status(thread, status, reply_to=None, turn=None):
     def write(state):
         goals = state.setdefault("goals", script().get("goals", {}))
-        goals.setdefault(thread, {"objective": "?", "tokensUsed": 0})["status"] = status
-        return {"threadId": thread, **goals[thread]}
+        goal = goals.setdefault(thread, {"objective": "?", "tokensUsed": 0})
+        goal["status"] = status
+        goal["updatedAt"] = max(int(time.time()), goal.get("updatedAt", 0))  # epoch seconds
+        return {"threadId": thread, **goal}
     goal = _locked("state.json", write)
     if reply_to is not None:
         send({"id": reply_to, "result": {"goal": goal}})
         if script().get("quiet_set"):
             return goal  # answers, but never confirms with a notification
     send({"method": "thread/goal/updated",
-          "params": {"threadId": thread, "turnId": None, "goal": goal}})
+          "params": {"threadId": thread, "turnId": turn, "goal": goal}})
     return goal
 
 
@@ -101,21 +120,57 @@ def after_active(thread, actions):
     for action in actions:
         kind = action[0]
         if kind == "turn_started":
+            status_changed(thread, "active")
             send({"method": "turn/started", "params": {
                 "threadId": thread, "turn": {"id": "turn-1", "status": "inProgress",
                                              "items": []}}})
         elif kind == "rate_update":
             send({"method": "account/rateLimits/updated", "params": {"rateLimits": action[1]}})
-        elif kind == "goal":
-            set_status(thread, action[1])
+        elif kind in ("goal", "goal_in_turn"):
+            set_status(thread, action[1], turn="turn-1")
+            if kind == "goal":
+                end_turn(thread, "failed" if action[1] == "usageLimited" else "completed")
+        elif kind == "end_turn":
+            end_turn(thread)
         elif kind == "ask_approval":
             send({"id": 9000, "method": "item/commandExecution/requestApproval",
                   "params": {"threadId": thread, "turnId": "turn-1", "itemId": "i1",
                              "command": "rm -rf build"}})
         elif kind == "sleep":
-            time.sleep(action[1])
+            watch_stdin(action[1])
         elif kind == "exit":
             sys.exit(action[1])
+
+
+_BUFFER = bytearray()
+
+
+def read_line():
+    """One line from stdin ('' at end of input), unbuffered so a sleep can watch for EOF."""
+    while b"\n" not in _BUFFER:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            line, _BUFFER[:] = bytes(_BUFFER), b""
+            return line.decode()
+        _BUFFER.extend(chunk)
+    index = _BUFFER.index(b"\n") + 1
+    line = bytes(_BUFFER[:index])
+    del _BUFFER[:index]
+    return line.decode()
+
+
+def watch_stdin(seconds):
+    """Sleep, noticing if the client closes stdin meanwhile (it let the app-server go while a
+    turn was still running): logged as ``eof_during_turn`` — the abort the real CLI suffers."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([0], [], [], left)
+        if ready:
+            chunk = os.read(0, 65536)
+            if not chunk:
+                log({"eof_during_turn": True})
+                sys.exit(0)
+            _BUFFER.extend(chunk)
 
 
 def _count_read(state):
@@ -144,7 +199,15 @@ def on_initialize(request, params, plan):
 def on_resume(request, params, plan):
     thread = params.get("threadId")
     goal = goal_of(thread)
-    send({"id": request["id"], "result": {"thread": {"id": thread, "turns": []}}})
+    status_changed(thread, "idle")
+    result = {"thread": {"id": thread, "turns": []}}
+    if not params.get("excludeTurns"):
+        result["deprecationNotice"] = "thread/resume without excludeTurns returns full history"
+    send({"id": request["id"], "result": result})
+    if goal is not None:
+        # 0.169.0 replays the goal's stored status right after loading the thread: history
+        send({"method": "thread/goal/updated",
+              "params": {"threadId": thread, "turnId": None, "goal": goal}})
     if goal is not None and goal["status"] == "active":
         after_active(thread, plan.get("after_active", [["turn_started"]]))
 
@@ -165,6 +228,7 @@ def on_goal_set(request, params, plan):
 
 def on_interrupt(request, params, plan):
     send({"id": request["id"], "result": {}})
+    status_changed(params.get("threadId"), "idle")
     send({"method": "turn/completed", "params": {
         "threadId": params.get("threadId"),
         "turn": {"id": params.get("turnId"), "status": "interrupted"}}})
@@ -196,7 +260,7 @@ def app_server(plan):
     if plan.get("mode") == "crash":
         sys.stderr.write("fake codex: app-server crashed at start\n")
         sys.exit(3)
-    for raw in sys.stdin:
+    while raw := read_line():
         try:
             request = json.loads(raw)
         except ValueError:

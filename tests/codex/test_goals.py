@@ -79,7 +79,8 @@ async def test_statuses_map_onto_goalkeeper_states(home: CodexHome, make_codex, 
     assert active.title == "objective active" and active.provider == "codex"
     assert active.data["cwd"] == "/work/active" and active.data["thread_id"] == THREAD_A
     assert active.data["rollout"].endswith(f"{THREAD_A}.jsonl")
-    assert active.windows == ("codex:5h", "codex:weekly", "codex:monthly", "codex:credits")
+    assert active.windows == ("codex:5h", "codex:weekly", "codex:monthly", "codex:credits",
+                                  "codex:access")
 
 
 @pytest.mark.asyncio

@@ -179,7 +179,7 @@ def test_other_limit_buckets_are_not_the_codex_one():
 
 @pytest.mark.parametrize(("minutes", "expected"), [
     (300, FIVE_HOUR), (299, FIVE_HOUR), (10080, WEEKLY), (10079, WEEKLY),
-    (43_800, MONTHLY), (43_200, MONTHLY), (60, None), (None, FIVE_HOUR),
+    (43_800, MONTHLY), (43_200, MONTHLY), (60, None), (None, None),
 ])
 def test_window_lengths(minutes, expected):
     assert window_id(minutes, "primary") == expected

@@ -336,6 +336,56 @@ async def test_a_goal_completing_in_codex_is_done(home, repo, fake, make_codex, 
 
 
 @pytest.mark.asyncio
+async def test_the_replayed_old_status_after_thread_resume_is_history_not_news(
+        home, repo, fake, make_codex, make_engine):
+    """0.169.0 replays ``usageLimited`` right after ``thread/resume``: the resume stays resumed."""
+    engine = await hosted(home, repo, fake, make_codex, make_engine,
+                          after_active=[["turn_started"], ["sleep", 0.3]])
+    await asyncio.sleep(0.5)
+    await engine.drain()
+    g = engine.goals[GID]
+    assert g.state is GoalState.RUNNING and g.hosted
+    assert engine.providers["codex"].runner.runs  # still hosting
+    assert fake.received("thread/resume", threadId=THREAD_A, excludeTurns=True)
+    assert fake.received("thread/goal/set", status="active", origin="automatic")
+
+
+@pytest.mark.asyncio
+async def test_a_completed_goal_keeps_the_app_server_until_the_turn_ends(
+        home, repo, fake, make_codex, make_engine):
+    """Codex completes the goal inside a turn; closing the server then would abort that turn."""
+    engine = await hosted(home, repo, fake, make_codex, make_engine, after_active=[
+        ["turn_started"], ["goal_in_turn", "complete"], ["sleep", 1.0], ["end_turn"]])
+    await until(lambda: engine.goals[GID].state is GoalState.DONE)
+    await until(lambda: engine.providers["codex"].runner.runs == {})
+    assert not [e for e in fake.log() if e.get("eof_during_turn")]
+
+
+@pytest.mark.asyncio
+async def test_a_turn_that_never_ends_is_let_go_after_the_turn_end_timeout(
+        home, repo, fake, make_codex, make_engine):
+    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(goals=codex_goal(), rate_limits=[rl(3, epoch(T0 + 4 * H), 41, epoch(T0 + 90 * H))],
+                after_active=[["turn_started"], ["goal_in_turn", "complete"]])
+    settings = auto(auto_resume_default=False, codex_turn_end_timeout_seconds=0.5)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    await until(lambda: engine.goals[GID].state is GoalState.DONE)
+    await until(lambda: engine.providers["codex"].runner.runs == {})
+
+
+@pytest.mark.asyncio
+async def test_limited_again_in_the_first_turn_says_the_quota_was_not_refreshed(
+        home, repo, fake, make_codex, make_engine):
+    engine = await hosted(home, repo, fake, make_codex, make_engine,
+                          after_active=[["turn_started"], ["goal", "usageLimited"]])
+    await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
+    g = engine.goals[GID]
+    assert g.pause_reason is PauseReason.QUOTA
+    assert "not really been refreshed" in (g.pause_detail or "")
+
+
+@pytest.mark.asyncio
 async def test_a_question_from_codex_pauses_the_goal_and_says_where_to_answer(
         home, repo, fake, make_codex, make_engine):
     engine = await hosted(home, repo, fake, make_codex, make_engine,

@@ -64,7 +64,13 @@ class AppServer:
 
     Attributes:
         notifications: every notification received, in order (a runner consumes them).
+        arrived: how many notifications have been put into ``notifications`` so far.
         pid: the process id once started.
+
+    Codex sends some notifications *about the past* right after a request is answered (e.g.
+    ``thread/resume`` replays the goal's old status): :meth:`request_marked` also returns
+    ``arrived`` as it was when the answer came, so a consumer counting what it took from the
+    queue can tell the notifications that preceded an answer from those that followed it.
     """
 
     def __init__(self, executable: str, env: Mapping[str, str], cwd: Path | None = None,
@@ -80,6 +86,7 @@ class AppServer:
         self._stderr: deque[str] = deque(maxlen=20)
         self._closed = False
         self.notifications: asyncio.Queue[Notification] = asyncio.Queue()
+        self.arrived = 0
         self.pid: int | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -147,6 +154,12 @@ class AppServer:
     async def request(self, method: str, params: dict[str, Any] | None = None,
                       timeout: float | None = None) -> Any:
         """Send a request and wait for its result; raises :class:`RpcError` on an error reply."""
+        result, _ = await self.request_marked(method, params, timeout)
+        return result
+
+    async def request_marked(self, method: str, params: dict[str, Any] | None = None,
+                             timeout: float | None = None) -> tuple[Any, int]:
+        """:meth:`request`, and the number of notifications that had arrived before the answer."""
         if not self.running:
             raise AppServerError(self._gone() if self._proc else "codex app-server not started")
         self._next_id += 1
@@ -160,7 +173,8 @@ class AppServer:
             self._write(message)
             # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
             async with asyncio.timeout(timeout):
-                return await future
+                answer: tuple[Any, int] = await future
+                return answer
         except TimeoutError:
             raise AppServerError(f"codex app-server did not answer {method} within "
                                  f"{timeout:g} s") from None
@@ -189,6 +203,12 @@ class AppServer:
         with contextlib.suppress(AppServerError, OSError, RuntimeError):
             self._write(reply)
 
+    def push(self, item: Notification) -> None:
+        """Queue a notification (the server's, or an event of the client's own such as
+        ``$exit``), counted in :attr:`arrived`."""
+        self.arrived += 1
+        self.notifications.put_nowait(item)
+
     async def _read_stdout(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
         stream = self._proc.stdout
@@ -199,7 +219,7 @@ class AppServer:
             log.warning("reading codex app-server output failed: %s", exc)
         await self._proc.wait()
         self._fail_pending(AppServerError(self._gone()))
-        self.notifications.put_nowait(("$exit", {"code": self._proc.returncode}))
+        self.push(("$exit", {"code": self._proc.returncode}))
 
     async def _read_stderr(self) -> None:
         assert self._proc is not None and self._proc.stderr is not None
@@ -223,7 +243,7 @@ class AppServer:
             if "id" in message:
                 self._server_request(message["id"], method, params)
             else:
-                self.notifications.put_nowait((method, params))
+                self.push((method, params))
             return
         request_id = message.get("id")
         pending = self._pending.get(request_id) if isinstance(request_id, int) else None
@@ -236,7 +256,7 @@ class AppServer:
             future.set_exception(RpcError(method, code if isinstance(code, int) else None,
                                           str(error.get("message") or "error")))
         else:
-            future.set_result(message.get("result"))
+            future.set_result((message.get("result"), self.arrived))
 
     def _server_request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
         self.respond(request_id, error={
