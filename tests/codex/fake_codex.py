@@ -9,6 +9,8 @@ script.json keys (all optional):
   mode            normal | silent (never answers) | crash (exits at once) | no_goal_methods
   rate_limits     list of RateLimitSnapshot objects, one per account/rateLimits/read (the last
                   one repeats): a scripted sequence such as exhausted → weekly still → recovered
+  access          list of extra top-level fields for each read's answer (the last repeats),
+                  e.g. {"ordinaryUsageAllowed": false, "rateLimitResetCredits": {...}}
   updates         sparse account/rateLimits/updated payloads sent before each read's answer
   goals           {threadId: {objective, status, tokensUsed}} the initial goal store
   after_active    actions once a goal is set active (or resumed while active):
@@ -184,8 +186,11 @@ def rate_limits_read(request, plan):
         send({"method": "account/rateLimits/updated", "params": {"rateLimits": update}})
     sequence = plan.get("rate_limits") or [{"limitId": "codex", "primary": None}]
     snapshot = sequence[min(reads, len(sequence)) - 1]
-    send({"id": request["id"], "result": {"rateLimits": snapshot,
-                                          "rateLimitsByLimitId": {"codex": snapshot}}})
+    extras = plan.get("access") or [{"ordinaryUsageAllowed": None}]
+    result = {"rateLimits": snapshot, "rateLimitsByLimitId": {"codex": snapshot},
+              "rateLimitResetCredits": None, "accountId": None, "rateLimitUpsell": None,
+              **extras[min(reads, len(extras)) - 1]}
+    send({"id": request["id"], "result": result})
 
 
 def error(request, code, message):

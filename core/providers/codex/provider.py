@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +28,14 @@ from core.models import Goal, QuotaReading
 from core.providers.base import GoalObservation, Provider, RunnerError, StartOutcome
 from core.providers.codex import startindex
 from core.providers.codex.config import CodexConfig, CodexNotFound
+from core.providers.codex.early_reset import EarlyResetPolicy, EarlyResetPoll, looks_recovered
 from core.providers.codex.exec_run import ExecRun
 from core.providers.codex.follow import Found, RolloutIndex
 from core.providers.codex.fresh_read import FreshReadError, read_fresh
-from core.providers.codex.goals import GoalRecord, observe, thread_of
+from core.providers.codex.goals import GoalRecord, goal_id, observe, thread_of
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals, signature
 from core.providers.codex.hosted import RunContext
-from core.providers.codex.limits import RateSnapshot, merge
+from core.providers.codex.limits import GOAL_WINDOWS, RateSnapshot, merge
 from core.providers.codex.readings import to_readings
 from core.providers.codex.rollout import Event, GoalUpdate, RateLine, SessionMeta
 from core.providers.codex.runner import CodexRunner
@@ -50,11 +53,14 @@ class CodexProvider(Provider):
         state: the newest snapshot, the goals and the sessions (:class:`CodexState`).
         index: the :class:`RolloutIndex` of ``$CODEX_HOME/sessions``.
         runner: the runs Goalkeeper hosts.
+        early: the early-reset poll (:mod:`.early_reset`): fresh reads while a goal waits.
     """
 
     name = "codex"
 
-    def __init__(self, config: CodexConfig, clock: Clock, index_file: Path | None = None) -> None:
+    def __init__(self, config: CodexConfig, clock: Clock, index_file: Path | None = None,
+                 rng: random.Random | None = None,
+                 early_reset: EarlyResetPolicy | None = None) -> None:
         super().__init__()
         self.config = config
         self.clock = clock
@@ -66,6 +72,7 @@ class CodexProvider(Provider):
             config=config, sink=lambda: self.sink, now=clock.now,
             snapshot=lambda: self.state.snapshot, rate_update=self._rate_update,
             finished=self._run_finished), self._poll_file)
+        self.early = EarlyResetPoll(early_reset or EarlyResetPolicy(), rng or random.Random())
         self._db_signature: tuple[tuple[str, int, int], ...] = ()
         self._follow_task: asyncio.Task[None] | None = None
         self._started_at = 0.0
@@ -181,6 +188,34 @@ class CodexProvider(Provider):
         if snapshot is None:
             return []
         return to_readings(snapshot, self.clock.now(), self.config.stale_after)
+
+    # -- the early-reset poll ------------------------------------------------------------------
+
+    def _waiting(self) -> list[GoalRecord]:
+        return [r for r in self.state.book.records.values() if r.update.status == "usageLimited"]
+
+    def next_wake(self, now: datetime) -> datetime | None:
+        return self.early.due_at(now, (r.resets_at for r in self._waiting()))
+
+    async def wake(self, now: datetime) -> None:
+        """A fresh read while goals wait; an authoritative recovery wakes them at once."""
+        due = self.early.due_at(now, (r.resets_at for r in self._waiting()))
+        if due is None or due > now:
+            return
+        self.early.taken()
+        try:
+            snapshot = await read_fresh(self.config, now)
+        except (FreshReadError, CodexNotFound) as exc:
+            log.info("early-reset read failed: %s", exc)
+            return
+        if self.state.take_snapshot(snapshot):
+            self._report_readings()
+        if not looks_recovered(snapshot):
+            return
+        for record in self._waiting():
+            log.info("Codex says the quota is back before the scheduled reset: waking %s",
+                     record.thread_id)
+            await self.sink.release(goal_id(record.thread_id), list(GOAL_WINDOWS))
 
     # -- the provider interface ----------------------------------------------------------------
 
