@@ -19,7 +19,9 @@ script.json keys (all optional):
                   ["goal_in_turn", status] (the same, the turn still running) ["end_turn"]
                   ["ask_approval"] ["sleep", s] ["exit", code]
   quiet_set       thread/goal/set answers but no notification ever confirms it
-  exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s}
+  exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s,
+                  "limit": true (exit 1 at once with the usage-limit error)}; like 0.169.0 it
+                  refuses a cwd outside a git repository
 """
 
 import fcntl
@@ -278,9 +280,34 @@ def app_server(plan):
         handle(request, plan)
 
 
+def trusted(path):
+    """0.169.0 runs exec only inside a git repository (or a directory trusted in its config)."""
+    path = os.path.abspath(path)
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
 def exec_resume(plan):
     spec = plan.get("exec", {})
+    if not trusted(os.getcwd()):
+        sys.stderr.write("Not inside a trusted directory and --skip-git-repo-check was not "
+                         "specified.\n")
+        sys.exit(1)
     sys.stdin.read()  # like the real exec: hangs while stdin is an open pipe
+    if spec.get("limit"):  # 0.169.0 at a usage limit: exit 1 within about half a second
+        if spec.get("rollout"):
+            with open(spec["rollout"], "a") as handle:
+                handle.write("".join(spec.get("append", [])))
+        sys.stderr.write("ERROR: You\u2019ve hit your usage limit. Upgrade to Pro "
+                         "(https://chatgpt.com/explore/pro), visit "
+                         "https://chatgpt.com/settings/usage to purchase more credits or try "
+                         "again at 10:42 PM.\n")
+        sys.exit(1)
     time.sleep(spec.get("sleep", 0))
     if spec.get("rollout"):
         with open(spec["rollout"], "a") as handle:
@@ -294,7 +321,9 @@ def main():
     plan = script()
     log({"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": stdin_kind(),
          "codex_home": os.environ.get("CODEX_HOME")})
-    if sys.argv[1:2] == ["app-server"]:
+    if sys.argv[1:] == ["--version"]:
+        sys.stdout.write(plan.get("version", "codex-cli 0.169.0") + "\n")
+    elif sys.argv[1:2] == ["app-server"]:
         app_server(plan)
     elif sys.argv[1:3] == ["exec", "resume"]:
         exec_resume(plan)

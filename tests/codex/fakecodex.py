@@ -38,7 +38,8 @@ class FakeCodex:
         return [json.loads(line) for line in path.read_text().splitlines()]
 
     def invocations(self) -> list[dict[str, Any]]:
-        return [e for e in self.log() if "argv" in e]
+        """Every Codex session started (``codex --version`` checks left out)."""
+        return [e for e in self.log() if "argv" in e and e["argv"] != ["--version"]]
 
     def received(self, method: str, **params: Any) -> list[dict[str, Any]]:
         """Requests the fake received for ``method`` whose params include ``params``."""

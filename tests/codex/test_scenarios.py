@@ -28,6 +28,7 @@ from tests.codex.fixtures import (
     meta,
     token_count,
 )
+from tests.codex.test_goals import goals_db
 from tests.support.fakes import until as _until
 
 H = timedelta(hours=1)
@@ -55,7 +56,7 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     path = tmp_path / "repo"
-    path.mkdir()
+    (path / ".git").mkdir(parents=True)  # codex exec runs only in a git repository
     return path
 
 
@@ -241,6 +242,54 @@ async def test_exec_fallback_closes_stdin_and_runs_in_the_session_directory(
     assert call["cwd"] == str(repo) and call["stdin"] == "devnull"
     assert fake.activations() == []  # this Codex has no goal methods
     assert not [e for e in fake.invocations() if e["argv"] == ["exec", "resume", "--last"]]
+
+
+@pytest.mark.asyncio
+async def test_a_codex_outside_the_supported_range_is_named_on_resume(
+        home, repo, fake, make_codex, make_engine):
+    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(goals=codex_goal(), version="codex-cli 0.150.1",
+                after_active=[["turn_started"], ["goal", "complete"]])
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    await engine.drain()
+    [note] = [r for r in await engine.history(GID) if r.event == "codex_version"]
+    assert "Codex 0.150.1 is installed" in note.reason and "0.169.x" in note.reason
+    assert engine.providers["codex"].describe()["codex_version"] == "codex-cli 0.150.1"
+
+
+@pytest.mark.asyncio
+async def test_a_usage_limit_exit_of_exec_resume_is_a_limit_hit_not_a_start_failure(
+        home, repo, fake, make_codex, make_engine):
+    path = limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H),
+                           at=T0 - 6 * H)
+    fake.script(mode="no_goal_methods", goals=codex_goal(), exec={
+        "limit": True, "rollout": str(path),
+        "append": [token_count(T0, five_and_week(100.0, T0 + 3 * H, 50.0, T0 + 90 * H))]})
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
+    g = engine.goals[GID]
+    assert g.pause_reason is PauseReason.QUOTA and "not really been refreshed" in g.pause_detail
+    assert g.resets_at == T0 + 3 * H
+    assert engine.providers["codex"].runner.runs == {}
+
+
+@pytest.mark.asyncio
+async def test_exec_resume_in_an_untrusted_directory_says_why(
+        home, tmp_path, fake, make_codex, make_engine):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    limited_session(home, plain, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(mode="no_goal_methods", goals=codex_goal())
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    result = await engine.resume(GID, origin="cli")
+    assert result.outcome is Outcome.FAILED
+    assert "not a trusted directory" in result.reason and str(plain) in result.reason
+    assert "--skip-git-repo-check" not in [a for e in fake.invocations() for a in e["argv"]]
 
 
 @pytest.mark.asyncio
@@ -465,6 +514,7 @@ async def test_pausing_a_goal_nobody_runs_pauses_it_in_codex(
         home, repo, fake, make_codex, make_engine):
     home.rollout(THREAD_A, T0 - H, meta(THREAD_A, T0 - H, cwd=str(repo)),
                  goal(THREAD_A, "active", T0 - H, objective=OBJECTIVE))
+    goals_db(home, [(THREAD_A, OBJECTIVE, "active", epoch(T0 - H))])
     fake.script(goals=codex_goal("active"))
     engine = await make_engine(make_codex(auto()), settings=auto())
     assert engine.goals[GID].state is GoalState.RUNNING and not engine.goals[GID].hosted

@@ -75,7 +75,8 @@ class CodexRunner:
                               f"{cwd or '(unknown)'} does not exist")
         run = ExecRun(self.ctx, goal_id, fence, thread_id, workdir, rollout, self._poll_file)
         outcome = await run.start(executable)
-        self.runs[goal_id] = run
+        if run.alive:
+            self.runs[goal_id] = run
         return outcome
 
     async def _hosted(self, goal_id: str, fence: int, thread_id: str, executable: str,
