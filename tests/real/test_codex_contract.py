@@ -9,8 +9,10 @@ moved on while the real Codex works in real time. No codex process may outlive a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -316,3 +318,40 @@ def test_the_version_goalkeeper_reads_is_in_the_supported_range(world):
     check = read_version(str(world.codex_bin), world.env)
     assert check.supported and check.note is None, check.text
     assert os.path.isdir(world.home)
+
+
+@pytest.mark.asyncio
+async def test_a_thread_held_by_the_shared_daemon_is_resumed_through_it(
+        world, make_engine, clock):
+    """``codex app-server daemon`` holds the thread (a client of it has it open): Goalkeeper
+    goes through ``codex app-server proxy`` instead of a second writer, and the daemon runs the
+    goal to complete."""
+    import subprocess
+
+    from core.providers.codex.liveness import control_socket
+
+    thread = await world.limited_goal()
+    daemon = [str(world.codex_bin), "app-server", "daemon"]
+    subprocess.run([*daemon, "start"], env=world.env, check=True, capture_output=True,
+                   timeout=120, stdin=subprocess.DEVNULL)
+    client = AppServer(str(world.codex_bin), world.env, cwd=world.repo, via_proxy=True)
+    try:
+        assert control_socket(world.home).exists()
+        await client.start()
+        await client.request("thread/resume", {"threadId": thread, "excludeTurns": True}, 30)
+        settings = world.settings()
+        engine = await make_engine(world.provider(settings, clock), settings=settings)
+        world.mock.set(mode="complete", used5=20)
+        result = await engine.resume(gid(thread), origin="cli")
+        assert result.outcome is Outcome.RESUMED, result.reason
+        await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
+        assert world.db_goal(thread)[0] == "complete"
+        await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+    finally:
+        await client.close()
+        subprocess.run([*daemon, "stop"], env=world.env, capture_output=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+        # 0.169.0's `daemon stop` leaves its `pid-update-loop` helper running: ours, so end it
+        for pid in codex_processes(world.home):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)

@@ -10,6 +10,10 @@ behalf, and never passes flags that would make Codex stop asking.
 :class:`AppServer` owns the process. It is started in its own process group and
 :meth:`AppServer.close` always reaps it — stdin closed first (the server exits at end of input),
 then SIGTERM to the group, then SIGKILL — whatever happened before, cancellation included.
+
+``via_proxy``: instead of a server of its own, ``codex app-server proxy`` — a relay to the shared
+app-server (``codex app-server daemon``) that already holds a thread. The relay speaks WebSocket
+(:mod:`.wsframe`); closing it leaves the shared server and its turns running.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+from core.providers.codex import wsframe
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +80,10 @@ class AppServer:
     """
 
     def __init__(self, executable: str, env: Mapping[str, str], cwd: Path | None = None,
-                 on_request: RequestHandler | None = None) -> None:
-        self._argv = [executable, "app-server"]
+                 on_request: RequestHandler | None = None, via_proxy: bool = False) -> None:
+        self.via_proxy = via_proxy
+        self._argv = [executable, "app-server", "proxy"] if via_proxy else [
+            executable, "app-server"]
         self._env = dict(env)
         self._cwd = cwd
         self.on_request = on_request
@@ -104,7 +112,8 @@ class AppServer:
             raise AppServerError(f"cannot start {self._argv[0]} app-server: "
                                  f"{exc.strerror or exc}") from None
         self.pid = self._proc.pid
-        self._tasks = [asyncio.ensure_future(self._read_stdout()),
+        leftover = await self._upgrade() if self.via_proxy else b""
+        self._tasks = [asyncio.ensure_future(self._read_stdout(leftover)),
                        asyncio.ensure_future(self._read_stderr())]
         result = await self.request("initialize", {
             "clientInfo": CLIENT_INFO,
@@ -114,6 +123,25 @@ class AppServer:
         })
         self.notify("initialized")
         return result if isinstance(result, dict) else {}
+
+    async def _upgrade(self) -> bytes:
+        """The WebSocket upgrade through the proxy; returns what followed the reply's head."""
+        assert self._proc is not None and self._proc.stdin and self._proc.stdout
+        request, _ = wsframe.handshake()
+        self._proc.stdin.write(request)
+        head = bytearray()
+        while b"\r\n\r\n" not in head:
+            chunk = await self._proc.stdout.read(4096)
+            if not chunk:
+                raise AppServerError("codex app-server proxy closed before the upgrade "
+                                     "(is the shared app-server running?)")
+            head.extend(chunk)
+        end = head.index(b"\r\n\r\n") + 4
+        try:
+            wsframe.check_upgrade(bytes(head[:end]))
+        except wsframe.FrameError as exc:
+            raise AppServerError(str(exc)) from None
+        return bytes(head[end:])
 
     @property
     def running(self) -> bool:
@@ -191,7 +219,8 @@ class AppServer:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.stdin.is_closing():
             raise AppServerError(self._gone())
-        proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        data = json.dumps(message, separators=(",", ":")).encode()
+        proc.stdin.write(wsframe.encode(data) if self.via_proxy else data + b"\n")
 
     def respond(self, request_id: Any, result: Any = None, error: dict[str, Any] | None = None
                 ) -> None:
@@ -209,12 +238,15 @@ class AppServer:
         self.arrived += 1
         self.notifications.put_nowait(item)
 
-    async def _read_stdout(self) -> None:
+    async def _read_stdout(self, leftover: bytes = b"") -> None:
         assert self._proc is not None and self._proc.stdout is not None
         stream = self._proc.stdout
         try:
-            while line := await stream.readline():
-                self._dispatch(line)
+            if self.via_proxy:
+                await self._read_frames(stream, leftover)
+            else:
+                while line := await stream.readline():
+                    self._dispatch(line)
         except (ValueError, OSError) as exc:  # a line over the limit, a broken pipe
             log.warning("reading codex app-server output failed: %s", exc)
         await self._proc.wait()
@@ -227,6 +259,21 @@ class AppServer:
             text = line.decode("utf-8", "replace").strip()
             if text:
                 self._stderr.append(text[:300])
+
+    async def _read_frames(self, stream: asyncio.StreamReader, leftover: bytes) -> None:
+        reader = wsframe.FrameReader()
+        chunk = leftover
+        while True:
+            for frame in reader.feed(chunk):
+                if frame.opcode == wsframe.TEXT:
+                    self._dispatch(frame.payload)
+                elif frame.opcode == wsframe.PING and self._proc and self._proc.stdin:
+                    self._proc.stdin.write(wsframe.encode(frame.payload, wsframe.PONG))
+                elif frame.opcode == wsframe.CLOSE:
+                    return
+            chunk = await stream.read(65536)
+            if not chunk:
+                return
 
     def _dispatch(self, line: bytes) -> None:
         try:

@@ -1,0 +1,75 @@
+"""The WebSocket codec used through ``codex app-server proxy``."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from core.providers.codex import wsframe
+from core.providers.codex.liveness import Holder
+
+
+def unmask(frame: bytes) -> tuple[int, bytes]:
+    first, second = frame[0], frame[1]
+    assert second & 0x80, "client frames are masked"
+    size, offset = second & 0x7F, 2
+    if size == 126:
+        size, offset = struct.unpack(">H", frame[2:4])[0], 4
+    elif size == 127:
+        size, offset = struct.unpack(">Q", frame[2:10])[0], 10
+    mask = frame[offset:offset + 4]
+    body = frame[offset + 4:offset + 4 + size]
+    return first & 0x0F, bytes(b ^ mask[i & 3] for i, b in enumerate(body))
+
+
+@pytest.mark.parametrize("size", [0, 5, 125, 126, 65535, 65536, 300_000])
+def test_client_frames_are_masked_and_sized(size):
+    payload = bytes(i % 251 for i in range(size))
+    assert unmask(wsframe.encode(payload)) == (wsframe.TEXT, payload)
+
+
+def server_frame(payload: bytes, opcode: int = wsframe.TEXT, final: bool = True) -> bytes:
+    size = len(payload)
+    head = bytes([(0x80 if final else 0) | opcode])
+    if size < 126:
+        head += bytes([size])
+    elif size < 1 << 16:
+        head += bytes([126]) + struct.pack(">H", size)
+    else:
+        head += bytes([127]) + struct.pack(">Q", size)
+    return head + payload
+
+
+def test_frames_split_anywhere_and_fragments_are_joined():
+    stream = (server_frame(b'{"a":1}') + server_frame(b'{"b"', final=False)
+              + server_frame(b':2}', opcode=0) + server_frame(b"hi", wsframe.PING)
+              + server_frame(b"x" * 70_000))
+    reader = wsframe.FrameReader()
+    frames = []
+    for i in range(0, len(stream), 7):
+        frames += reader.feed(stream[i:i + 7])
+    assert [(f.opcode, f.payload) for f in frames] == [
+        (wsframe.TEXT, b'{"a":1}'), (wsframe.TEXT, b'{"b":2}'), (wsframe.PING, b"hi"),
+        (wsframe.TEXT, b"x" * 70_000)]
+
+
+def test_a_refused_upgrade_and_a_stray_continuation_are_errors():
+    request, key = wsframe.handshake()
+    assert request.startswith(b"GET / HTTP/1.1") and key.encode() in request
+    wsframe.check_upgrade(b"HTTP/1.1 101 Switching Protocols\r\n\r\n")
+    with pytest.raises(wsframe.FrameError):
+        wsframe.check_upgrade(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+    with pytest.raises(wsframe.FrameError):
+        wsframe.FrameReader().feed(server_frame(b"x", opcode=0))
+
+
+def test_holders_are_told_apart_by_their_command_line():
+    daemon = Holder(1, "codex", Path("x"),
+                    ("/c/codex", "app-server", "--listen", "unix://", "--managed-daemon"))
+    tui = Holder(2, "codex", daemon.path, ("/c/codex", "resume", "019f"))
+    plain = Holder(3, "codex", daemon.path, ("/c/codex", "app-server"))
+    assert daemon.shared_server and not daemon.tui
+    assert tui.tui and not tui.shared_server
+    assert not plain.shared_server and not plain.tui
