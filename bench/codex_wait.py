@@ -21,8 +21,8 @@ import asyncio
 import json
 import os
 import random
-import statistics
 import stat
+import statistics
 import sys
 import tempfile
 from datetime import timedelta
