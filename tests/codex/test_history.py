@@ -133,3 +133,34 @@ def test_codex_usage_command(home: CodexHome, monkeypatch: pytest.MonkeyPatch, c
     assert "gpt-5.2" in capsys.readouterr().out
     monkeypatch.setenv("CODEX_HOME", str(home.root / "missing"))
     assert main(["codex-usage"]) == 2
+
+
+def test_lines_as_codex_0_169_writes_them_are_read(home: CodexHome,
+                                                  monkeypatch: pytest.MonkeyPatch):
+    """0.169.0 puts an ``ordinal`` before the type and a ``cache_write_input_tokens`` count
+    into the usage: both are read (the latter by the fast path, not the JSON fallback)."""
+    usage = {"input_tokens": 30, "cached_input_tokens": 10, "cache_write_input_tokens": 4,
+             "output_tokens": 5, "reasoning_output_tokens": 1, "total_tokens": 35}
+
+    def newer(kind: str, payload: dict, at, ordinal: int) -> str:
+        return json.dumps({"timestamp": stamp(at), "ordinal": ordinal, "type": kind,
+                           "payload": payload}, separators=(",", ":")) + "\n"
+
+    home.rollout(THREAD_A, T0, newer("session_meta", {"id": THREAD_A}, T0, 1),
+                 newer("turn_context", {"model": "gpt-6.1-sol"}, T0, 2),
+                 newer("event_msg", {"type": "token_count", "info": {
+                     "total_token_usage": usage, "last_token_usage": usage}}, T0 + M, 3))
+    monkeypatch.setattr(history, "_slow_usage", lambda data, at: pytest.fail("slow path"))
+    found = scan_usage(rollouts(home.sessions))
+    [(key, got)] = found.daily.items()
+    assert key == (T0.strftime("%Y-%m-%d"), "gpt-6.1-sol")
+    assert (got.calls, got.input_tokens, got.output_tokens, got.total_tokens) == (1, 30, 5, 35)
+
+
+def test_a_failing_worker_is_made_up_for_here(home: CodexHome, monkeypatch: pytest.MonkeyPatch):
+    for i, thread in enumerate((THREAD_A, THREAD_B)):
+        home.rollout(thread, T0 + i * H, meta(thread, T0 + i * H), call(T0 + i * H + M, 3 + i))
+    whole = scan_usage(rollouts(home.sessions))
+    monkeypatch.setattr(history, "_WORKER", "import sys; sys.exit(3)")
+    parallel = scan_usage(rollouts(home.sessions), workers=2)
+    assert parallel.daily == whole.daily and parallel.files == 2
