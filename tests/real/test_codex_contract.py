@@ -347,7 +347,19 @@ async def test_a_thread_held_by_the_shared_daemon_is_resumed_through_it(
         await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
         assert world.db_goal(thread)[0] == "complete"
         await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+        # a goal the daemon runs for its client (not Goalkeeper): pausing goes through it too
+        other = await world.limited_goal()
+        world.mock.set(mode="text", delay=0.5, used5=20)
+        await client.request("thread/resume", {"threadId": other, "excludeTurns": True}, 30)
+        await client.request("thread/goal/set", {"threadId": other, "status": "active",
+                                                 "origin": "user"}, 30)
+        await engine.providers["codex"].poll()
+        await engine.drain()
+        assert engine.goals[gid(other)].state is GoalState.RUNNING
+        assert (await engine.pause(gid(other), origin="cli")).outcome is Outcome.PAUSED
+        assert world.db_goal(other)[0] == "paused"
     finally:
+        world.mock.set(delay=0.0)
         await client.close()
         subprocess.run([*daemon, "stop"], env=world.env, capture_output=True, timeout=60,
                        stdin=subprocess.DEVNULL)

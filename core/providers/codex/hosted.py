@@ -175,6 +175,8 @@ class HostedRun:
         elif status != "active":
             raise RunnerError(f"the Codex goal is {status}: Goalkeeper resumes only goals that "
                               "are usage-limited or paused; open it in Codex")
+        elif self.server.via_proxy:
+            return StartOutcome.ALREADY_RUNNING  # the shared app-server is running it
         await self._confirm(timeout, wait_for_turn=status == "active")
         return StartOutcome.STARTED
 
@@ -371,10 +373,13 @@ class HostedRun:
         await self.stop()
 
     async def stop(self) -> None:
-        """Let go without changing the goal in Codex (the host is stopping)."""
+        """Let go without changing the goal in Codex (the host is stopping). A turn in a server
+        of Goalkeeper's own is interrupted (closing the server would abort it anyway); one in
+        the shared app-server goes on — it is the user's, and outlives this connection."""
         self._letting_go = True
         if self._task is not None and not self._task.done():
-            await self._interrupt()
+            if not self.server.via_proxy:
+                await self._interrupt()
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task

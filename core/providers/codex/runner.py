@@ -27,7 +27,7 @@ from pathlib import Path
 from core.providers.base import RunnerDeferred, RunnerError, StartOutcome
 from core.providers.codex.config import CodexNotFound
 from core.providers.codex.exec_run import ExecRun, PollFile
-from core.providers.codex.hosted import GoalMethodsMissing, HostedRun, RunContext
+from core.providers.codex.hosted import ORIGIN_USER, GoalMethodsMissing, HostedRun, RunContext
 from core.providers.codex.liveness import (
     RECENT_WRITE_SECONDS,
     Holder,
@@ -165,16 +165,18 @@ class CodexRunner:
             await run.pause()
             return
         try:
-            await self.check_free(thread_id, rollout)
+            shared = await self.check_free(thread_id, rollout, shared_ok=True)
         except RunnerDeferred as exc:
             log.info("not pausing %s in Codex: %s", goal_id, exc.reason)
             return
-        await self._set_paused(thread_id)
+        await self._set_paused(thread_id, via_proxy=shared)
 
-    async def _set_paused(self, thread_id: str) -> None:
-        """Pause a goal nobody runs (its Codex status said active) with a short session."""
+    async def _set_paused(self, thread_id: str, via_proxy: bool = False) -> None:
+        """Pause a goal Goalkeeper does not run (its Codex status said active) with a short
+        session — through the shared app-server when that holds the thread."""
         try:
-            server = AppServer(self.ctx.config.executable(), self.ctx.config.env)
+            server = AppServer(self.ctx.config.executable(), self.ctx.config.env,
+                               via_proxy=via_proxy)
         except CodexNotFound as exc:
             log.warning("cannot pause the goal in Codex: %s", exc)
             return
@@ -182,7 +184,8 @@ class CodexRunner:
             async with asyncio.timeout(self.ctx.config.app_server_timeout):
                 await server.start()
                 await server.request("thread/goal/set", {"threadId": thread_id,
-                                                         "status": "paused"})
+                                                         "status": "paused",
+                                                         "origin": ORIGIN_USER})
         except (TimeoutError, AppServerError, RpcError) as exc:
             log.warning("cannot pause the goal of thread %s in Codex: %s", thread_id, exc)
         finally:

@@ -1,4 +1,5 @@
-"""The WebSocket codec used through ``codex app-server proxy``."""
+"""Going through the shared app-server: the WebSocket codec of ``codex app-server proxy``, telling
+holders apart, and letting go of a shared server without touching its turns."""
 
 from __future__ import annotations
 
@@ -73,3 +74,38 @@ def test_holders_are_told_apart_by_their_command_line():
     assert daemon.shared_server and not daemon.tui
     assert tui.tui and not tui.shared_server
     assert not plain.shared_server and not plain.tui
+
+
+@pytest.mark.asyncio
+async def test_letting_go_of_the_shared_server_never_interrupts_its_turn():
+    import asyncio
+
+    from core.providers.codex.hosted import HostedRun
+
+    class Server:
+        via_proxy, running, pid = True, True, None
+
+        def __init__(self) -> None:
+            self.sent: list[str] = []
+
+        async def request(self, method, params=None, timeout=None):
+            self.sent.append(method)
+            return {}
+
+        async def close(self, grace=2.0):
+            self.running = False
+
+    class Ctx:
+        finished = staticmethod(lambda goal_id: None)
+
+    server = Server()
+    run = HostedRun(Ctx(), "codex:t", 1, "t", server)  # type: ignore[arg-type]
+    run.turn_id = "turn-1"
+    run._task = asyncio.ensure_future(asyncio.sleep(30))
+    await run.stop()
+    assert server.sent == [] and not server.running
+    server.via_proxy = False  # a server of Goalkeeper's own: its turn is interrupted first
+    server.running = True
+    run._task = asyncio.ensure_future(asyncio.sleep(30))
+    await run.stop()
+    assert server.sent == ["turn/interrupt"]
