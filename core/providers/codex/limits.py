@@ -124,11 +124,13 @@ class Access:
         spend_control: ``spendControlReached`` of the codex bucket (None = unknown).
         reset_credits: ``rateLimitResetCredits.availableCount`` — banked resets, shown, never
             spent by Goalkeeper (None = not reported).
+        observed_at: when the read said so (a sparse update merged later does not renew it).
     """
 
     ordinary_allowed: bool | None = None
     spend_control: bool | None = None
     reset_credits: int | None = None
+    observed_at: datetime | None = None
 
     @property
     def blocked(self) -> str | None:
@@ -291,6 +293,7 @@ def from_rate_limits_read(result: Any, now: datetime) -> RateSnapshot:
         ordinary_allowed=allowed if isinstance(allowed, bool) else None,
         spend_control=spend if isinstance(spend, bool) else None,
         reset_credits=count if isinstance(count, int) and not isinstance(count, bool) else None,
+        observed_at=now,
     )
     return replace(snapshot, access=access)
 

@@ -43,15 +43,19 @@ def to_readings(snapshot: RateSnapshot, now: datetime, stale_after: float) -> li
     if credits is not None:
         readings.append(credits)
     if snapshot.access is not None:
-        readings.append(_access_reading(snapshot, exactness))
+        readings.append(_access_reading(snapshot, now, stale_after))
     return readings
 
 
-def _access_reading(snapshot: RateSnapshot, exactness: Exactness) -> QuotaReading:
+def _access_reading(snapshot: RateSnapshot, now: datetime, stale_after: float) -> QuotaReading:
     """Codex's own yes/no on using it now: blocked outranks every percentage; unknown blocks
-    nothing (the windows decide). Banked resets are shown here and never spent."""
+    nothing (the windows decide). Banked resets are shown here and never spent. Dated by the
+    read that said it, not by later sparse updates."""
     access = snapshot.access
     assert access is not None
+    observed = access.observed_at or snapshot.observed_at
+    age = (now - observed).total_seconds()
+    exactness = Exactness.STALE if age > stale_after else Exactness.EXACT
     why = access.blocked
     if why is not None:
         note = why
@@ -65,7 +69,7 @@ def _access_reading(snapshot: RateSnapshot, exactness: Exactness) -> QuotaReadin
     return QuotaReading(
         window_id=ACCESS, provider=PROVIDER, label=LABELS[ACCESS], kind=QuotaKind.CAPACITY,
         used_percent=100.0 if why else 0.0, limit_reached=why is not None,
-        no_timed_reset=True, exactness=exactness, observed_at=snapshot.observed_at, note=note,
+        no_timed_reset=True, exactness=exactness, observed_at=observed, note=note,
     )
 
 
