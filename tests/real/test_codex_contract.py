@@ -190,6 +190,27 @@ async def test_automatic_resume_after_the_reset_runs_to_complete(world, make_eng
 
 
 @pytest.mark.asyncio
+async def test_limited_again_in_the_first_turn_keeps_the_episode_and_says_so(
+        world, make_engine, clock):
+    """The usage endpoint says recovered, but the first turn hits the limit again: the resume
+    did not really run — the attempt stays counted and the history says why."""
+    thread = await world.limited_goal()
+    settings = world.settings(auto_resume_default=True)
+    engine = await make_engine(world.provider(settings, clock), settings=settings)
+    g = engine.goals[gid(thread)]
+    world.mock.set(mode="limit", usage5=3, allowed=True)
+    assert g.next_resume_at is not None
+    clock.advance((g.next_resume_at - clock.now()).total_seconds() + 1)
+    await until(lambda: engine.goals[gid(thread)].resumed_at is not None
+                and engine.goals[gid(thread)].state is GoalState.PAUSED, 60)
+    g = engine.goals[gid(thread)]
+    assert g.pause_reason is PauseReason.QUOTA and g.attempts == 1
+    assert "not really been refreshed" in (g.pause_detail or "")
+    assert world.db_goal(thread)[0] == "usage_limited"
+    await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+
+
+@pytest.mark.asyncio
 async def test_an_early_reset_is_caught_by_the_fresh_read_poll(world, make_engine, clock):
     thread = await world.limited_goal()
     settings = world.settings(auto_resume_default=True)
