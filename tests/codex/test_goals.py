@@ -102,6 +102,12 @@ async def test_an_active_known_only_from_a_rollout_is_unknown_not_running(
     await until(lambda: engine.goals[f"codex:{THREAD_A}"].pause_reason is PauseReason.QUOTA)
     g = engine.goals[f"codex:{THREAD_A}"]
     assert g.data["codex_status"] == "usageLimited" and g.resets_at == T0 + 2 * H
+    await engine.stop()
+    # a restart finds the same stop in the file
+    for _ in range(2):
+        again = await make_engine(make_codex(AUTO), settings=AUTO)
+        assert again.goals[f"codex:{THREAD_A}"].data["codex_status"] == "usageLimited"
+        await again.stop()
 
 
 @pytest.mark.asyncio
