@@ -1,9 +1,10 @@
 """Goalkeeper's Codex provider against the pinned real ``codex`` 0.169.0, offline.
 
-One mock (Responses API + usage endpoint) and one ``CODEX_HOME`` serve the whole module; each
-test makes its own usage-limited goal with the real CLI (about a second) and drives Goalkeeper's
-engine on it. The engine runs on a fake clock started at the real time, so schedules can be
-moved on while the real Codex works in real time. No codex process may outlive a test.
+One mock (Responses API + usage endpoint) serves the whole module; each test gets its own
+``CODEX_HOME``, makes its own usage-limited goal with the real CLI (about a second) and drives
+Goalkeeper's engine on it. The engine runs on a fake clock started at the real time, so
+schedules can be moved on while the real Codex works in real time. No codex process may outlive
+a test.
 """
 
 from __future__ import annotations
@@ -86,9 +87,18 @@ class World:
 
 
 @pytest.fixture(scope="module")
-def world(codex_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    with running_mock() as mock:
-        yield World(codex_bin, mock, tmp_path_factory.mktemp("codex-real"))
+def mock() -> Iterator[CodexMock]:
+    with running_mock() as server:
+        yield server
+
+
+@pytest.fixture
+def world(codex_bin: Path, mock: CodexMock, tmp_path: Path) -> World:
+    """A fresh Codex home per test (goals of another test must not be resumed here), on the
+    module's one mock server."""
+    mock.set(delay=0.0, reset_credits=None, spend_control=None, allowed=True, usage5=3,
+             usage7=41)
+    return World(codex_bin, mock, tmp_path)
 
 
 @pytest.fixture
