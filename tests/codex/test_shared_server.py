@@ -109,3 +109,13 @@ async def test_letting_go_of_the_shared_server_never_interrupts_its_turn():
     run._task = asyncio.ensure_future(asyncio.sleep(30))
     await run.stop()
     assert server.sent == ["turn/interrupt"]
+
+
+def test_a_thread_open_in_the_users_terminal_says_what_to_do():
+    from core.providers.codex.runner import held_by
+
+    tui = Holder(7, "codex", Path("x.lock"), ("/c/codex", "resume", "019f"))
+    text = held_by([tui], "019f")
+    assert "codex (pid 7)" in text and "/goal resume" in text and "quit it" in text
+    other = held_by([Holder(8, "codex", Path("x.lock"), ("/c/codex", "app-server"))], "019f")
+    assert "another Codex process" in other and "pid 8" in other

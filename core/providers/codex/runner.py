@@ -203,7 +203,8 @@ def held_by(holders: list[Holder], thread_id: str) -> str:
     named = "; ".join(h.describe() for h in holders)
     if any(h.tui for h in holders):
         return (f"the thread is open in your Codex terminal session ({named}). Codex allows one "
-                "writer per thread: in that session type /goal resume (or send any message), or "
+                "writer per thread: in that session type /goal resume (a plain message does not "
+                "re-arm the goal), or "
                 "quit it and Goalkeeper resumes the goal on its next try")
     return (f"another Codex process is working on this thread ({named}); Goalkeeper tries again "
             "once it has let the thread go")
