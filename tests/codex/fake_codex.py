@@ -200,7 +200,12 @@ def error(request, code, message):
 
 
 def on_initialize(request, params, plan):
-    send({"id": request["id"], "result": {"userAgent": "fake-codex/1.0"}})
+    name = (params.get("clientInfo") or {}).get("name", "client")
+    version = plan.get("version", "codex-cli 0.169.0").split()[-1]
+    send({"id": request["id"], "result": {  # the shape 0.169.0 answers with
+        "userAgent": f"{name}/{version} (Linux; x86_64) ({name}; 0)",
+        "codexHome": os.environ.get("CODEX_HOME"), "platformFamily": "unix",
+        "platformOs": "linux"}})
 
 
 def on_resume(request, params, plan):
