@@ -164,3 +164,25 @@ def test_a_failing_worker_is_made_up_for_here(home: CodexHome, monkeypatch: pyte
     monkeypatch.setattr(history, "_WORKER", "import sys; sys.exit(3)")
     parallel = scan_usage(rollouts(home.sessions), workers=2)
     assert parallel.daily == whole.daily and parallel.files == 2
+
+
+def test_codex_usage_imports_only_its_own_command(home: CodexHome, tmp_path):
+    """Timed against ccusage as a whole process: the other commands' modules stay unloaded."""
+    import subprocess
+    import sys
+
+    home.rollout(THREAD_A, T0, meta(THREAD_A, T0), call(T0 + M, 2))
+    code = ("import sys; from core.cli import main; code = main(['codex-usage', '--json']); "
+            "print(sorted(m for m in sys.modules if m.startswith('core.cli.')), file=sys.stderr); "
+            "sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**__import__("os").environ,
+                                           "CODEX_HOME": str(home.root),
+                                           "GOALKEEPER_HOME": str(tmp_path / "gk")})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["total"]["calls"] == 1
+    assert done.stderr.strip() == "['core.cli.codex_usage', 'core.cli.common']"
+    from core.cli import build_parser
+
+    commands = build_parser([])._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert {"codex-usage", "status", "daemon", "secret", "track", "add"} <= set(commands)
