@@ -119,3 +119,29 @@ def test_a_thread_open_in_the_users_terminal_says_what_to_do():
     assert "codex (pid 7)" in text and "/goal resume" in text and "quit it" in text
     other = held_by([Holder(8, "codex", Path("x.lock"), ("/c/codex", "app-server"))], "019f")
     assert "another Codex process" in other and "pid 8" in other
+
+
+@pytest.mark.asyncio
+async def test_a_close_is_finished_even_when_its_caller_is_cancelled():
+    import asyncio
+
+    from core.providers.codex.rpc import finish
+
+    done: list[str] = []
+
+    async def close() -> None:
+        await asyncio.sleep(0.05)
+        done.append("closed")
+
+    async def reader() -> None:
+        try:
+            await asyncio.sleep(10)
+        finally:
+            await finish(close())
+
+    task = asyncio.ensure_future(reader())
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert done == ["closed"]  # reaped before the cancellation went on

@@ -22,7 +22,7 @@ from core.providers.codex.limits import (
     from_rate_limits_read,
     merge,
 )
-from core.providers.codex.rpc import AppServer, AppServerError, RpcError
+from core.providers.codex.rpc import AppServer, AppServerError, RpcError, finish
 
 UPDATED = "account/rateLimits/updated"
 
@@ -45,7 +45,7 @@ async def read_fresh(config: CodexConfig, now: datetime) -> RateSnapshot:
     except (AppServerError, RpcError, LimitShapeError) as exc:
         raise FreshReadError(str(exc)) from None
     finally:
-        await asyncio.shield(server.close(grace=0.5))
+        await finish(server.close(grace=0.5))
     return merge_updates(snapshot, server.notifications)
 
 

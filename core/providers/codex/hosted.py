@@ -49,7 +49,7 @@ from core.providers.codex.limits import (
 )
 from core.providers.codex.readings import limit_lifts_at, to_readings
 from core.providers.codex.rollout import GOAL_STATUSES
-from core.providers.codex.rpc import AppServer, AppServerError, Notification, RpcError
+from core.providers.codex.rpc import AppServer, AppServerError, Notification, RpcError, finish
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,8 @@ RESUMABLE = ("usageLimited", "paused")
 #: undos are an automation acting for the user; a pause or cancel is the user's explicit request
 ORIGIN_AUTOMATIC = "automatic"
 ORIGIN_USER = "user"
+#: after the thread went idle, how long turn/completed may take before the run lets go anyway
+IDLE_GRACE_SECONDS = 2.0
 RELIMITED_NOTE = ("usage limit reached again in the first turn after the resume: the quota had "
                   "not really been refreshed")
 
@@ -145,6 +147,7 @@ class HostedRun:
         self._task: asyncio.Task[None] | None = None
         self._letting_go = False
         self._ending: Callable[[], Any] | None = None  # the report once the turn has ended
+        self._idle = False  # the thread went idle; turn/completed is due
 
     @property
     def pids(self) -> set[int]:
@@ -237,12 +240,12 @@ class HostedRun:
                     return
             self._backlog.clear()
             while True:
-                ending = self._ending is not None
-                item = await self._feed.next(self.ctx.config.turn_end_timeout if ending else None)
+                item = await self._feed.next(self._wait())
                 if item is None:  # the turn did not end in time: report, and let it go
-                    log.warning("Codex goal %s: the turn did not end within %g s after the goal "
-                                "changed; letting go", self.goal_id,
-                                self.ctx.config.turn_end_timeout)
+                    if not self._idle:
+                        log.warning("Codex goal %s: the turn did not end within %g s after the "
+                                    "goal changed; letting go", self.goal_id,
+                                    self.ctx.config.turn_end_timeout)
                     await self._end()
                     return
                 if await self._handle(*item):
@@ -253,7 +256,7 @@ class HostedRun:
             log.exception("following Codex goal %s failed", self.goal_id)
             self._report_paused(PauseReason.ERROR, "Goalkeeper lost track of the Codex goal")
         finally:
-            await asyncio.shield(self._release())
+            await finish(self._release())
 
     async def _handle(self, method: str, params: dict[str, Any]) -> bool:
         """Act on one notification; True when the run is over."""
@@ -267,21 +270,29 @@ class HostedRun:
             return True
         if params.get("threadId", self.thread_id) != self.thread_id:
             return False
+        if method in ("turn/started", "turn/completed", "thread/status/changed"):
+            return await self._turn_event(method, params)
+        if method == "thread/goal/cleared":
+            return await self._ends(lambda: self._report_paused(
+                PauseReason.EXTERNAL, "the goal was cleared in Codex"))
+        if method == "thread/goal/updated" and isinstance(params.get("goal"), dict):
+            return await self._goal_updated(params["goal"])
+        return False
+
+    async def _turn_event(self, method: str, params: dict[str, Any]) -> bool:
         if method == "turn/started":
             turn = params.get("turn")
             self.turn_id = turn.get("id") if isinstance(turn, dict) else self.turn_id
             self.turns += 1
-        elif method == "turn/completed" or (method == "thread/status/changed"
-                                            and _idle(params.get("status"))):
-            self.turn_id = None
+        elif method == "turn/completed":
+            self.turn_id, self._idle = None, False
             if self._ending is not None:
                 await self._end()
                 return True
-        elif method == "thread/goal/cleared":
-            return await self._ends(lambda: self._report_paused(
-                PauseReason.EXTERNAL, "the goal was cleared in Codex"))
-        elif method == "thread/goal/updated" and isinstance(params.get("goal"), dict):
-            return await self._goal_updated(params["goal"])
+        elif _idle(params.get("status")):
+            # 0.169.0 says idle just before turn/completed: wait briefly for that, so the turn
+            # has written its end before the server is let go
+            self.turn_id, self._idle = None, True
         return False
 
     async def _exited(self, params: dict[str, Any]) -> bool:
@@ -311,6 +322,13 @@ class HostedRun:
         _, reason = state_for(status)
         why = _why(status, goal)
         return await self._ends(lambda: self._report_paused(reason or PauseReason.EXTERNAL, why))
+
+    def _wait(self) -> float | None:
+        """How long to wait for the next notification: for ever while the goal runs; once Codex
+        ended it, until the turn ends (briefly, once the thread went idle)."""
+        if self._ending is None:
+            return None
+        return IDLE_GRACE_SECONDS if self._idle else self.ctx.config.turn_end_timeout
 
     async def _ends(self, report: Callable[[], Any]) -> bool:
         """Codex ended the goal: report once the turn in progress has ended (now, if none)."""

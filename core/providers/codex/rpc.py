@@ -25,7 +25,7 @@ import logging
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -317,6 +317,19 @@ class AppServer:
         for _, future in self._pending.values():
             if not future.done():
                 future.set_exception(error)
+
+
+async def finish(work: Awaitable[Any]) -> None:
+    """Run ``work`` (a close, a reap) to its end even when the caller is being cancelled — a
+    shutdown that cancels a read must not leave a codex process behind — then let the
+    cancellation go on."""
+    task = asyncio.ensure_future(work)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await task
+        raise
 
 
 async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:

@@ -35,7 +35,7 @@ from core.providers.codex.liveness import (
     find_holders,
     lock_file,
 )
-from core.providers.codex.rpc import AppServer, AppServerError, RpcError
+from core.providers.codex.rpc import AppServer, AppServerError, RpcError, finish
 
 log = logging.getLogger(__name__)
 
@@ -117,12 +117,12 @@ class CodexRunner:
                                      ) from None
             outcome = await run.resume()
         except (RpcError, AppServerError, RunnerError) as exc:
-            await asyncio.shield(self._abandon(run))
+            await finish(self._abandon(run))
             if isinstance(exc, AppServerError) and not run.activated:
                 raise  # nothing was changed in Codex yet: the fallback may take over
             raise RunnerError(str(exc)) from None
         except BaseException:
-            await asyncio.shield(self._abandon(run))
+            await finish(self._abandon(run))
             raise
         if outcome is not StartOutcome.STARTED:
             await server.close()
@@ -189,7 +189,7 @@ class CodexRunner:
         except (TimeoutError, AppServerError, RpcError) as exc:
             log.warning("cannot pause the goal of thread %s in Codex: %s", thread_id, exc)
         finally:
-            await asyncio.shield(server.close(grace=0.5))
+            await finish(server.close(grace=0.5))
 
     async def stop_all(self) -> None:
         runs, self.runs = list(self.runs.values()), {}
