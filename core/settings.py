@@ -74,6 +74,7 @@ class Settings(BaseModel):
     )
     codex_app_server_timeout_seconds: float = Field(10, gt=0, le=300)
     codex_confirm_timeout_seconds: float = Field(30, gt=0, le=600)
+    codex_turn_end_timeout_seconds: float = Field(120, gt=0, le=3600)
     claude_enabled: bool = Field(True, description="watch Claude Code (when a config dir exists)")
     claude_config_dirs: str = Field("", description="comma-separated; empty: $CLAUDE_CONFIG_DIR "
                                     "or ~/.claude and ~/.config/claude")

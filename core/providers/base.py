@@ -131,6 +131,12 @@ class ProviderSink(Protocol):
     async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
                      context: dict[str, Any] | None = None) -> ActionResult: ...
 
+    async def release(self, goal_id: str, windows: list[str]) -> None:
+        """Bring a quota-paused goal's not-before time forward to now: its provider has an
+        authoritative reading that ``windows`` are back before the planned reset (an early
+        reset). The pre-resume read and the hysteresis still decide."""
+        ...
+
 
 class Provider(abc.ABC):
     """Base class of every provider. Subclasses set ``name`` and implement the abstract methods.

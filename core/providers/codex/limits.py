@@ -35,11 +35,14 @@ FIVE_HOUR = "codex:5h"
 WEEKLY = "codex:weekly"
 MONTHLY = "codex:monthly"
 CREDITS = "codex:credits"
+#: the authority's own yes/no (``ordinaryUsageAllowed`` / ``spendControlReached``), read only
+#: from ``account/rateLimits/read``
+ACCESS = "codex:access"
 #: every window a Codex goal depends on (a window never read does not block anything)
-GOAL_WINDOWS = (FIVE_HOUR, WEEKLY, MONTHLY, CREDITS)
+GOAL_WINDOWS = (FIVE_HOUR, WEEKLY, MONTHLY, CREDITS, ACCESS)
 
 LABELS = {FIVE_HOUR: "Codex · 5 h", WEEKLY: "Codex · weekly", MONTHLY: "Codex · monthly",
-          CREDITS: "Codex · credits"}
+          CREDITS: "Codex · credits", ACCESS: "Codex · access"}
 
 #: ``rate_limit_reached_type`` values that no clock lifts, with what the window says about them
 NO_TIMED_RESET: Mapping[str, str] = {
@@ -62,14 +65,16 @@ class LimitShapeError(ValueError):
     """A ``rate_limits`` object that matches none of the known shapes."""
 
 
-def window_id(minutes: float | None, slot: str) -> str | None:
+def window_id(minutes: float | None, slot: str, flat: bool = False) -> str | None:
     """The Goalkeeper window a Codex window of ``minutes`` is, or None for an unknown length.
 
     300 (and the legacy 299) is the 5-hour window, 10080 (10079) the weekly one, about 43,800 the
-    monthly one. Only the flat shape, which carries no length, falls back to the slot name.
+    monthly one. Only the oldest flat shape (``flat``), which never carries a length, falls back
+    to the slot name; anywhere else a window of unknown length is not guessed from its slot
+    (one-window accounts put the weekly window in ``primary``).
     """
     if minutes is None:
-        return {"primary": FIVE_HOUR, "secondary": WEEKLY}.get(slot)
+        return {"primary": FIVE_HOUR, "secondary": WEEKLY}.get(slot) if flat else None
     if 295 <= minutes <= 305:
         return FIVE_HOUR
     if 10_000 <= minutes <= 10_160:
@@ -86,12 +91,14 @@ class Window:
     used_percent: float | None = None
     window_minutes: float | None = None
     resets_at: datetime | None = None
+    flat: bool = False  # the oldest rollout shape: no length, the slot says which window
 
     def merged(self, update: Window) -> Window:
         return Window(
             used_percent=_pick(update.used_percent, self.used_percent),
             window_minutes=_pick(update.window_minutes, self.window_minutes),
             resets_at=_pick(update.resets_at, self.resets_at),
+            flat=self.flat and update.flat,
         )
 
 
@@ -108,6 +115,34 @@ class Credits:
 
 
 @dataclass(frozen=True)
+class Access:
+    """The authority's word on using Codex now (``GetAccountRateLimitsResponse``, 0.169.0).
+
+    Attributes:
+        ordinary_allowed: ``ordinaryUsageAllowed`` — the deciding fact when known ("clients must
+            not infer recovery from percentages or reset times"); None = unknown.
+        spend_control: ``spendControlReached`` of the codex bucket (None = unknown).
+        reset_credits: ``rateLimitResetCredits.availableCount`` — banked resets, shown, never
+            spent by Goalkeeper (None = not reported).
+        observed_at: when the read said so (a sparse update merged later does not renew it).
+    """
+
+    ordinary_allowed: bool | None = None
+    spend_control: bool | None = None
+    reset_credits: int | None = None
+    observed_at: datetime | None = None
+
+    @property
+    def blocked(self) -> str | None:
+        """Why Codex says it cannot be used now, whatever the percentages say; or None."""
+        if self.ordinary_allowed is False:
+            return "Codex says ordinary usage is not allowed now"
+        if self.spend_control:
+            return "Codex says a spend control was reached"
+        return None
+
+
+@dataclass(frozen=True)
 class RateSnapshot:
     """What Codex said about the account's limits at ``observed_at``.
 
@@ -115,6 +150,8 @@ class RateSnapshot:
         slots: ``primary`` / ``secondary`` → :class:`Window` (a slot Codex sent as null is absent).
         reached_type: ``rate_limit_reached_type``, when Codex says a limit was reached.
         source: ``rollout`` (a session file line) or ``app-server`` (asked just now).
+        access: what ``account/rateLimits/read`` said about using Codex at all, when this
+            snapshot came from one (:class:`Access`); None for rollout lines and sparse updates.
     """
 
     observed_at: datetime
@@ -124,13 +161,14 @@ class RateSnapshot:
     reached_type: str | None = None
     limit_id: str | None = None
     source: str = "rollout"
+    access: Access | None = None
 
     @property
     def windows(self) -> dict[str, Window]:
         """Goalkeeper window id → window, for the slots whose length is known."""
         result: dict[str, Window] = {}
         for slot, window in self.slots.items():
-            wid = window_id(window.window_minutes, slot)
+            wid = window_id(window.window_minutes, slot, window.flat)
             if wid is not None:
                 result[wid] = window
         return result
@@ -160,6 +198,7 @@ def merge(base: RateSnapshot | None, update: RateSnapshot) -> RateSnapshot:
         reached_type=_pick(update.reached_type, base.reached_type),
         limit_id=_pick(update.limit_id, base.limit_id),
         source=update.source,
+        access=_pick(update.access, base.access),
     )
 
 
@@ -182,7 +221,7 @@ def from_rollout(limits: Any, line_time: datetime) -> RateSnapshot:
                 slots[slot] = _rollout_window(raw, line_time)
     elif "primary_used_percent" in limits or "secondary_used_percent" in limits:
         slots = {
-            slot: Window(used_percent=_percent(limits.get(f"{slot}_used_percent")))
+            slot: Window(used_percent=_percent(limits.get(f"{slot}_used_percent")), flat=True)
             for slot in ("primary", "secondary")
             if limits.get(f"{slot}_used_percent") is not None
         }
@@ -238,6 +277,25 @@ def from_app_server(limits: Any, now: datetime) -> RateSnapshot:
         limit_id=_text(limits.get("limitId")),
         source="app-server",
     )
+
+
+def from_rate_limits_read(result: Any, now: datetime) -> RateSnapshot:
+    """A whole ``account/rateLimits/read`` answer: the codex bucket and the account's
+    :class:`Access` (``ordinaryUsageAllowed``, ``spendControlReached``, banked resets)."""
+    bucket = pick_codex_bucket(result)
+    snapshot = from_app_server(bucket, now)
+    assert isinstance(result, dict)  # pick_codex_bucket checked it
+    allowed = result.get("ordinaryUsageAllowed")
+    spend = bucket.get("spendControlReached") if isinstance(bucket, dict) else None
+    credits = result.get("rateLimitResetCredits")
+    count = credits.get("availableCount") if isinstance(credits, dict) else None
+    access = Access(
+        ordinary_allowed=allowed if isinstance(allowed, bool) else None,
+        spend_control=spend if isinstance(spend, bool) else None,
+        reset_credits=count if isinstance(count, int) and not isinstance(count, bool) else None,
+        observed_at=now,
+    )
+    return replace(snapshot, access=access)
 
 
 def pick_codex_bucket(result: Any) -> Any:
