@@ -50,6 +50,7 @@ class ControlServer:
             "auto-resume": self._auto_resume,
             "start": self._start,
             "refresh": self._refresh,
+            "store-restore": self._store_restore,
         }
 
     def register(self, op: str, handler: Handler) -> None:
@@ -104,7 +105,12 @@ class ControlServer:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
     async def _ping(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "pid": os.getpid()}
+        return {"ok": True, "pid": os.getpid(), "health": self.engine.health().to_json()}
+
+    async def _store_restore(self, request: dict[str, Any]) -> dict[str, Any]:
+        backup = request.get("backup")
+        return await self.engine.restore_store(str(backup) if backup else None,
+                                               bool(request.get("empty")))
 
     async def _resume(self, request: dict[str, Any]) -> dict[str, Any]:
         result = await self.engine.resume(str(request["goal"]), origin=_origin(request))

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.health import HealthChanged
 from core.models import Goal, HistoryRow, QuotaReading
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ Event = (
     | SchedulerWoke
     | ProvidersRefreshed
     | Notice
+    | HealthChanged
 )
 Subscriber = Callable[[Event], None]
 

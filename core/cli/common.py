@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +17,8 @@ from core.control import NoHostRunning, send_request
 from core.host import host_running
 from core.paths import Paths, resolve_paths
 from core.settings import Settings, SettingsError, load_settings
-from core.store import SqliteStore, StoreError, open_store
+from core.store import NoData, SqliteStore, StoreError, open_read_only, open_store
+from core.store.sqlite import describe_failure
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -69,14 +71,34 @@ class Context:
                 print(text)
 
     @contextmanager
-    def store(self) -> Iterator[SqliteStore]:
-        """The store, opened directly (read-only commands never need the host)."""
+    def reader(self) -> Iterator[SqliteStore | None]:
+        """The store opened read-only, or None when there is no data yet.
+
+        Read-only commands never create, convert, migrate, check or move the database: that
+        is the host's (under its lease), so a command can never disturb a running host.
+        """
         try:
-            store, notice = open_store(self.paths.database, SystemClock().now())
+            store = open_read_only(self.paths.database)
+        except NoData:
+            yield None
+            return
         except StoreError as exc:
             raise CliError(str(exc)) from None
-        if notice:
-            warn(notice)
+        try:
+            yield store
+        except sqlite3.DatabaseError as exc:
+            raise CliError(describe_failure(self.paths.database, exc)) from None
+        finally:
+            store.close()
+
+    @contextmanager
+    def store(self) -> Iterator[SqliteStore]:
+        """The store opened for writing, for the few commands that write while no host runs
+        (never checked or moved here: see :meth:`reader`)."""
+        try:
+            store, _ = open_store(self.paths.database, SystemClock().now())
+        except StoreError as exc:
+            raise CliError(str(exc)) from None
         try:
             yield store
         finally:

@@ -86,13 +86,28 @@ def quota_json(reading: QuotaReading) -> dict[str, Any]:
 def cmd_status(ctx: Context) -> int:
     now = SystemClock().now()
     policy = ctx.settings.hysteresis()
-    with ctx.store() as store:
+    with ctx.reader() as store:
+        if store is None:
+            return _no_data(ctx, {"goals": [], "quotas": []})
         goals = store.list_goals()
         readings = [effective(r, now, policy) for r in store.latest_readings()]
     cap = ctx.settings.max_auto_attempts
     data = {"goals": [goal_json(g, cap) for g in goals],
             "quotas": [quota_json(r) for r in readings]}
     ctx.emit(data, lambda: _status_text(goals, readings, now, cap))
+    return EXIT_OK
+
+
+def no_data_text(ctx: Context) -> str:
+    return (f"no data yet: nothing has been stored in {ctx.paths.data_dir} (start a host with "
+            "`goalkeeper daemon` or `goalkeeper`)")
+
+
+def _no_data(ctx: Context, data: Any) -> int:
+    if ctx.json:
+        ctx.emit(data, lambda: "")
+    else:
+        print(no_data_text(ctx))
     return EXIT_OK
 
 
@@ -136,7 +151,12 @@ def history_json(row: HistoryRow) -> dict[str, Any]:
 def cmd_history(ctx: Context) -> int:
     if ctx.args.limit < 1:
         raise CliError("--limit must be at least 1", 2)
-    with ctx.store() as store:
+    with ctx.reader() as store:
+        if store is None:
+            if ctx.args.goal:
+                raise CliError(f"unknown goal {ctx.args.goal!r} ({no_data_text(ctx)})",
+                               EXIT_UNKNOWN_GOAL)
+            return _no_data(ctx, [])
         if ctx.args.goal and store.get_goal(ctx.args.goal) is None and not store.count_history(
                 ctx.args.goal):
             raise CliError(f"unknown goal {ctx.args.goal!r}", EXIT_UNKNOWN_GOAL)
@@ -161,8 +181,8 @@ def _history_line(row: HistoryRow) -> str:
 
 def require_goal(ctx: Context, goal_id: str) -> Goal:
     """Exit 3 when the store does not know the goal (checked before contacting the host)."""
-    with ctx.store() as store:
-        goal = store.get_goal(goal_id)
+    with ctx.reader() as store:
+        goal = store.get_goal(goal_id) if store is not None else None
     if goal is None:
         raise CliError(f"unknown goal {goal_id!r} (see `goalkeeper status`)", EXIT_UNKNOWN_GOAL)
     return goal

@@ -151,8 +151,8 @@ def cmd_remove(ctx: Context) -> int:
 
 def cmd_run(ctx: Context) -> int:
     entry = entry_for(ctx, ctx.args.name)
-    with ctx.store() as store:
-        known = store.get_goal(entry.goal_id) is not None
+    with ctx.reader() as store:
+        known = store is not None and store.get_goal(entry.goal_id) is not None
     if not known:
         ctx.ask_host({"op": "refresh"})  # added while the host runs: let it discover the file
     reply = ctx.ask_host({"op": "run", "goal": entry.goal_id, "new": bool(ctx.args.new)})
@@ -215,8 +215,8 @@ def _verdict(ctx: Context, entry: Entry, run_id: str
         return EXIT_ERROR, f"run {run_id} was abandoned", record
     if display_state(record) == "blocked":
         return EXIT_ERROR, f"run {run_id} blocked: {record.last_error}", record
-    with ctx.store() as store:
-        goal = store.get_goal(entry.goal_id)
+    with ctx.reader() as store:
+        goal = store.get_goal(entry.goal_id) if store is not None else None
     if goal is None:
         return EXIT_ERROR, f"{entry.goal_id} was removed", record
     if goal.state is GoalState.PAUSED and goal.pause_reason not in (PauseReason.QUOTA, None):
