@@ -91,12 +91,13 @@ class Engine:
         providers: Sequence[Provider],
         clock: Clock | None = None,
         rng: random.Random | None = None,
+        fenced: bool = False,
     ) -> None:
         self.paths = paths
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         self.bus = EventBus()
-        self.store = StoreThread(paths.database, paths.data_dir / "backups")
+        self.store = StoreThread(paths.database, paths.data_dir / "backups", fenced)
         self.quotas = QuotaManager(settings.hysteresis())
         self.policy = AutoResumePolicy.from_settings(settings)
         self.providers: dict[str, Provider] = {p.name: p for p in providers}
@@ -309,7 +310,12 @@ class Engine:
     async def _interrupt_hosted(self) -> None:
         for goal in list(self.goals.values()):
             if goal.hosted and goal.state is GoalState.RUNNING:
-                await self._interrupt(goal.id, "the host stopped", "shutdown")
+                try:
+                    await self._interrupt(goal.id, "the host stopped", "shutdown")
+                except Exception as exc:  # the next host's start-up recovery catches it
+                    if store_unavailable(exc) is None and not isinstance(exc, LeaseLost):
+                        raise
+                    log.error("%s: could not record the interruption: %s", goal.id, exc)
 
     async def _interrupt(self, goal_id: str, why: str, origin: str) -> None:
         now = self.clock.now()

@@ -8,9 +8,10 @@ store takes it — without a restart — while :class:`StoreHealth` says "store 
 <reason> since T" to the window and to ``goalkeeper status``.
 
 The queue is bounded by merging: a report with a *key* (a window's reading, a goal's
-observation, a run's progress) supersedes an older waiting one with the same key once the queue
-is longer than :data:`SOFT_LIMIT`. Reports without a key (a limit hit, a finish, a failure) are
-never merged or dropped; there are at most a few per goal.
+observation, a run's progress) supersedes an older waiting one with the same key while the store
+is unavailable, or once more than :data:`SOFT_LIMIT` wait — so at most one per window, goal and
+run waits, plus the reports without a key (a limit hit, a finish, a failure), which are never
+merged or dropped and of which there are a few per goal. Per goal, order is kept.
 
 A job that fails for any other reason (a bug) is logged and dropped, as before: retrying a
 programming error would only block every report behind it.
@@ -83,6 +84,7 @@ class StoreRetryPolicy:
 class _Report:
     job: Job
     key: Hashable | None
+    superseded: bool = False
 
 
 class ReportQueue:
@@ -94,43 +96,46 @@ class ReportQueue:
         self._on_health = on_health
         self.policy = policy or StoreRetryPolicy()
         self._items: deque[_Report] = deque()
+        self._latest: dict[Hashable, _Report] = {}
+        self._live = 0
         self._ready = asyncio.Event()
         self._empty = asyncio.Event()
         self._empty.set()
-        self._limit = SOFT_LIMIT
+        self._kick = asyncio.Event()
         self.health = StoreHealth()
         self.merged = 0
 
     def __len__(self) -> int:
-        return len(self._items)
+        """Reports still to apply (merged ones not counted)."""
+        return self._live
 
     def put(self, job: Job, key: Hashable | None = None) -> None:
-        self._items.append(_Report(job, key))
+        report = _Report(job, key)
+        if key is not None:
+            older = self._latest.get(key)
+            merging = not self.health.available or self._live >= SOFT_LIMIT
+            if merging and older is not None and self._items and older is not self._items[0]:
+                older.superseded = True  # the newer one says all it said
+                self._live -= 1
+                self.merged += 1
+            self._latest[key] = report
+        self._items.append(report)
+        self._live += 1
         self._ready.set()
         self._empty.clear()
-        if len(self._items) > self._limit:
-            self._merge()
+        if self._live == SOFT_LIMIT + 1:
+            self._compact()
 
-    def _merge(self) -> None:
-        """Drop waiting reports that a later one with the same key supersedes (never the
-        head, which may be being applied)."""
-        seen: set[Hashable] = set()
-        kept: list[_Report] = []
-        items = list(self._items)
-        for report in reversed(items[1:]):
-            if report.key is not None and report.key in seen:
+    def _compact(self) -> None:
+        """Keep only the newest waiting report of each key (never touching the head)."""
+        for report in list(self._items)[1:]:
+            if report.key is not None and not report.superseded and (
+                    self._latest.get(report.key) is not report):
+                report.superseded = True
+                self._live -= 1
                 self.merged += 1
-                continue
-            if report.key is not None:
-                seen.add(report.key)
-            kept.append(report)
-        self._items = deque([items[0], *reversed(kept)])
-        if len(self._items) > SOFT_LIMIT:
-            self._limit = 2 * len(self._items)  # nothing more to merge: look again later
-            log.warning("%d provider reports wait for the store and cannot be merged",
-                        len(self._items))
-        else:
-            self._limit = SOFT_LIMIT
+        if self._live > SOFT_LIMIT:
+            log.warning("%d provider reports wait and cannot be merged", self._live)
 
     async def join(self) -> None:
         """Until every waiting report has been applied (or dropped as a bug)."""
@@ -146,35 +151,52 @@ class ReportQueue:
                 await self._ready.wait()
                 continue
             head = self._items[0]
-            try:
-                await head.job()
-            except Exception as exc:
-                reason = store_unavailable(exc)
-                if reason is None:
-                    log.exception("applying a provider report failed")
-                else:
-                    failures += 1
-                    self.failed(reason)
-                    await self._clock.sleep(self.policy.delay(failures, reason))
-                    continue
+            if not head.superseded:
+                try:
+                    await head.job()
+                except Exception as exc:
+                    reason = store_unavailable(exc)
+                    if reason is None:
+                        log.exception("applying a provider report failed")
+                    else:
+                        failures += 1
+                        self.failed(reason)
+                        await self._backoff(self.policy.delay(failures, reason))
+                        continue
+                self._live -= 1
             failures = 0
             self._items.popleft()
+            if head.key is not None and self._latest.get(head.key) is head:
+                del self._latest[head.key]
             self.succeeded()
+
+    async def _backoff(self, delay: float) -> None:
+        """Sleep ``delay`` — or less, when another write meanwhile found the store usable."""
+        self._kick.clear()
+        kicked = asyncio.ensure_future(self._kick.wait())
+        slept = asyncio.ensure_future(self._clock.sleep(delay))
+        try:
+            await asyncio.wait({kicked, slept}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            kicked.cancel()
+            slept.cancel()
 
     def failed(self, reason: str) -> None:
         """A write was refused (by a report here or by any other write of the engine)."""
         since = self.health.since if not self.health.available else self._clock.now()
+        if self.health.available:
+            self._compact()
         if self.health.available or reason != self.health.reason:
-            log.error("store unavailable: %s (%d provider reports wait)", reason,
-                      len(self._items))
-        self._set(StoreHealth(False, reason, since, len(self._items)))
+            log.error("store unavailable: %s (%d provider reports wait)", reason, self._live)
+        self._set(StoreHealth(False, reason, since, self._live))
 
     def succeeded(self) -> None:
         """A write went through: the store is available again."""
         if not self.health.available:
             log.warning("store available again after %s; %d reports still to apply",
-                        iso(self.health.since), len(self._items))
-            self._set(StoreHealth(waiting=len(self._items)))
+                        iso(self.health.since), self._live)
+            self._set(StoreHealth(waiting=self._live))
+            self._kick.set()
 
     def _set(self, health: StoreHealth) -> None:
         self.health = health

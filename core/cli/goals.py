@@ -182,7 +182,9 @@ def _history_line(row: HistoryRow) -> str:
 def require_goal(ctx: Context, goal_id: str) -> Goal:
     """Exit 3 when the store does not know the goal (checked before contacting the host)."""
     with ctx.reader() as store:
-        goal = store.get_goal(goal_id) if store is not None else None
+        if store is None:
+            raise CliError(f"unknown goal {goal_id!r} ({no_data_text(ctx)})", EXIT_UNKNOWN_GOAL)
+        goal = store.get_goal(goal_id)
     if goal is None:
         raise CliError(f"unknown goal {goal_id!r} (see `goalkeeper status`)", EXIT_UNKNOWN_GOAL)
     return goal

@@ -111,6 +111,7 @@ def open_for_host(database: Path, backups_dir: Path, now: datetime) -> HostOpen:
     safe mode cannot help with (a newer schema, a path that is not a file)."""
     expected = read_marker(database)
     floor = max(expected, _marker_field(database, "floor"))
+    wal_missing = not Path(f"{database}-wal").exists()  # opening creates an empty one
     backups = tuple(list_backups(backups_dir))
     problem = _file_problem(database, expected)
     if problem is not None:
@@ -120,7 +121,7 @@ def open_for_host(database: Path, backups_dir: Path, now: datetime) -> HostOpen:
     except sqlite3.DatabaseError as exc:
         return _safe(database, _problem_of(database, exc), backups)
     try:
-        return HostOpen(_checked(store, database, (expected, floor), now))
+        return HostOpen(_checked(store, database, (expected, floor, wal_missing), now))
     except _Unusable as exc:
         store.close()
         return _safe(database, exc.problem, backups)
@@ -135,7 +136,7 @@ class _Unusable(Exception):
         self.problem = problem
 
 
-def _checked(store: SqliteStore, database: Path, marker: tuple[int, int],
+def _checked(store: SqliteStore, database: Path, marker: tuple[int, int, bool],
              now: datetime) -> SqliteStore:
     try:
         complaint = store.quick_check()
@@ -150,7 +151,8 @@ def _checked(store: SqliteStore, database: Path, marker: tuple[int, int],
     return store
 
 
-def _fence(store: SqliteStore, database: Path, expected: int, floor: int) -> int:
+def _fence(store: SqliteStore, database: Path, expected: int, floor: int,
+           wal_missing: bool) -> int:
     """Migrate and take the next epoch in one write transaction; refuse an older file."""
     store.use_wal()
     with store.write(fenced=False) as con:
@@ -160,19 +162,19 @@ def _fence(store: SqliteStore, database: Path, expected: int, floor: int) -> int
         else:
             found = 0
         if found < expected:
-            raise _Unusable((ProblemKind.LOST_WRITES, _older_text(database, found, expected)))
+            raise _Unusable((ProblemKind.LOST_WRITES,
+                             _older_text(database, found, expected, wal_missing)))
         store.migrate_in_transaction()
         epoch = max(found, floor) + 1
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (EPOCH_KEY, str(epoch)))
     return epoch
 
 
-def _older_text(database: Path, found: int, expected: int) -> str:
-    wal = Path(f"{database}-wal")
-    why = (f"its write-ahead log {wal.name} is missing" if not wal.exists()
+def _older_text(database: Path, found: int, expected: int, wal_missing: bool) -> str:
+    why = (f"its write-ahead log {database.name}-wal is missing" if wal_missing
            else "it is an older copy than the one Goalkeeper last wrote")
     return (f"the database {database} lost its latest changes: {why} (it is at host epoch "
-            f"{found}, Goalkeeper last wrote epoch {expected}). Nothing was replaced.")
+            f"{found}, Goalkeeper last wrote epoch {expected}); nothing was replaced")
 
 
 def _file_problem(database: Path, expected: int) -> tuple[ProblemKind, str] | None:

@@ -174,6 +174,10 @@ class SqliteStore:
     def close(self) -> None:
         self._con.close()
 
+    def set_busy_timeout(self, seconds: float) -> None:
+        """How long a write waits for another connection's lock before SQLITE_BUSY."""
+        self._con.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+
     # -- schema --------------------------------------------------------------------------------
 
     def quick_check(self) -> str | None:

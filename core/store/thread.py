@@ -30,13 +30,18 @@ class StoreThread:
     """Owns one :class:`SqliteStore` (or safe mode's reader) and the one thread that may touch
     it. Attributes: ``problem`` (why the store cannot be written, or None)."""
 
-    def __init__(self, path: Path, backups_dir: Path | None = None) -> None:
+    def __init__(self, path: Path, backups_dir: Path | None = None, fenced: bool = False) -> None:
         self.path = path
+        #: whether writes check the host epoch (a host under its lease; bare engines in tests
+        #: and benchmarks share a file on purpose)
+        self.fenced = fenced
         self.backups_dir = backups_dir or path.parent / "backups"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="goalkeeper-store")
         self._store: SqliteStore | None = None
         self._reader: SqliteStore | None = None
         self.problem: StoreProblem | None = None
+        #: the host epoch this open took (whether or not writes are fenced by it)
+        self.opened_epoch: int | None = None
         self._closed = False
 
     async def open(self, now: datetime) -> None:
@@ -46,10 +51,10 @@ class StoreThread:
         self._close_all()
         opened = open_for_host(self.path, self.backups_dir, now)
         self._store, self._reader, self.problem = opened.store, opened.reader, opened.problem
-
-    @property
-    def epoch(self) -> int | None:
-        return self._store.epoch if self._store is not None else None
+        if self._store is not None:
+            self.opened_epoch = self._store.epoch
+            if not self.fenced:
+                self._store.epoch = None
 
     async def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` on the store's thread (for work on the files themselves: restore)."""
