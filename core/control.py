@@ -42,6 +42,7 @@ class ControlServer:
         self.engine = engine
         self.path = paths.socket_path
         self._server: asyncio.AbstractServer | None = None
+        self._inode: int | None = None
         self._ops: dict[str, Handler] = {
             "ping": self._ping,
             "resume": self._resume,
@@ -67,6 +68,7 @@ class ControlServer:
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
+        self._inode = self.path.stat().st_ino
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -74,7 +76,9 @@ class ControlServer:
             await self._server.wait_closed()
             self._server = None
         with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+            if self._inode is not None and self.path.stat().st_ino == self._inode:
+                self.path.unlink()  # ours — not the socket of a host that replaced us
+        self._inode = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

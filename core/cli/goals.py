@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
 from typing import Any
 
 from core.cli.common import (
@@ -15,15 +14,15 @@ from core.cli.common import (
     Context,
     warn,
 )
-from core.clock import SystemClock, iso
+from core.cli.status import cmd_status
+from core.clock import iso
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
-from core.quota import effective
 from core.results import ActionResult
-from core.textfmt import countdown, local_time
+from core.textfmt import local_time
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("status", parents=[common], help="goals and quota windows")
+    p = sub.add_parser("status", parents=[common], help="the host, goals and quota windows")
     p.set_defaults(func=cmd_status)
     p = sub.add_parser("history", parents=[common], help="the resume history, newest first")
     p.add_argument("goal", nargs="?", help="only this goal")
@@ -83,21 +82,6 @@ def quota_json(reading: QuotaReading) -> dict[str, Any]:
     }
 
 
-def cmd_status(ctx: Context) -> int:
-    now = SystemClock().now()
-    policy = ctx.settings.hysteresis()
-    with ctx.reader() as store:
-        if store is None:
-            return _no_data(ctx, {"goals": [], "quotas": []})
-        goals = store.list_goals()
-        readings = [effective(r, now, policy) for r in store.latest_readings()]
-    cap = ctx.settings.max_auto_attempts
-    data = {"goals": [goal_json(g, cap) for g in goals],
-            "quotas": [quota_json(r) for r in readings]}
-    ctx.emit(data, lambda: _status_text(goals, readings, now, cap))
-    return EXIT_OK
-
-
 def no_data_text(ctx: Context) -> str:
     return (f"no data yet: nothing has been stored in {ctx.paths.data_dir} (start a host with "
             "`goalkeeper daemon` or `goalkeeper`)")
@@ -109,26 +93,6 @@ def _no_data(ctx: Context, data: Any) -> int:
     else:
         print(no_data_text(ctx))
     return EXIT_OK
-
-
-def _status_text(goals: list[Goal], readings: list[QuotaReading], now: datetime,
-                 cap: int) -> str:
-    lines = ["Goals:" if goals else "No goals yet."]
-    for g in goals:
-        state = g.state.value + (f" ({g.pause_reason.value})" if g.pause_reason else "")
-        if g.next_resume_at:
-            nxt = f"auto-resume {countdown(g.next_resume_at, now)}"
-        else:
-            nxt = g.auto_resume_note or ("auto-resume on" if g.auto_resume else "auto-resume off")
-        lines.append(f"  {g.id:<28} {state:<20} {g.attempts}/{cap}  {nxt}")
-        lines.append(f"    {g.title}")
-    lines.append("Quotas:" if readings else "No quota readings yet.")
-    for r in readings:
-        used = f"{r.used_percent:.0f}%" if r.used_percent is not None else "?"
-        reset = f"resets {countdown(r.resets_at, now)}" if r.resets_at else "no timed reset"
-        lines.append(f"  {r.label:<20} {used:>5}  {reset}  [{r.exactness.value}]"
-                     + (f"  {r.note}" if r.note else ""))
-    return "\n".join(lines)
 
 
 def history_json(row: HistoryRow) -> dict[str, Any]:

@@ -24,7 +24,8 @@ def test_no_database_means_no_data_yet_and_nothing_is_created(tmp_path: Path) ->
         out = run(home, *args)
         assert out.returncode == 0, out.stderr
         assert "no data yet" in out.stdout
-    assert json.loads(run(home, "status", "--json").stdout) == {"goals": [], "quotas": []}
+    status = json.loads(run(home, "status", "--json").stdout)
+    assert (status["goals"], status["quotas"], status["host"]["state"]) == ([], [], "not_running")
     assert json.loads(run(home, "history", "--json").stdout) == []
     unknown = run(home, "resume", "fake:g")
     assert unknown.returncode == 3 and "no data yet" in unknown.stderr
