@@ -14,11 +14,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from core.cli import claude, codex_usage, goals, hosts, pipelines, secrets
+from core.cli import claude, codex_usage, goals, hosts, pipelines, secrets, store
 from core.cli.common import EXIT_USAGE, CliError, make_context, warn
 
 #: modules that add sub-commands; each has ``register(subparsers, common_parent)``
-COMMAND_MODULES = [goals, hosts, pipelines, secrets, codex_usage, claude]
+COMMAND_MODULES = [goals, hosts, pipelines, secrets, codex_usage, claude, store]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,7 +11,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core.cli.common import EXIT_OK, Context, HostView, not_responding_text
+from core.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    CliError,
+    Context,
+    HostView,
+    not_responding_text,
+)
 from core.clock import SystemClock
 from core.models import Goal, GoalState, QuotaReading
 from core.quota import effective
@@ -28,13 +35,19 @@ def cmd_status(ctx: Context) -> int:
     policy = ctx.settings.hysteresis()  # a bad config.toml is an error, data or not
     view = ctx.host_view()
     host = host_json(view, now)
-    with ctx.reader() as store:
-        if store is None:
-            data: dict[str, Any] = {"host": host, "goals": [], "quotas": []}
-            ctx.emit(data, lambda: "\n".join([_host_line(view, now), no_data_text(ctx)]))
-            return EXIT_OK
-        goals = store.list_goals()
-        readings = [effective(r, now, policy) for r in store.latest_readings()]
+    try:
+        with ctx.reader() as store:
+            if store is None:
+                data: dict[str, Any] = {"host": host, "goals": [], "quotas": []}
+                ctx.emit(data, lambda: "\n".join([*_host_lines(view, now), no_data_text(ctx)]))
+                return EXIT_OK
+            goals = store.list_goals()
+            readings = [effective(r, now, policy) for r in store.latest_readings()]
+    except CliError as exc:  # a damaged file: still say what the host says about it
+        data = {"host": host, "goals": [], "quotas": [], "error": str(exc)}
+        ctx.emit(data, lambda: "\n".join([*_host_lines(view, now),
+                                           f"the goals cannot be read: {exc}"]))
+        return EXIT_ERROR
     cap = ctx.settings.max_auto_attempts
     data = {"host": host,
             "goals": [goal_json(g, cap) | {"shown_state": shown_state(g, view)} for g in goals],
@@ -73,11 +86,16 @@ def _host_line(view: HostView, now: datetime) -> str:
     return "Host: not running — goals are not watched (start `goalkeeper daemon` or the app)"
 
 
-def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: datetime,
-          cap: int) -> str:
+def _host_lines(view: HostView, now: datetime) -> list[str]:
     lines = [_host_line(view, now)]
     if view.health is not None:
         lines.extend(f"  {problem}" for problem in view.health.problems())
+    return lines
+
+
+def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: datetime,
+          cap: int) -> str:
+    lines = _host_lines(view, now)
     lines.append("Goals:" if goals else "No goals yet.")
     for g in goals:
         state = shown_state(g, view)

@@ -232,3 +232,37 @@ def test_verify_rejects_what_is_not_a_sound_backup(tmp_path: Path) -> None:
     old = tmp_path / "old.db"
     sqlite3.connect(old).close()
     assert "schema version 0" in str(verify(old))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("with_host", [True, False])
+def test_the_command_line_shows_safe_mode_and_restores(tmp_path: Path, with_host: bool) -> None:
+    import json
+
+    from tests.faults.support import daemon, run, status_json, wait_for
+
+    home = tmp_path / "home"
+    with daemon(home):
+        wait_for(lambda: bool(list((home / "backups").glob("goalkeeper-*.db"))))
+    damage_a_page(home / "goalkeeper.db")
+    if not with_host:
+        listing = json.loads(run(home, "store", "--json").stdout)
+        assert listing["host"] == "not_running" and len(listing["backups"]) == 1
+        out = run(home, "store", "restore")
+        assert out.returncode == 0, out.stderr
+        assert "restored from" in out.stdout and "damaged-" in out.stdout
+        with daemon(home):
+            assert status_json(home)["host"]["problems"] == []
+        return
+    with daemon(home, goals=False):
+        wait_for(lambda: bool(status_json(home, ok=False)["host"]["problems"]))
+        damaged = status_json(home, ok=False)
+        assert damaged["host"]["problems"][0].startswith("safe mode: the database")
+        assert "damaged" in damaged["error"]
+        assert "safe mode" in run(home, "store").stdout
+        refused = run(home, "resume", "demo:docs")
+        assert refused.returncode == 1 and "damaged" in refused.stderr
+        out = run(home, "store", "restore")
+        assert out.returncode == 0, out.stderr
+        assert status_json(home)["host"]["problems"] == []
+        assert {g["id"] for g in status_json(home)["goals"]} >= {"demo:docs"}
