@@ -44,9 +44,10 @@ def cmd_status(ctx: Context) -> int:
             goals = store.list_goals()
             readings = [effective(r, now, policy) for r in store.latest_readings()]
     except CliError as exc:  # a damaged file: still say what the host says about it
-        data = {"host": host, "goals": [], "quotas": [], "error": str(exc)}
+        why = str(exc)
+        data = {"host": host, "goals": [], "quotas": [], "error": why}
         ctx.emit(data, lambda: "\n".join([*_host_lines(view, now),
-                                           f"the goals cannot be read: {exc}"]))
+                                           f"the goals cannot be read: {why}"]))
         return EXIT_ERROR
     cap = ctx.settings.max_auto_attempts
     data = {"host": host,
