@@ -10,12 +10,14 @@ from core.cli.common import (
     EXIT_OK,
     EXIT_REFUSED,
     EXIT_UNKNOWN_GOAL,
+    EXIT_USAGE,
     CliError,
     Context,
     warn,
 )
 from core.cli.status import cmd_status
 from core.clock import iso
+from core.limits import MAX_PAGE
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.results import ActionResult
 from core.textfmt import local_time
@@ -26,7 +28,9 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
     p.set_defaults(func=cmd_status)
     p = sub.add_parser("history", parents=[common], help="the resume history, newest first")
     p.add_argument("goal", nargs="?", help="only this goal")
-    p.add_argument("--limit", type=int, default=50, help="at most N rows (default 50)")
+    p.add_argument("--limit", type=int, default=50,
+                   help=f"at most N rows (default 50, at most {MAX_PAGE}: page with --offset)")
+    p.add_argument("--offset", type=int, default=0, help="skip the N newest rows (paging)")
     p.set_defaults(func=cmd_history)
     for name, text in (("resume", "resume a paused goal now"),
                        ("pause", "pause a goal (it is never auto-resumed)"),
@@ -112,9 +116,19 @@ def history_json(row: HistoryRow) -> dict[str, Any]:
     }
 
 
+def page_args(ctx: Context) -> tuple[int, int]:
+    """``--limit`` and ``--offset``, checked: a page is at most :data:`MAX_PAGE` rows."""
+    limit, offset = ctx.args.limit, getattr(ctx.args, "offset", 0)
+    if not 1 <= limit <= MAX_PAGE:
+        raise CliError(f"--limit must be between 1 and {MAX_PAGE} (a page); page through more "
+                       "with --offset", EXIT_USAGE)
+    if offset < 0:
+        raise CliError("--offset must not be negative", EXIT_USAGE)
+    return limit, offset
+
+
 def cmd_history(ctx: Context) -> int:
-    if ctx.args.limit < 1:
-        raise CliError("--limit must be at least 1", 2)
+    limit, offset = page_args(ctx)
     with ctx.reader() as store:
         if store is None:
             if ctx.args.goal:
@@ -124,8 +138,12 @@ def cmd_history(ctx: Context) -> int:
         if ctx.args.goal and store.get_goal(ctx.args.goal) is None and not store.count_history(
                 ctx.args.goal):
             raise CliError(f"unknown goal {ctx.args.goal!r}", EXIT_UNKNOWN_GOAL)
-        rows = store.history(ctx.args.goal, ctx.args.limit)
-    ctx.emit([history_json(r) for r in rows], lambda: "\n".join(_history_line(r) for r in rows))
+        rows = store.history(ctx.args.goal, limit, offset)
+        more = store.count_history(ctx.args.goal) - offset - len(rows)
+    lines = [_history_line(r) for r in rows]
+    if more > 0:
+        lines.append(f"… {more} older rows (--offset {offset + len(rows)})")
+    ctx.emit([history_json(r) for r in rows], lambda: "\n".join(lines))
     return EXIT_OK
 
 

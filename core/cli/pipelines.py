@@ -25,6 +25,7 @@ from core.cli.goals import exit_code, render_result
 from core.clock import SystemClock
 from core.goal_ops import note_row
 from core.host import host_running
+from core.limits import MAX_PAGE
 from core.models import GoalState, Outcome, PauseReason
 from core.providers.pipeline.catalog import Entry, PipelineCatalog, goal_name
 from core.providers.pipeline.checkpoint import CheckpointError, RunRecord
@@ -231,8 +232,8 @@ def _verdict(ctx: Context, entry: Entry, run_id: str
 
 
 def cmd_runs(ctx: Context) -> int:
-    if ctx.args.limit < 1:
-        raise CliError("--limit must be at least 1", EXIT_USAGE)
+    if not 1 <= ctx.args.limit <= MAX_PAGE:
+        raise CliError(f"--limit must be between 1 and {MAX_PAGE}", EXIT_USAGE)
     entry = entry_for(ctx, ctx.args.name)
     runs = catalog(ctx).runs(entry)[: ctx.args.limit]
     data = [run_json(r) if isinstance(r, RunRecord) else _broken_json(*r) for r in runs]

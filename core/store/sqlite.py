@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 from core.clock import iso, parse_iso
+from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
 from core.models import Goal, HistoryRow, QuotaReading
 from core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -88,17 +89,18 @@ def _goal_from_row(row: Sequence[Any]) -> Goal:
 
 
 def _goal_params(goal: Goal) -> tuple[Any, ...]:
+    # texts are cut to their limits here too: a model_copy() is not validated again
     return (
         goal.id,
         goal.provider,
-        goal.title,
+        clip(goal.title, MAX_TITLE_CHARS),
         goal.state.value,
         goal.pause_reason.value if goal.pause_reason else None,
-        goal.pause_detail,
+        clip(goal.pause_detail, MAX_DESCRIPTION_CHARS),
         json.dumps(list(goal.windows)),
         int(goal.auto_resume),
         iso(goal.next_resume_at),
-        goal.auto_resume_note,
+        clip(goal.auto_resume_note, MAX_DESCRIPTION_CHARS),
         iso(goal.resets_at),
         goal.attempts,
         goal.fence,
@@ -109,6 +111,14 @@ def _goal_params(goal: Goal) -> tuple[Any, ...]:
         iso(goal.updated_at),
         iso(goal.state_since),
     )
+
+
+def _validated(goal: Goal | None) -> Goal | None:
+    """``goal`` as the store will hold it: a ``model_copy`` skipped validation (and the cutting
+    of over-long texts), so it runs again here — the engine's copy then equals the row."""
+    if goal is None:
+        return None
+    return Goal.model_validate(goal.model_dump())
 
 
 def _history_from_row(row: Sequence[Any]) -> HistoryRow:
@@ -277,10 +287,11 @@ class SqliteStore:
         with self.write():
             before = self.get_goal(goal_id)
             mutation = decide(before)
-            if mutation.goal is not None and mutation.goal != before:
-                self._write_goal(mutation.goal)
+            new = _validated(mutation.goal)
+            if new is not None and new != before:
+                self._write_goal(new)
             rows = [self._insert_history(row) for row in mutation.history]
-        after = mutation.goal if mutation.goal is not None else before
+        after = new if new is not None else before
         return Committed(before, after, mutation.result, rows)
 
     def _write_goal(self, goal: Goal) -> None:
@@ -309,7 +320,7 @@ class SqliteStore:
                 row.trigger.value if row.trigger else None,
                 row.origin,
                 row.outcome.value if row.outcome else None,
-                row.reason,
+                clip(row.reason, MAX_DESCRIPTION_CHARS),
                 row.state_from.value if row.state_from else None,
                 row.state_to.value if row.state_to else None,
                 row.fence,

@@ -37,11 +37,11 @@ from core.providers.pipeline.machine import (
 )
 from core.providers.pipeline.preflight import Problem, check_step
 from core.providers.pipeline.steps import (
-    Redactor,
     StepContext,
     stop_leftover,
     stop_run_leftovers,
 )
+from core.redact import Redactor
 
 
 class RunReporter(Protocol):
