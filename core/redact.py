@@ -96,3 +96,13 @@ def secret_environment(environ: Mapping[str, str]) -> list[str]:
     """The values of variables named like secrets (``OPENAI_API_KEY``, ``GH_TOKEN``...)."""
     return [value for name, value in environ.items()
             if SECRET_NAME.search(name) and len(value) >= MIN_ENV_SECRET_LENGTH]
+
+
+#: every secret this process knows of (keyring values a run loaded, the host's secret-looking
+#: environment): the store and the log formatter mask them in all they write
+KNOWN = Redactor()
+
+
+def remember(values: Iterable[str]) -> None:
+    for value in values:
+        KNOWN.add(value)

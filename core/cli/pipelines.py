@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from core.cli.common import (
@@ -30,10 +32,12 @@ from core.models import GoalState, Outcome, PauseReason
 from core.providers.pipeline.catalog import Entry, PipelineCatalog, goal_name
 from core.providers.pipeline.checkpoint import CheckpointError, RunRecord
 from core.providers.pipeline.coverage import display_state, run_json, summary
-from core.providers.pipeline.goalfile import GOAL_PREFIX, GoalFileError
+from core.providers.pipeline.envsecrets import move_to_keyring, plain_secrets
+from core.providers.pipeline.goalfile import GOAL_PREFIX, GoalFile, GoalFileError
 from core.providers.pipeline.ledger import QuotaLedger, QuotaLedgerError
 from core.providers.pipeline.schedule import next_fire, parse_schedule
 from core.results import ActionResult
+from core.secrets import SecretStore, SecretStoreError
 from core.textfmt import local_time
 
 POLL_SECONDS = 0.25
@@ -89,15 +93,16 @@ def entry_for(ctx: Context, name: str) -> Entry:
 
 
 def cmd_add(ctx: Context) -> int:
-    from pathlib import Path
-
     path = Path(ctx.args.file).expanduser()
     now = SystemClock().now()
     try:
-        goal, created = catalog(ctx).add(path, now)
+        goal, created = catalog(ctx).add(path, now, _secrets_to_keyring(path))
     except GoalFileError as exc:
         raise CliError("the goal file is not valid:\n  " + "\n  ".join(exc.problems),
                        EXIT_USAGE) from None
+    except SecretStoreError as exc:
+        raise CliError(f"the goal file sets secrets in `env`, which Goalkeeper keeps only in the "
+                       f"OS keyring — and {exc}; nothing was added", EXIT_USAGE) from None
     unknown = [q for q in goal.quota_names() if q not in ctx.settings.quotas]
     notified = _tell_host(ctx)
     next_run = None
@@ -120,6 +125,15 @@ def cmd_add(ctx: Context) -> int:
 
     ctx.emit(data, human)
     return EXIT_OK
+
+
+def _secrets_to_keyring(path: Path) -> Callable[[GoalFile, str], str]:
+    def rewrite(goal: GoalFile, text: str) -> str:
+        if not plain_secrets(goal):
+            return text
+        return move_to_keyring(goal, text, path, SecretStore())
+
+    return rewrite
 
 
 def _tell_host(ctx: Context) -> bool:

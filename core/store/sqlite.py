@@ -27,6 +27,7 @@ from urllib.parse import quote
 from core.clock import iso, parse_iso
 from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
 from core.models import Goal, HistoryRow, QuotaReading
+from core.redact import KNOWN
 from core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 T = TypeVar("T")
@@ -88,25 +89,43 @@ def _goal_from_row(row: Sequence[Any]) -> Goal:
     return Goal.model_validate(raw)
 
 
+def _masked(text: str | None) -> str | None:
+    """Every secret the process knows of, masked — in whatever encoding it arrived."""
+    return KNOWN.text(text) if text is not None and KNOWN else text
+
+
+def _masked_data(value: Any) -> Any:
+    """The same for every string inside a JSON-able structure (the JSON stays valid)."""
+    if not KNOWN:
+        return value
+    if isinstance(value, str):
+        return KNOWN.text(value)
+    if isinstance(value, dict):
+        return {_masked_data(k): _masked_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_masked_data(v) for v in value]
+    return value
+
+
 def _goal_params(goal: Goal) -> tuple[Any, ...]:
     # texts are cut to their limits here too: a model_copy() is not validated again
     return (
         goal.id,
         goal.provider,
-        clip(goal.title, MAX_TITLE_CHARS),
+        _masked(clip(goal.title, MAX_TITLE_CHARS)),
         goal.state.value,
         goal.pause_reason.value if goal.pause_reason else None,
-        clip(goal.pause_detail, MAX_DESCRIPTION_CHARS),
+        _masked(clip(goal.pause_detail, MAX_DESCRIPTION_CHARS)),
         json.dumps(list(goal.windows)),
         int(goal.auto_resume),
         iso(goal.next_resume_at),
-        clip(goal.auto_resume_note, MAX_DESCRIPTION_CHARS),
+        _masked(clip(goal.auto_resume_note, MAX_DESCRIPTION_CHARS)),
         iso(goal.resets_at),
         goal.attempts,
         goal.fence,
         int(goal.hosted),
         iso(goal.resumed_at),
-        json.dumps(goal.data, sort_keys=True),
+        json.dumps(_masked_data(goal.data), sort_keys=True),
         iso(goal.created_at),
         iso(goal.updated_at),
         iso(goal.state_since),
@@ -118,7 +137,7 @@ def _validated(goal: Goal | None) -> Goal | None:
     of over-long texts), so it runs again here — the engine's copy then equals the row."""
     if goal is None:
         return None
-    return Goal.model_validate(goal.model_dump())
+    return Goal.model_validate(_masked_data(goal.model_dump(mode="json")))
 
 
 def _history_from_row(row: Sequence[Any]) -> HistoryRow:
@@ -320,12 +339,12 @@ class SqliteStore:
                 row.trigger.value if row.trigger else None,
                 row.origin,
                 row.outcome.value if row.outcome else None,
-                clip(row.reason, MAX_DESCRIPTION_CHARS),
+                _masked(clip(row.reason, MAX_DESCRIPTION_CHARS)),
                 row.state_from.value if row.state_from else None,
                 row.state_to.value if row.state_to else None,
                 row.fence,
-                json.dumps(list(row.quotas), default=str),
-                json.dumps(row.detail, default=str, sort_keys=True),
+                json.dumps(_masked_data(list(row.quotas)), default=str),
+                json.dumps(_masked_data(row.detail), default=str, sort_keys=True),
             ),
         )
         return row.model_copy(update={"id": cur.lastrowid})
@@ -365,7 +384,7 @@ class SqliteStore:
                     reading.window_id,
                     reading.provider,
                     iso(reading.observed_at),
-                    reading.model_dump_json(),
+                    _masked(reading.model_dump_json()),
                 ),
             )
             self._con.execute(

@@ -8,6 +8,7 @@ documented in the README ("Pipeline goals"); they are a stable interface: add, n
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -78,10 +79,17 @@ class StepSpec(BaseModel):
     @field_validator("env")
     @classmethod
     def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
-        for key in value:
+        for key, text in value.items():
             if key in RESERVED_ENV:
                 raise ValueError(f"{key} is set by Goalkeeper and cannot be overridden")
+            if text.startswith("keyring:") and not re.match(SECRET_PATTERN, text[8:]):
+                raise ValueError(f"{key}: {text[8:]!r} is not a valid secret name")
         return value
+
+    def secret_names(self) -> list[str]:
+        """The keyring entries the step needs: its ``secrets`` and its ``env`` references."""
+        refs = [v[8:] for v in self.env.values() if v.startswith("keyring:")]
+        return sorted({*self.secrets, *refs})
 
     @model_validator(mode="after")
     def _backoff_order(self) -> StepSpec:

@@ -84,6 +84,9 @@ def build_env(spec: StepSpec, ctx: StepContext, attempt: int) -> dict[str, str]:
     env.update(spec.env)
     for name in spec.secrets:
         env[name] = ctx.secrets[name]
+    for key, value in spec.env.items():
+        if value.startswith("keyring:"):  # a goal-file secret moved to the keyring at `add`
+            env[key] = ctx.secrets[value[8:]]
     env.update({
         "GOALKEEPER_RUN_DIR": str(ctx.run_dir),
         "GOALKEEPER_RUN_ID": ctx.run_id,
