@@ -11,7 +11,8 @@ import contextlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 #: ``.<name>.<pid>.<random>.tmp`` — and the older ``.<name>.<random>.tmp`` (no pid)
@@ -34,13 +35,35 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, durable: bool
             if durable:
                 os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+#: Windows sharing violations (ERROR_ACCESS_DENIED, _SHARING_VIOLATION, _LOCK_VIOLATION): a
+#: virus scanner or indexer holds the target for a moment (retry-table.md, the last row)
+_SHARING = (5, 32, 33)
+REPLACE_RETRY_SECONDS = 2.5
+
+
+def replace(tmp: str | Path, path: Path, sleep: Callable[[float], None] = time.sleep) -> None:
+    """``os.replace``, retried on a Windows sharing violation: 50 ms doubling to 1 s, at most
+    about 2.5 s, then the error. Elsewhere (and for any other error) it fails at once."""
+    delay, waited = 0.05, 0.0
+    while True:
+        try:
+            os.replace(tmp, path)
+            return
+        except PermissionError as exc:
+            if getattr(exc, "winerror", None) not in _SHARING or waited >= REPLACE_RETRY_SECONDS:
+                raise
+        sleep(delay)
+        waited += delay
+        delay = min(delay * 2, 1.0)
 
 
 def atomic_write_text(path: Path, text: str, mode: int = 0o600, durable: bool = True) -> None:

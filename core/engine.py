@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import logging
 import random
+import sqlite3
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
 from datetime import datetime, timedelta
@@ -77,6 +78,8 @@ log = logging.getLogger("goalkeeper")
 Job = Callable[[], Awaitable[None]]
 T = TypeVar("T")
 STOP_DRAIN_SECONDS = 30.0
+#: whole-transaction retries after SQLITE_BUSY (then the error surfaces)
+BUSY_RETRIES = 3
 #: how long the usage chart's readings are kept (a weekly window and then some)
 SERIES_RETENTION = timedelta(days=35)
 
@@ -339,9 +342,10 @@ class Engine:
         return committed
 
     async def written(self, fn: Callable[[SqliteStore], T]) -> T:
-        """A store write: its failure or success also tells the store's health."""
+        """A store write: its failure or success also tells the store's health. SQLITE_BUSY
+        after the busy timeout: the whole transaction again, up to 3 times (retry-table.md)."""
         try:
-            value = await self.store.run(fn)
+            value = await self._busy_retried(fn)
         except Exception as exc:
             reason = store_unavailable(exc)
             if reason is not None:
@@ -351,6 +355,16 @@ class Engine:
             raise
         self.inbox.succeeded()
         return value
+
+    async def _busy_retried(self, fn: Callable[[SqliteStore], T]) -> T:
+        for _ in range(BUSY_RETRIES):
+            try:
+                return await self.store.run(fn)
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+                    raise
+                log.warning("the store was locked past its busy timeout; trying again")
+        return await self.store.run(fn)
 
     def lock_for(self, goal_id: str) -> asyncio.Lock:
         """Held from a resume's claim to its settling: a runner's reports wait for it."""
