@@ -46,7 +46,8 @@ from core.providers.pipeline.steps import StepContext, run_attempt
 mb, cap = float(sys.argv[1]), sys.argv[2]
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 run_dir = Path(tempfile.mkdtemp())
-code = f"import sys\nchunk = b'x' * (1 << 20)\nfor _ in range({int(mb)}): sys.stdout.buffer.write(chunk)"
+code = ("import sys\nchunk = b'x' * (1 << 20)\n"
+        f"for _ in range({int(mb)}): sys.stdout.buffer.write(chunk)")
 spec = StepSpec(name="big", command=[sys.executable, "-c", code],
                 max_output_mb=None if cap == "default" else float(cap), timeout=600)
 ctx = StepContext(run_dir, "r", run_dir, {}, lambda: datetime.now(UTC))
@@ -111,8 +112,10 @@ from pathlib import Path
 sys.path.insert(0, ".")
 from core.models import Goal
 from core.store import Mutation, SqliteStore
+import shutil
 mode, n = sys.argv[1], int(sys.argv[2])
-store = SqliteStore(Path(tempfile.mkdtemp(dir=sys.argv[3])) / "g.db")
+scratch = Path(tempfile.mkdtemp(dir=sys.argv[3]))
+store = SqliteStore(scratch / "g.db")
 store._con.execute(f"PRAGMA synchronous = {mode}")
 now = datetime.now(UTC)
 t0 = time.perf_counter()
@@ -120,6 +123,8 @@ for i in range(n):
     g = Goal(id="x:g", provider="x", title=f"t{i}", created_at=now, updated_at=now)
     store.transact("x:g", lambda cur, g=g: Mutation(g, None))
 took = time.perf_counter() - t0
+store.close()
+shutil.rmtree(scratch)
 print(json.dumps({"ms_per_commit": took / n * 1000}))
 """
 
