@@ -37,6 +37,7 @@ from core.events import (
     QuotaRecovered,
     SchedulerWoke,
 )
+from core.health import HealthChanged, HostHealth
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.providers.registry import looked_for
 from core.quota import effective
@@ -75,7 +76,9 @@ class Bridge(QObject):
         providers_refreshed(datetime): every provider was asked for goals and quotas.
         notice(str, str): level and text of something the user should be told once.
         action_finished(str, ActionResult): a requested action (verb) came back.
-        host_state_changed(str): ``starting`` / ``running`` / ``stopping`` / ``stopped``.
+        host_state_changed(str): ``starting`` / ``running`` / ``replaced`` / ``stopping`` /
+            ``stopped``.
+        health_changed(HostHealth): the store's availability, a provider's start, safe mode.
     """
 
     goals_reset = Signal(list)
@@ -89,6 +92,7 @@ class Bridge(QObject):
     notice = Signal(str, str)
     action_finished = Signal(str, object)
     host_state_changed = Signal(str)
+    health_changed = Signal(object)
 
     def __init__(self, engine: Engine, host_text: str = "", parent: QObject | None = None
                  ) -> None:
@@ -119,6 +123,7 @@ class Bridge(QObject):
         self.scheduler_woke.emit(self._engine.scheduler.next_wake)
         if self._engine.last_refresh is not None:
             self.providers_refreshed.emit(self._engine.last_refresh)
+        self.health_changed.emit(self.health)
 
     def set_host_state(self, state: str) -> None:
         self.host_state = state
@@ -156,10 +161,16 @@ class Bridge(QObject):
         elif isinstance(event, GoalRemoved):
             self.flush()  # a change queued before the removal must not resurrect the goal
             self.goal_removed.emit(event.goal_id)
-        elif isinstance(event, ProvidersRefreshed):
+        else:
+            self._on_host_event(event)
+
+    def _on_host_event(self, event: Event) -> None:
+        if isinstance(event, ProvidersRefreshed):
             self.providers_refreshed.emit(event.at)
         elif isinstance(event, Notice):
             self.notice.emit(event.level, event.text)
+        elif isinstance(event, HealthChanged):
+            self.health_changed.emit(event.health)
 
     def flush(self) -> None:
         """Announce the goal changes collected so far (the loop does it on its next turn)."""
@@ -188,6 +199,10 @@ class Bridge(QObject):
     @property
     def config_file(self) -> Any:
         return self._engine.paths.config_file
+
+    @property
+    def health(self) -> HostHealth:
+        return self._engine.health()
 
     @property
     def next_wake(self) -> datetime | None:
