@@ -70,6 +70,7 @@ from core.store import (
     StoreError,
     StoreThread,
 )
+from core.store.sqlite import is_corruption
 from core.supervisor import ProviderSupervisor
 from core.upkeep import StoreKeeper
 
@@ -122,6 +123,8 @@ class Engine:
         self.on_lease_lost: Callable[[str], None] | None = None
         self.lease_lost: str | None = None
         self.keeper = StoreKeeper(self.store, self.clock)
+        self._checking: asyncio.Task[Any] | None = None
+        self._keeper_task: asyncio.Task[Any] | None = None
         self.coordinator = ResumeCoordinator(
             self.store, self.clock, self.providers, self, self.policy, self._committed,
             settings.runner_start_timeout_seconds, self.lock_for, self.record_or_queue,
@@ -152,7 +155,8 @@ class Engine:
         for reading in await self.store.run(lambda s: s.latest_readings()):
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
         self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
-        self.spawn(self.keeper.run(), "backups")
+        if self._keeper_task is None or self._keeper_task.done():
+            self._keeper_task = self.spawn(self.keeper.run(), "backups")
         for provider in self.providers.values():
             provider.attach(self)
             await self.supervisor.start(provider)
@@ -182,6 +186,7 @@ class Engine:
             await self._enter_safe_mode(self.store.problem.message)
             return
         self.safe_mode = None
+        self._checking = None
         self._health_changed()
         await self._start_normally(now)
 
@@ -350,11 +355,37 @@ class Engine:
             reason = store_unavailable(exc)
             if reason is not None:
                 self.inbox.failed(reason)
+                self._maybe_damaged(exc)
             elif isinstance(exc, LeaseLost):
                 self._lease_lost(exc)
             raise
         self.inbox.succeeded()
         return value
+
+    def _maybe_damaged(self, exc: BaseException) -> None:
+        """SQLite said the file is damaged: check it (the host's job, under its lease) and, if
+        the check agrees, go to safe mode — once."""
+        if is_corruption(exc) and self._checking is None and self.safe_mode is None:
+            self._checking = self.spawn(self._check_after_error(str(exc)), "integrity-check")
+
+    async def _check_after_error(self, error: str) -> None:
+        try:
+            complaint = await self.store.run(lambda s: s.quick_check())
+        except sqlite3.DatabaseError as exc:
+            complaint = str(exc)
+        if complaint is None:
+            log.warning("the store reported %r, but its integrity check passes", error)
+            self._checking = None
+            return
+        await self.scheduler.stop()
+        await self.supervisor.stop()
+        for name in sorted(self.supervisor.started):
+            await self.guarded_call(name, "stop", self.providers[name].stop())
+        self.supervisor.started.clear()
+        await self._enter_safe_mode(
+            f"the database {self.paths.database} is damaged: SQLite's integrity check says "
+            f"{complaint!r} (after {error!r}); `goalkeeper store restore` puts a verified "
+            "backup in its place (the damaged files are kept aside)")
 
     async def _busy_retried(self, fn: Callable[[SqliteStore], T]) -> T:
         for _ in range(BUSY_RETRIES):
@@ -655,7 +686,11 @@ class Engine:
 
     async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0) -> list[
             Any]:
-        return await self.store.run(lambda s: s.history(goal, limit, offset))
+        try:
+            return await self.store.run(lambda s: s.history(goal, limit, offset))
+        except sqlite3.DatabaseError as exc:
+            self._maybe_damaged(exc)
+            raise
 
 
 def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext

@@ -100,6 +100,7 @@ class StoreKeeper:
         now = self.clock.now()
 
         def swap() -> Path | None:
+            self.store.release()  # nothing may keep the old files open across the swap
             floor = read_marker(database)
             aside = restore(database, backup, now)
             write_marker(database, 0, now, floor=floor)

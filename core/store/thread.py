@@ -73,6 +73,11 @@ class StoreThread:
         """The same, from a thread that is not the event loop (tests, benchmarks)."""
         return self._executor.submit(lambda: fn(self._current())).result()
 
+    def release(self) -> None:
+        """Close the files (on the store's thread: call it through :meth:`call`), e.g. before
+        a restore swaps them."""
+        self._close_all()
+
     def _close_all(self) -> None:
         for store in (self._store, self._reader):
             if store is not None:

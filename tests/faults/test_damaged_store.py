@@ -266,3 +266,38 @@ def test_the_command_line_shows_safe_mode_and_restores(tmp_path: Path, with_host
         assert out.returncode == 0, out.stderr
         assert status_json(home)["host"]["problems"] == []
         assert {g["id"] for g in status_json(home)["goals"]} >= {"demo:docs"}
+
+
+@pytest.mark.asyncio
+async def test_damage_found_while_running_is_checked_then_safe_mode(paths: Paths,
+                                                                    clock: FakeClock) -> None:
+    from core.models import HistoryRow
+
+    paths.ensure()
+    seed = SqliteStore(paths.database)
+    for i in range(3000):
+        seed.append_history(HistoryRow(at=clock.now(), goal="old:g", event="note",
+                                       reason="r" * 200 + str(i)))
+    seed.close()
+    engine, _ = make(paths, clock, "fake:a")
+    await engine.start()
+    try:
+        await settled(engine)
+        await until(lambda: bool(engine.keeper.backups()))  # taken before the damage
+        engine.store.run_blocking(lambda s: s._con.execute("PRAGMA cache_size = 5"))
+        engine.store.run_blocking(lambda s: s._con.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+        pages = paths.database.stat().st_size // PAGE
+        damage_a_page(paths.database, pages // 2)
+        with pytest.raises(sqlite3.DatabaseError):
+            await engine.history(limit=1000, offset=1000)
+        await until(lambda: engine.safe_mode is not None)
+        assert "integrity check" in str(engine.safe_mode)
+        assert not engine.supervisor.started and not engine.scheduler.running
+        refused = await engine.pause("fake:a")
+        assert refused.outcome is Outcome.REFUSED and "safe mode" in refused.reason
+        reply = await engine.restore_store(None, empty=False)
+        assert reply.get("ok") and engine.safe_mode is None, reply
+        await settled(engine)
+        assert "fake:a" in engine.goals and engine.supervisor.started == {"fake"}
+    finally:
+        await engine.stop()
