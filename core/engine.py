@@ -25,7 +25,6 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, TypeVar
 
 from core.atomic import remove_leftovers
@@ -57,9 +56,11 @@ from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading, 
 from core.paths import Paths
 from core.policy import AutoResumePolicy
 from core.providers.base import GoalObservation, LimitHit, Provider
-from core.quota import QuotaEdge, QuotaManager, recovery_instant
+from core.quota import QuotaEdge, QuotaManager
+from core.quota_view import QuotaView, reading_summary
 from core.results import ActionResult
 from core.resume import ResumeCoordinator
+from core.safe_mode import SafeMode
 from core.scheduler import Scheduler
 from core.settings import Settings
 from core.store import (
@@ -67,10 +68,8 @@ from core.store import (
     LeaseLost,
     Mutation,
     SqliteStore,
-    StoreError,
     StoreThread,
 )
-from core.store.sqlite import is_corruption
 from core.supervisor import ProviderSupervisor
 from core.upkeep import StoreKeeper
 
@@ -110,23 +109,22 @@ class Engine:
         self.last_refresh: datetime | None = None
         self._rng = rng or random.Random()
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.inbox = ReportQueue(self.clock, lambda _: self._health_changed())
+        self.inbox = ReportQueue(self.clock, lambda _: self.health_changed())
         self._accepting = False  # provider reports are taken (from start() on)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._actions: set[asyncio.Future[None]] = set()
         self._running = False
-        self.supervisor = ProviderSupervisor(self.clock, self.spawn, self._health_changed,
+        self.supervisor = ProviderSupervisor(self.clock, self.spawn, self.health_changed,
                                              self._late_start)
-        #: the store problem while the engine runs in safe mode (nothing runs, nothing written)
-        self.safe_mode: str | None = None
         #: called once when another host took over (the fence refused a write)
         self.on_lease_lost: Callable[[str], None] | None = None
         self.lease_lost: str | None = None
         self.keeper = StoreKeeper(self.store, self.clock)
-        self._checking: asyncio.Task[Any] | None = None
+        self.care = SafeMode(self)
+        self.view = QuotaView(self.quotas, self.policy)
         self._keeper_task: asyncio.Task[Any] | None = None
         self.coordinator = ResumeCoordinator(
-            self.store, self.clock, self.providers, self, self.policy, self._committed,
+            self.store, self.clock, self.providers, self.view, self.policy, self._committed,
             settings.runner_start_timeout_seconds, self.lock_for, self.record_or_queue,
             self.written,
         )
@@ -145,11 +143,11 @@ class Engine:
         self.spawn(self.inbox.work(), "inbox")
         self._running = True
         if self.store.problem is not None:
-            await self._enter_safe_mode(self.store.problem.message)
+            await self.care.enter(self.store.problem.message)
             return
-        await self._start_normally(now)
+        await self.start_normally(now)
 
-    async def _start_normally(self, now: datetime) -> None:
+    async def start_normally(self, now: datetime) -> None:
         horizon = now - SERIES_RETENTION
         await self.store.run(lambda s: s.prune_series(horizon))
         for reading in await self.store.run(lambda s: s.latest_readings()):
@@ -166,35 +164,11 @@ class Engine:
         log.info("engine started for %s with providers %s", self.paths.data_dir,
                  ", ".join(self.providers) or "none")
 
-    async def _enter_safe_mode(self, problem: str) -> None:
-        """The store cannot be written: show what can be read, run nothing, offer a restore."""
-        self.safe_mode = problem
-        try:
-            self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
-        except Exception as exc:  # a damaged file may not even show its goals
-            log.warning("safe mode: the goals cannot be read either: %s", exc)
-            self.goals = {}
-        log.error("safe mode: %s", problem)
-        self.bus.publish(Notice("error", f"Safe mode: {problem}"))
-        self._health_changed()
-
-    async def leave_safe_mode(self) -> None:
-        """After a restore: open the store again and start as usual."""
-        now = self.clock.now()
-        await self.store.open(now)
-        if self.store.problem is not None:
-            await self._enter_safe_mode(self.store.problem.message)
-            return
-        self.safe_mode = None
-        self._checking = None
-        self._health_changed()
-        await self._start_normally(now)
-
     def health(self) -> HostHealth:
         store = dataclasses.replace(self.inbox.health, waiting=len(self.inbox))
         return HostHealth(store, self.supervisor.health, self.safe_mode)
 
-    def _health_changed(self) -> None:
+    def health_changed(self) -> None:
         self.bus.publish(HealthChanged(self.health()))
 
     async def _late_start(self, provider: Provider) -> None:
@@ -355,37 +329,12 @@ class Engine:
             reason = store_unavailable(exc)
             if reason is not None:
                 self.inbox.failed(reason)
-                self._maybe_damaged(exc)
+                self.care.maybe_damaged(exc)
             elif isinstance(exc, LeaseLost):
                 self._lease_lost(exc)
             raise
         self.inbox.succeeded()
         return value
-
-    def _maybe_damaged(self, exc: BaseException) -> None:
-        """SQLite said the file is damaged: check it (the host's job, under its lease) and, if
-        the check agrees, go to safe mode — once."""
-        if is_corruption(exc) and self._checking is None and self.safe_mode is None:
-            self._checking = self.spawn(self._check_after_error(str(exc)), "integrity-check")
-
-    async def _check_after_error(self, error: str) -> None:
-        try:
-            complaint = await self.store.run(lambda s: s.quick_check())
-        except sqlite3.DatabaseError as exc:
-            complaint = str(exc)
-        if complaint is None:
-            log.warning("the store reported %r, but its integrity check passes", error)
-            self._checking = None
-            return
-        await self.scheduler.stop()
-        await self.supervisor.stop()
-        for name in sorted(self.supervisor.started):
-            await self.guarded_call(name, "stop", self.providers[name].stop())
-        self.supervisor.started.clear()
-        await self._enter_safe_mode(
-            f"the database {self.paths.database} is damaged: SQLite's integrity check says "
-            f"{complaint!r} (after {error!r}); `goalkeeper store restore` puts a verified "
-            "backup in its place (the damaged files are kept aside)")
 
     async def _busy_retried(self, fn: Callable[[SqliteStore], T]) -> T:
         for _ in range(BUSY_RETRIES):
@@ -484,27 +433,15 @@ class Engine:
         self.last_refresh = self.clock.now()
         if obs.pause_reason is PauseReason.QUOTA:
             # the goal waits for the latest reset among all its exhausted windows
-            reset = self.latest_reset(obs.windows, obs.resets_at, self.clock.now())
+            reset = self.view.latest_reset(obs.windows, obs.resets_at, self.clock.now())
             obs = dataclasses.replace(obs, resets_at=reset)
         await self._report(obs.id, lambda g: decide_observation(g, provider, obs, self.ctx()))
 
     async def _apply_limit(self, goal_id: str, fence: int, hit: LimitHit) -> None:
         for reading in hit.readings:
             await self.record_reading(reading)
-        reset = self.latest_reset(hit.windows, hit.resets_at, self.clock.now())
+        reset = self.view.latest_reset(hit.windows, hit.resets_at, self.clock.now())
         await self._report(goal_id, lambda g: decide_limit(g, fence, hit, reset, self.ctx()))
-
-    def latest_reset(self, windows: Sequence[str], reported: datetime | None,
-                     now: datetime) -> datetime | None:
-        """The latest instant at which an exhausted window among ``windows`` lifts."""
-        instants = [reported] if reported is not None else []
-        for window_id in windows:
-            reading = self.quotas.effective(window_id, now)
-            if reading is not None and not self.quotas.is_recovered(window_id):
-                instant = recovery_instant(reading, now, self.quotas.policy)
-                if instant is not None:
-                    instants.append(instant)
-        return max(instants, default=None)
 
     async def record_reading(self, reading: QuotaReading) -> None:
         """Store a reading, feed the hysteresis and announce what it changed."""
@@ -520,7 +457,7 @@ class Engine:
         for edge in edges:
             event = "quota_exhausted" if isinstance(edge, QuotaExhausted) else "quota_recovered"
             row = note_row(None, event, self.clock.now(), reason=edge.window_id,
-                           quotas=(_reading_summary(edge.reading),))
+                           quotas=(reading_summary(edge.reading),))
             self.announce(await self._append(row))
             self.bus.publish(edge)
             if isinstance(edge, QuotaRecovered):
@@ -616,29 +553,6 @@ class Engine:
 
         await self.transact(goal_id, decide)
 
-    # -- the quota view the resume coordinator decides on --------------------------------------
-
-    def blockers(self, windows: tuple[str, ...], now: datetime) -> dict[str, datetime | None]:
-        result: dict[str, datetime | None] = {}
-        for window_id in windows:
-            if self.quotas.is_recovered(window_id):
-                continue
-            tracker = self.quotas.tracker(window_id)
-            if tracker.recovered_since is not None:
-                result[window_id] = tracker.recovered_since + timedelta(
-                    seconds=self.quotas.policy.stable_seconds)
-                continue
-            reading = self.quotas.effective(window_id, now)
-            instant = recovery_instant(reading, now, self.quotas.policy) if reading else None
-            result[window_id] = (
-                instant + timedelta(seconds=self.policy.margin_seconds) if instant else None
-            )
-        return result
-
-    def snapshot(self, windows: tuple[str, ...], now: datetime) -> tuple[dict[str, Any], ...]:
-        readings = (self.quotas.effective(w, now) for w in windows)
-        return tuple(_reading_summary(r) for r in readings if r is not None)
-
     # -- goal actions (every one returns a typed result; see core.goal_actions) -------------------
 
     async def resume(self, goal_id: str, origin: str = "gui",
@@ -666,30 +580,23 @@ class Engine:
 
     async def restore_store(self, backup: str | None, empty: bool) -> dict[str, Any]:
         """Put a verified backup (or, with ``empty``, nothing) in place of a store safe mode
-        cannot use, then start as usual. Refused while the store is healthy."""
-        if self.safe_mode is None:
-            return {"error": "the store is healthy and in use; stop the host first to restore "
-                             "a backup over it"}
-        chosen = Path(backup) if backup else None
-        if chosen is None and not empty:
-            newest = self.keeper.backups()
-            if not newest:
-                return {"error": "there is no backup to restore; `--empty` starts an empty "
-                                 "store (the damaged files are kept aside)"}
-            chosen = newest[0].path
-        try:
-            restored = await self.keeper.restore(chosen)
-        except (OSError, StoreError) as exc:
-            return {"error": str(exc)}
-        await self.leave_safe_mode()
-        return restored.to_json() | {"safe_mode": self.safe_mode}
+        cannot use, then start as usual (see :mod:`core.safe_mode`)."""
+        return await self.care.restore(backup, empty)
+
+    async def leave_safe_mode(self) -> None:
+        await self.care.leave()
+
+    @property
+    def safe_mode(self) -> str | None:
+        """Why the store cannot be written (the engine runs nothing), or None."""
+        return self.care.problem
 
     async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0) -> list[
             Any]:
         try:
             return await self.store.run(lambda s: s.history(goal, limit, offset))
         except sqlite3.DatabaseError as exc:
-            self._maybe_damaged(exc)
+            self.care.maybe_damaged(exc)
             raise
 
 
@@ -705,13 +612,3 @@ def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
     new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),
                         min(since, ctx.now), ctx)
     return Mutation(new, None, [row])
-
-
-def _reading_summary(reading: QuotaReading) -> dict[str, Any]:
-    return {
-        "window": reading.window_id,
-        "used_percent": reading.used_percent,
-        "resets_at": reading.resets_at.isoformat() if reading.resets_at else None,
-        "exactness": reading.exactness.value,
-        "observed_at": reading.observed_at.isoformat(),
-    }

@@ -5,7 +5,7 @@ are sent to the running host over its control socket and go through the same ent
 click in the window. Every command takes ``--json``.
 
 Exit codes: 0 done or already in effect · 1 error · 2 usage or configuration error · 3 unknown
-goal · 4 refused · 5 no host running.
+goal · 4 refused · 5 no host running · 6 the host is not responding.
 """
 
 from __future__ import annotations
