@@ -10,11 +10,17 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from core.clock import to_utc
+from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
 
 UtcDatetime = Annotated[datetime, AfterValidator(to_utc)]
+#: texts from outside (agents, providers) are cut to size before they can be stored
+Title = Annotated[str, BeforeValidator(lambda v: clip(v, MAX_TITLE_CHARS)
+                                       if isinstance(v, str) else v)]
+Description = Annotated[str | None, BeforeValidator(
+    lambda v: clip(v, MAX_DESCRIPTION_CHARS) if isinstance(v, str) else v)]
 
 
 class GoalState(StrEnum):
@@ -130,14 +136,14 @@ class Goal(_Frozen):
 
     id: str
     provider: str
-    title: str
+    title: Title
     state: GoalState = GoalState.IDLE
     pause_reason: PauseReason | None = None
-    pause_detail: str | None = None
+    pause_detail: Description = None
     windows: tuple[str, ...] = ()
     auto_resume: bool = False
     next_resume_at: UtcDatetime | None = None
-    auto_resume_note: str | None = None
+    auto_resume_note: Description = None
     resets_at: UtcDatetime | None = None
     attempts: int = 0
     fence: int = 0
@@ -160,7 +166,7 @@ class HistoryRow(_Frozen):
     trigger: Trigger | None = None
     origin: str | None = None
     outcome: Outcome | None = None
-    reason: str | None = None
+    reason: Description = None
     state_from: GoalState | None = None
     state_to: GoalState | None = None
     fence: int | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -46,6 +46,10 @@ class QuotaView(Protocol):
 
 
 OnCommitted = Callable[[Committed[Any]], None]
+Decide = Callable[[Goal | None], Mutation[Any]]
+#: stores a change now or, while the store is unavailable, queues it (never lost)
+RecordOrQueue = Callable[[str, Decide], Awaitable[None]]
+Write = Callable[[Callable[[Any], Any]], Awaitable[Any]]
 
 
 class ResumeCoordinator:
@@ -61,8 +65,12 @@ class ResumeCoordinator:
         on_committed: OnCommitted,
         start_timeout: float = 60.0,
         lock_for: Callable[[str], asyncio.Lock] | None = None,
+        record_or_queue: RecordOrQueue | None = None,
+        write: Write | None = None,
     ) -> None:
         self._store = store
+        self._write: Write = write or store.run
+        self._record_or_queue = record_or_queue
         self._clock = clock
         self._providers = providers
         self._quotas = quotas
@@ -113,7 +121,7 @@ class ResumeCoordinator:
             )
             return Mutation(claimed, decision, [moved])
 
-        committed = await self._store.run(lambda s: s.transact(goal_id, claim))
+        committed = await self._write(lambda s: s.transact(goal_id, claim))
         self._on_committed(committed)
         decision = committed.result
         if not decision.allowed or committed.after is None:
@@ -156,12 +164,29 @@ class ResumeCoordinator:
             error = str(exc) or type(exc).__name__
         settle = _Settle(goal, trigger, origin, quotas, context, self._clock.now(), self._policy)
         decide = settle.decide(started, error, deferred)
-        committed = await self._store.run(lambda s: s.transact(goal.id, decide))
+        try:
+            committed = await self._write(lambda s: s.transact(goal.id, decide))
+        except Exception as exc:
+            if self._record_or_queue is None:
+                raise
+            return await self._unsettled(goal, settle, provider, started, exc)
         self._on_committed(committed)
         result: ActionResult = committed.result
         if settle.superseded and started is StartOutcome.STARTED and provider is not None:
             await _stop_quietly(provider, goal)
         return result
+
+    async def _unsettled(self, goal: Goal, settle: _Settle, provider: Provider | None,
+                         started: StartOutcome | None, exc: Exception) -> ActionResult:
+        """The settling could not be stored: a runner nobody can record must not run. It is
+        stopped, and the goal's way back to ``paused`` waits for the store."""
+        assert self._record_or_queue is not None
+        why = f"the store could not record the resume ({exc}); the runner was stopped"
+        log.error("%s: %s", goal.id, why)
+        if started is StartOutcome.STARTED and provider is not None:
+            await _stop_quietly(provider, goal)
+        await self._record_or_queue(goal.id, settle.decide(None, why, None))
+        return ActionResult(goal.id, Outcome.FAILED, why, None, GoalState.RESUMING)
 
 
 def _attempts_after_claim(goal: Goal, trigger: Trigger) -> int:

@@ -64,6 +64,13 @@ class Settings(BaseModel):
     fallback_poll_max_seconds: float = Field(900, gt=0)
     fallback_poll_jitter: float = Field(0.1, ge=0, le=1)
     provider_refresh_seconds: float = Field(5, gt=0, le=3600)
+    host_heartbeat_seconds: float = Field(
+        5, gt=0, le=60, description="how often the host writes that it is alive (host.json)")
+    host_stale_seconds: float = Field(
+        30, gt=0, le=3600, description="a host silent this long that does not answer a ping "
+        "may be replaced by a new one (its writes are fenced off)")
+    host_ping_timeout_seconds: float = Field(
+        5, gt=0, le=10, description="how long a command waits for the host's first answer")
     demo_enabled: bool = False
     codex_enabled: bool = Field(True, description="follow Codex whenever its home exists")
     codex_home: str = Field("", description="Codex's home; empty: $CODEX_HOME or ~/.codex")
@@ -151,6 +158,8 @@ class Settings(BaseModel):
         self.hysteresis()  # raises ValueError on an inconsistent pair of thresholds
         if self.fallback_poll_min_seconds > self.fallback_poll_max_seconds:
             raise ValueError("fallback_poll_min_seconds must not exceed fallback_poll_max_seconds")
+        if self.host_stale_seconds < 2 * self.host_heartbeat_seconds:
+            raise ValueError("host_stale_seconds must be at least twice host_heartbeat_seconds")
         return self
 
     def hysteresis(self) -> HysteresisPolicy:

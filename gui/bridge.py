@@ -39,6 +39,7 @@ from core.events import (
     QuotaRecovered,
     SchedulerWoke,
 )
+from core.health import HealthChanged, HostHealth
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.notify.health import ChannelHealth, ChannelState
 from core.notify.service import send_test_now
@@ -83,7 +84,9 @@ class Bridge(QObject):
         notify_channel_changed(ChannelHealth): a remote channel (ntfy, webhook) delivered,
             is retrying, failing, or was switched off.
         action_finished(str, ActionResult): a requested action (verb) came back.
-        host_state_changed(str): ``starting`` / ``running`` / ``stopping`` / ``stopped``.
+        host_state_changed(str): ``starting`` / ``running`` / ``replaced`` / ``stopping`` /
+            ``stopped``.
+        health_changed(HostHealth): the store's availability, a provider's start, safe mode.
     """
 
     goals_reset = Signal(list)
@@ -99,6 +102,7 @@ class Bridge(QObject):
     notify_channel_changed = Signal(object)
     action_finished = Signal(str, object)
     host_state_changed = Signal(str)
+    health_changed = Signal(object)
 
     def __init__(self, engine: Engine, host_text: str = "", parent: QObject | None = None
                  ) -> None:
@@ -132,6 +136,7 @@ class Bridge(QObject):
             self.notify_channel_changed.emit(health)
         if self._engine.last_refresh is not None:
             self.providers_refreshed.emit(self._engine.last_refresh)
+        self.health_changed.emit(self.health)
 
     def set_host_state(self, state: str) -> None:
         self.host_state = state
@@ -164,7 +169,11 @@ class Bridge(QObject):
         elif isinstance(event, GoalRemoved):
             self.flush()  # a change queued before the removal must not resurrect the goal
             self.goal_removed.emit(event.goal_id)
-        elif isinstance(event, ProvidersRefreshed):
+        else:
+            self._on_host_event(event)
+
+    def _on_host_event(self, event: Event) -> None:
+        if isinstance(event, ProvidersRefreshed):
             self.providers_refreshed.emit(event.at)
         elif isinstance(event, Notice):
             self.notice.emit(event.level, event.text)
@@ -172,6 +181,8 @@ class Bridge(QObject):
             self.notification_issued.emit(event.notification)
         elif isinstance(event, NotifyChannelChanged):
             self._on_channel(event.health)
+        elif isinstance(event, HealthChanged):
+            self.health_changed.emit(event.health)
 
     def _queue_change(self, goal: Goal) -> None:
         self._changed[goal.id] = goal
@@ -219,6 +230,10 @@ class Bridge(QObject):
     @property
     def config_file(self) -> Any:
         return self._engine.paths.config_file
+
+    @property
+    def health(self) -> HostHealth:
+        return self._engine.health()
 
     @property
     def next_wake(self) -> datetime | None:

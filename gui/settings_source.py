@@ -45,7 +45,8 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
     ("Quota thresholds", ("pause_threshold_percent", "resume_threshold_percent",
                           "stable_seconds", "stale_after_seconds")),
     ("Scheduler", ("max_sleep_seconds", "fallback_poll_min_seconds", "fallback_poll_max_seconds",
-                   "fallback_poll_jitter", "provider_refresh_seconds")),
+                   "fallback_poll_jitter", "provider_refresh_seconds", "host_heartbeat_seconds",
+                   "host_stale_seconds", "host_ping_timeout_seconds")),
     ("Notifications", ("notify_resumed", "notify_relimited", "notify_gave_up",
                        "notify_scheduled", "notify_done", "notify_failed", "notify_ntfy_url",
                        "notify_ntfy_min_kind", "notify_webhook_url", "notify_webhook_min_kind",
@@ -88,6 +89,9 @@ LABELS = {
     "fallback_poll_max_seconds": "Fallback poll, longest interval (s)",
     "fallback_poll_jitter": "Fallback poll jitter (fraction)",
     "provider_refresh_seconds": "Provider refresh interval (s)",
+    "host_heartbeat_seconds": "Host heartbeat interval (s)",
+    "host_stale_seconds": "Replace a silent host after (s)",
+    "host_ping_timeout_seconds": "Host answer time-out (s)",
 }
 
 #: what each field means (the README's settings table), for tooltips and screen readers
@@ -112,6 +116,11 @@ HELP = {
     "fallback_poll_max_seconds": "Longest interval of the fallback quota poll.",
     "fallback_poll_jitter": "Random spread of the fallback poll interval (0–1).",
     "provider_refresh_seconds": "How often providers are asked for goals and quotas.",
+    "host_heartbeat_seconds": "How often the host writes that it is alive.",
+    "host_stale_seconds": "A host silent this long that does not answer may be replaced; "
+                          "its writes are fenced off.",
+    "host_ping_timeout_seconds": "How long commands wait before saying the host is not "
+                                 "responding.",
     "demo_enabled": "Show the built-in demo goals in this data directory too.",
     "start_at_login": "Adds Goalkeeper to your desktop's autostart (XDG autostart on Linux).",
     "notify_ntfy_url": "Push to your phone through ntfy (public or self-hosted), e.g. "

@@ -5,7 +5,7 @@ are sent to the running host over its control socket and go through the same ent
 click in the window. Every command takes ``--json``.
 
 Exit codes: 0 done or already in effect · 1 error · 2 usage or configuration error · 3 unknown
-goal · 4 refused · 5 no host running.
+goal · 4 refused · 5 no host running · 6 the host is not responding.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from core.cli.common import EXIT_USAGE, CliError, make_context, warn
 
 #: modules that add sub-commands; each has ``register(subparsers, common_parent)``
 COMMAND_MODULES = ["goals", "hosts", "pipelines", "secrets", "notify", "codex_usage", "claude",
-                   "desktop", "service"]
+                   "desktop", "service", "store"]
 #: commands whose module alone is imported when they are run (``codex-usage`` is timed against
 #: ccusage, whole process: the other modules' imports are a tenth of its run)
 STANDALONE = {"codex-usage": "codex_usage"}

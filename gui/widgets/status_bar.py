@@ -1,4 +1,5 @@
-"""The status bar's permanent part: host state, last provider refresh, next scheduled wake."""
+"""The status bar's permanent part: host state, what is wrong with the host (store unavailable,
+safe mode, a provider that failed to start), last provider refresh, next scheduled wake."""
 
 from __future__ import annotations
 
@@ -6,34 +7,43 @@ from datetime import datetime
 
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from core.health import HostHealth
 from core.textfmt import countdown, long_time, short_time
 from gui.bridge import Bridge
 
 HOST_STATES = {
     "starting": "Starting the host…",
     "running": "Host: {text}",
+    "replaced": "Host not running: another Goalkeeper host took over this data directory",
     "stopping": "Stopping the host…",
     "stopped": "Host stopped",
 }
+PROBLEM_STYLE = "QLabel { color: #c62828; font-weight: bold; }"
 
 
 class HostStatus(QWidget):
-    """Three labels added to a QStatusBar; the wake countdown needs the display tick."""
+    """Four labels added to a QStatusBar; the wake countdown needs the display tick. The
+    problem label is shown only while the host reports a problem."""
 
     def __init__(self, bridge: Bridge, bar: QStatusBar) -> None:
         super().__init__(bar)
         self._bridge = bridge
         self.next_wake: datetime | None = bridge.next_wake
         self.host = QLabel(bar)
+        self.problem = QLabel(bar)
+        self.problem.setStyleSheet(PROBLEM_STYLE)
+        self.problem.hide()
         self.refresh = QLabel(bar)
         self.wake = QLabel(bar)
-        for label, name in ((self.host, "Host state"), (self.refresh, "Last provider refresh"),
+        for label, name in ((self.host, "Host state"), (self.problem, "Host problem"),
+                            (self.refresh, "Last provider refresh"),
                             (self.wake, "Next scheduled wake")):
             label.setAccessibleName(name)
             bar.addPermanentWidget(label)
         bridge.host_state_changed.connect(self._on_bridge_host_state_changed)
         bridge.providers_refreshed.connect(self._on_bridge_providers_refreshed)
         bridge.scheduler_woke.connect(self._on_bridge_scheduler_woke)
+        bridge.health_changed.connect(self._on_bridge_health_changed)
         self._on_bridge_host_state_changed(bridge.host_state)
         self.refresh.setText("Providers not read yet")
         self.tick(bridge.now())
@@ -41,6 +51,14 @@ class HostStatus(QWidget):
     def _on_bridge_host_state_changed(self, state: str) -> None:
         self.host.setText(HOST_STATES.get(state, state).format(text=self._bridge.host_text))
         self.host.setToolTip(f"Data directory: {self._bridge.data_dir}")
+
+    def _on_bridge_health_changed(self, health: HostHealth) -> None:
+        problems = health.problems()
+        self.problem.setVisible(bool(problems))
+        if problems:
+            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+            self.problem.setText(_short(problems[0]) + more)
+            self.problem.setToolTip("\n".join(problems))
 
     def _on_bridge_providers_refreshed(self, at: datetime) -> None:
         self.refresh.setText(f"Providers read {short_time(at, self._bridge.now())}")
@@ -60,3 +78,7 @@ class HostStatus(QWidget):
 
     def needs_tick(self) -> bool:
         return self.next_wake is not None
+
+
+def _short(text: str, limit: int = 110) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

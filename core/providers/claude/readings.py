@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.models import Exactness, QuotaKind, QuotaReading
+from core.numbers import BadNumber, warn_once
+from core.numbers import percent as checked_percent
 from core.providers.claude.resets import ParsedLimit
 from core.providers.claude.wording import (
     WINDOW_5H,
@@ -79,10 +81,16 @@ def epoch(value: Any) -> datetime | None:
     return None
 
 
-def percent(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+def percent(value: Any, source: str = "a Claude payload") -> float | None:
+    """A used percentage, or None — also for a negative, NaN or infinite one: it would read as
+    "0 % used" (fully available) when clamped, so it is refused (logged once)."""
+    if value is None:
         return None
-    return max(0.0, min(100.0, float(value)))
+    try:
+        return checked_percent(value)
+    except BadNumber as exc:
+        warn_once(source, str(exc))
+        return None
 
 
 def statusline_readings(payload: dict[str, Any], now: datetime) -> list[QuotaReading]:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from core.numbers import MAX_PERCENT_READ, MAX_RESET_SECONDS, BadNumber, finite
+
 T = TypeVar("T")
 
 PROVIDER = "codex"
@@ -244,7 +246,7 @@ def _rollout_window(raw: Any, line_time: datetime) -> Window:
         raise LimitShapeError("a rate-limit window is not an object")
     resets_at = _epoch(raw.get("resets_at"))
     if resets_at is None and raw.get("resets_in_seconds") is not None:
-        seconds = _number(raw["resets_in_seconds"], "resets_in_seconds")
+        seconds = _number(raw["resets_in_seconds"], "resets_in_seconds", 0.0, MAX_RESET_SECONDS)
         resets_at = line_time + timedelta(seconds=seconds)  # relative to the line, not to now
     return Window(
         used_percent=_percent(raw.get("used_percent")),
@@ -323,22 +325,24 @@ def _credits(raw: dict[str, Any], has_key: str) -> Credits:
 
 
 def _percent(value: Any) -> float | None:
+    """0–100 (B0); a negative one would read as "more than available" and is refused, one
+    above 100 (overdrawn, up to 1000) is kept as it is."""
     if value is None:
         return None
-    number = _number(value, "used percent")
-    if not -1.0 <= number <= 1000.0:
-        raise LimitShapeError(f"used percent {number!r} is out of range")
-    return number
+    return _number(value, "used percent", 0.0, MAX_PERCENT_READ)
 
 
-def _number(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise LimitShapeError(f"{name} is not a number: {value!r}")
-    return float(value)
+def _number(value: Any, name: str, low: float | None = None,
+            high: float | None = None) -> float:
+    """Finite and in range, or LimitShapeError (``1e999`` parses as infinity)."""
+    try:
+        return finite(value, name, low, high)
+    except BadNumber as exc:
+        raise LimitShapeError(str(exc)) from None
 
 
 def _optional_number(value: Any, name: str) -> float | None:
-    return None if value is None else _number(value, name)
+    return None if value is None else _number(value, name, 0.0)
 
 
 def _epoch(value: Any) -> datetime | None:

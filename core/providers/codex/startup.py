@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from core.numbers import warn_once
 from core.providers.codex.follow import FileState
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals
 from core.providers.codex.limits import RateSnapshot
@@ -58,7 +59,8 @@ class StartupState:
 def _snapshot_of(line: bytes) -> RateSnapshot | None:
     try:
         event = parse_line(line)
-    except MalformedLine:
+    except MalformedLine as exc:
+        warn_once("a Codex rollout", exc.reason)  # skipped: the scan goes on to older lines
         return None
     return event.snapshot if isinstance(event, RateLine) else None
 
@@ -66,7 +68,8 @@ def _snapshot_of(line: bytes) -> RateSnapshot | None:
 def _goal_of(line: bytes) -> GoalUpdate | None:
     try:
         event = parse_line(line)
-    except MalformedLine:
+    except MalformedLine as exc:
+        warn_once("a Codex rollout", exc.reason)
         return None
     return event if isinstance(event, GoalUpdate) else None
 
