@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -96,10 +97,16 @@ async def test_claude_resumes_itself_only_from_a_live_tui_that_armed_its_wait(
     block = by_session(await provider.discover())[waiting].auto_resume_block
     assert block is not None and block.startswith(NATIVE_BLOCK)
     assert "continuing automatically at 7pm" in block and f"pid {os.getpid()}" in block
-    # the same process having a stop it did not arm for: the user is there, Goalkeeper waits
-    live_session(claude_dir, SESSIONS["session_limit"], pid=os.getppid())
-    provider.poll()
-    other = by_session(await provider.discover())[SESSIONS["session_limit"]].auto_resume_block
+    # another live TUI with a stop it did not arm for: the user is there, Goalkeeper waits
+    # (a child of this test stands in for it: the test's parent may be gone, its pid then 1)
+    with subprocess.Popen(["sleep", "60"]) as other_tui:
+        try:
+            live_session(claude_dir, SESSIONS["session_limit"], pid=other_tui.pid)
+            provider.poll()
+            found = by_session(await provider.discover())
+        finally:
+            other_tui.kill()
+    other = found[SESSIONS["session_limit"]].auto_resume_block
     assert other is not None and other.startswith(LIVE_BLOCK)
     assert "did not arm its wait" in other and "waits for it to exit" in other
 

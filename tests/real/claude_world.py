@@ -124,12 +124,16 @@ class ClaudeWorld:
         return found
 
 
-async def eventually(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    """:func:`wait_for` for async tests: the event loop keeps running meanwhile."""
+async def eventually(condition: Callable[[], Any], timeout: float = 30.0, what: str = "",
+                     state: Callable[[], Any] | None = None) -> Any:
+    """:func:`wait_for` for async tests: the event loop keeps running meanwhile. ``state``
+    describes what was seen instead, for the failure message."""
     deadline = time.monotonic() + timeout
     while not (value := condition()):
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition}")
+            seen = f"; saw {state()!r}" if state is not None else ""
+            raise AssertionError(f"timed out after {timeout:g} s waiting for "
+                                 f"{what or condition}{seen}")
         await asyncio.sleep(0.1)
     return value
 

@@ -195,7 +195,13 @@ async def test_a_tui_killed_during_its_wait_is_resumed_by_goalkeeper_once(
     process_file = tui.session_file()
     tui.kill()
     assert process_file.exists()  # left behind: only its dead pid says the wait is over
-    await eventually(lambda: engine.goals[goal].state is GoalState.DONE, 40, "done")
+    await eventually(lambda: engine.goals[goal].state is GoalState.DONE, 90, "done",
+                     lambda: _seen(engine.goals[goal]))
     await asyncio.sleep(1)
     assert len(api.requests_of(session, "sdk-cli")) == 1
     assert api.requests_of(session, "cli")[-1].status == 429  # the TUI never continued it
+
+
+def _seen(goal: Any) -> tuple[Any, ...]:
+    return (goal.state, goal.pause_reason, goal.resets_at, goal.next_resume_at,
+            goal.auto_resume_note, goal.attempts)

@@ -27,11 +27,12 @@ import signal
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from core.providers.codex import wsframe
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CLIENT_INFO = {"name": "goalkeeper", "title": "Goalkeeper", "version": "0.1.0"}
 METHOD_NOT_FOUND = -32601
@@ -152,7 +153,13 @@ class AppServer:
         return " | ".join(self._stderr)
 
     async def close(self, grace: float = 2.0) -> int | None:
-        """Stop the process and reap it (and its process group). Safe to call twice."""
+        """Stop the process and reap it (and its process group). Safe to call twice.
+
+        Once begun, a close runs to its end even when its caller is cancelled (a host stopping
+        mid-close): a half-done close would leave a running codex with its stdin closed."""
+        return await finish(self._close(grace))
+
+    async def _close(self, grace: float) -> int | None:
         self._closed = True
         proc = self._proc
         if proc is None:
@@ -319,13 +326,13 @@ class AppServer:
                 future.set_exception(error)
 
 
-async def finish(work: Awaitable[Any]) -> None:
+async def finish(work: Awaitable[T]) -> T:
     """Run ``work`` (a close, a reap) to its end even when the caller is being cancelled — a
     shutdown that cancels a read must not leave a codex process behind — then let the
     cancellation go on."""
     task = asyncio.ensure_future(work)
     try:
-        await asyncio.shield(task)
+        return await asyncio.shield(task)
     except asyncio.CancelledError:
         with contextlib.suppress(Exception):
             await task
