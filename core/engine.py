@@ -56,9 +56,13 @@ from core.intake import (
 )
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
+from core.policies.forecast import ForecastBook
+from core.policies.guard import PolicyGuard
+from core.policies.rules import WindowLevel
+from core.policies.setting import decide_goal_policy
 from core.policy import AutoResumePolicy
 from core.providers.base import GoalObservation, LimitHit, Provider
-from core.quota import QuotaEdge, QuotaManager, recovery_instant
+from core.quota import QuotaEdge, QuotaManager, recovery_instant, used_percent
 from core.results import ActionResult
 from core.resume import ResumeCoordinator
 from core.scheduler import Scheduler
@@ -106,6 +110,8 @@ class Engine:
             settings.runner_start_timeout_seconds, lambda goal_id: self._locks[goal_id],
         )
         self.scheduler = Scheduler(self, self.clock, settings, self._rng)
+        self.guard = PolicyGuard(self)
+        self.forecasts = ForecastBook()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -120,6 +126,10 @@ class Engine:
         await self.store.run(lambda s: s.prune_series(horizon))
         for reading in await self.store.run(lambda s: s.latest_readings()):
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
+        since = now - self.forecasts.lookback
+        for window_id in {r.window_id for r in self.quotas.readings(now)}:
+            self.forecasts.seed(window_id, await self.store.run(
+                lambda s, w=window_id: s.series(w, since)))  # type: ignore[misc]
         self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
         self._inbox = asyncio.Queue()
         self._running = True
@@ -316,8 +326,27 @@ class Engine:
         self._enqueue(append)
 
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
+        await self.report(goal_id, decide)
+
+    # -- the policy guard's host (core.policies.guard.GuardHost) -------------------------------
+
+    async def report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
+                     ) -> Committed[Any]:
         async with self._locks[goal_id]:  # never between a resume's claim and its settling
-            await self._transact(goal_id, decide)
+            return await self._transact(goal_id, decide)
+
+    def intake_context(self) -> IntakeContext:
+        return self._ctx()
+
+    def enqueue(self, job: Job) -> None:
+        self._enqueue(job)
+
+    def stop_gracefully(self, goal: Goal) -> None:
+        """A policy pause: the provider stops the goal at the end of its turn where it can."""
+        provider = self.providers.get(goal.provider)
+        if provider is not None:
+            self.spawn(self._guarded(provider.name, "pause", provider.pause_goal_gracefully(goal)),
+                       f"policy-pause:{goal.id}")
 
     async def _apply_observation(self, provider: str, obs: GoalObservation) -> None:
         self.last_refresh = self.clock.now()
@@ -351,8 +380,12 @@ class Engine:
         saved = await self.store.run(lambda s: s.save_reading(reading))
         if not saved:
             return
+        previous = self.quotas.tracker(reading.window_id).reading
+        self.forecasts.add(reading)
         self.bus.publish(QuotaObserved(reading))
         await self.handle_edges(self.quotas.observe(reading, self.clock.now()))
+        await self.guard.reading_recorded(
+            previous, reading, self.quotas.effective(reading.window_id, self.clock.now()))
         self.scheduler.poke()
 
     async def handle_edges(self, edges: Sequence[QuotaEdge]) -> None:
@@ -424,8 +457,10 @@ class Engine:
             await self.record_reading(reading)
         return None
 
-    async def release(self, goal_id: str, windows: list[str]) -> None:
-        """Bring a quota-paused goal's not-before time forward to now (its windows recovered)."""
+    async def release(self, goal_id: str, windows: list[str], reason: str = "quota recovered"
+                      ) -> None:
+        """Bring a quota-paused goal's not-before time forward to now (its windows recovered,
+        or a slot on them freed)."""
         now = self.clock.now()
 
         def decide(current: Goal | None) -> Mutation[None]:
@@ -433,7 +468,7 @@ class Engine:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
             row = note_row(goal_id, "resume_scheduled", now,
-                           reason=f"quota recovered: {', '.join(windows)}",
+                           reason=f"{reason}: {', '.join(windows)}",
                            detail={"not_before": now.isoformat(), "rising_edge": windows})
             return Mutation(new, None, [row])
 
@@ -461,6 +496,11 @@ class Engine:
     def snapshot(self, windows: tuple[str, ...], now: datetime) -> tuple[dict[str, Any], ...]:
         readings = (self.quotas.effective(w, now) for w in windows)
         return tuple(_reading_summary(r) for r in readings if r is not None)
+
+    def levels(self, windows: tuple[str, ...], now: datetime) -> tuple[WindowLevel, ...]:
+        readings = (self.quotas.effective(w, now) for w in windows)
+        return tuple(WindowLevel(r.window_id, used_percent(r), r.resets_at)
+                     for r in readings if r is not None)
 
     # -- goal actions (every one returns a typed result) ----------------------------------------
 
@@ -519,6 +559,14 @@ class Engine:
         await self.store.run(lambda s: s.set_meta(meta_key, self.clock.now().isoformat()))
         self.bus.publish(Notice("warning", text))
         return dataclasses.replace(reply, notice=text)
+
+    async def set_goal_policy(self, goal_id: str, key: str, value: str,
+                              origin: str = "gui") -> ActionResult:
+        """Set one of a goal's own resume policies (``goalkeeper goal set``, the details
+        dialog); a goal waiting for its reset is planned again under the new value."""
+        decide = decide_goal_policy(goal_id, key, value, self._ctx(), origin)
+        committed = await self._transact(goal_id, decide)
+        return committed.result  # type: ignore[no-any-return]
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""

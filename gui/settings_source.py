@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from core.policies.reserve_table import reserve_table_text
 from core.settings import (
     ENV_PREFIX,
     TABLE_FIELDS,
@@ -40,6 +41,9 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
                   "max_wait_hours", "max_auto_attempts", "relimit_window_seconds",
                   "resume_failure_backoff_seconds", "runner_start_timeout_seconds",
                   "fresh_read_timeout_seconds")),
+    ("Resume policies", ("resume_reserve_percent", "resume_reserve_by_window",
+                         "auto_resume_hours", "auto_resume_timezone", "max_concurrent_resumes",
+                         "resume_settle_seconds")),
     ("Quota thresholds", ("pause_threshold_percent", "resume_threshold_percent",
                           "stable_seconds", "stale_after_seconds")),
     ("Scheduler", ("max_sleep_seconds", "fallback_poll_min_seconds", "fallback_poll_max_seconds",
@@ -79,6 +83,12 @@ LABELS = {
     "fallback_poll_max_seconds": "Fallback poll, longest interval (s)",
     "fallback_poll_jitter": "Fallback poll jitter (fraction)",
     "provider_refresh_seconds": "Provider refresh interval (s)",
+    "resume_reserve_percent": "Keep for me, every window (%)",
+    "resume_reserve_by_window": "Keep for me, per window",
+    "auto_resume_hours": "Automatic resumes only at",
+    "auto_resume_timezone": "Time zone of those hours",
+    "max_concurrent_resumes": "Automatic resumes at once, per window",
+    "resume_settle_seconds": "Next resume after (s)",
 }
 
 #: what each field means (the README's settings table), for tooltips and screen readers
@@ -105,6 +115,22 @@ HELP = {
     "provider_refresh_seconds": "How often providers are asked for goals and quotas.",
     "demo_enabled": "Show the built-in demo goals in this data directory too.",
     "start_at_login": "Adds Goalkeeper to your desktop's autostart (XDG autostart on Linux).",
+    "resume_reserve_percent": "An automatic resume needs more than this share of the window "
+                              "left, and a goal Goalkeeper resumed is paused when only this much "
+                              "is left (until the window resets). 0 = off. Manual resumes ignore "
+                              "it.",
+    "resume_reserve_by_window": "Per-window reserves replacing the one above, e.g. "
+                                "codex:5h=30, claude:7d=10.",
+    "auto_resume_hours": "Weekly ranges in which automatic resumes may start, e.g. "
+                         "Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00 (a range ending before it "
+                         "starts runs past midnight; 'except …' for quiet hours). Empty: any "
+                         "time. A goal's own hours replace these; manual resumes are always "
+                         "allowed.",
+    "auto_resume_timezone": "IANA name such as Europe/Berlin; empty: the system's zone.",
+    "max_concurrent_resumes": "Goals waiting on one window resume in priority order, this many "
+                              "at a time (0 = all at once).",
+    "resume_settle_seconds": "The next waiting goal starts when a resumed one stops, or after "
+                             "it has run this long.",
 }
 
 
@@ -114,7 +140,7 @@ class FieldSpec:
 
     name: str
     label: str
-    kind: str  # "bool" | "int" | "float" | "text" | "list" | "table" (edited in the file)
+    kind: str  # "bool" | "int" | "float" | "text" | "list" | "mapping" | "table" (file only)
     optional: bool
     help: str
     default: Any
@@ -139,6 +165,8 @@ def _base_kind(annotation: Any) -> tuple[str, bool]:
         return "float", optional
     if origin in (list, tuple, set, frozenset):
         return "list", optional
+    if origin is dict:
+        return "mapping", optional  # edited as text: KEY=VALUE, KEY=VALUE
     return "text", optional
 
 
@@ -182,7 +210,7 @@ def field_specs() -> list[FieldSpec]:
         specs.append(FieldSpec(
             name=name, label=_label(name), kind=kind, optional=optional,
             help=HELP.get(name) or info.description or "",
-            default=None if kind == "table" else info.default,
+            default=None if kind == "table" else info.get_default(call_default_factory=True),
             env_var=ENV_PREFIX + name.upper(),
             bounds=_bounds(info), section=_section(name, placed),
         ))
@@ -203,6 +231,8 @@ def to_text(spec: FieldSpec, value: Any) -> str:
         return ""
     if spec.kind == "list":
         return os.pathsep.join(str(v) for v in value)
+    if spec.kind == "mapping":
+        return reserve_table_text(value) if isinstance(value, dict) else str(value)
     if spec.kind == "float" and isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -66,6 +66,12 @@ MIGRATIONS: list[str] = [
         value TEXT NOT NULL
     );
     """,
+    # 1 -> 2: each goal's own resume policy (priority, budget, allowed hours) and the rule that
+    # last moved its not-before time (issue 13)
+    """
+    ALTER TABLE goals ADD COLUMN policy TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE goals ADD COLUMN deferral TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
