@@ -38,11 +38,14 @@ def reason_text(goal: Goal) -> str:
     return goal.pause_reason.value
 
 
-def next_resume_text(goal: Goal, now: datetime) -> str:
-    """``in 0:42``, ``due now``, or why no automatic resume is scheduled."""
+def next_resume_text(goal: Goal, now: datetime, zone: tzinfo | None = None) -> str:
+    """``in 0:42``, ``due now``, ``at 18:00 (allowed hours)`` when a resume policy moved it, or
+    why no automatic resume is scheduled."""
     if goal.next_resume_at is not None and goal.state is GoalState.PAUSED:
         if goal.next_resume_at <= now:
             return "due now"
+        if goal.deferred_by:
+            return f"at {short_time(goal.next_resume_at, now, zone)} ({goal.deferred_by})"
         return countdown(goal.next_resume_at, now)
     if goal.state is GoalState.PAUSED:
         return goal.auto_resume_note or ("auto-resume off" if not goal.auto_resume else "")
@@ -54,10 +57,12 @@ def next_resume_text(goal: Goal, now: datetime) -> str:
 def next_resume_tooltip(goal: Goal, now: datetime, zone: tzinfo | None = None) -> str:
     if goal.next_resume_at is not None and goal.state is GoalState.PAUSED:
         text = f"Automatic resume not before {long_time(goal.next_resume_at, zone)}"
+        if goal.deferred_by:
+            text += f" ({goal.deferred_by})"
         if goal.resets_at is not None:
             text += f"\nQuota resets {long_time(goal.resets_at, zone)}"
         return text
-    return next_resume_text(goal, now)
+    return next_resume_text(goal, now, zone)
 
 
 def attempts_text(goal: Goal, cap: int) -> str:

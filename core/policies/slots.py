@@ -6,32 +6,34 @@ waiting goal may start. Who holds a slot is read from the store inside the claim
 (:meth:`core.store.sqlite.SqliteStore.goals_on_window`), never from memory, so the count holds for
 every process — and every host — that shares the store.
 
-Rank: higher ``priority`` first; then the oldest pause; then the goal Goalkeeper resumed least
-recently (never resumed first) — so goals of equal rank take turns across episodes: the one that
-went first pauses later, and waits behind the others next time.
+Rank: higher ``priority`` first; then the oldest pause. Pauses in the same minute count as equally
+old — goals one window stopped together — and among those the goal Goalkeeper resumed *last*
+goes first (one never resumed before all): it ran least on that window. So goals of equal rank
+take turns across episodes: a goal that did not get to run keeps its older pause and goes first
+next time; goals that all ran swap places.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from core.models import Goal, GoalState
 from core.policies.rules import RULE_SLOT, Hold, ResumeRules
 from core.policy import WAITS_FOR_RESET
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
 
 class SlotStore(Protocol):
     def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]: ...
 
 
-def rank_key(goal: Goal) -> tuple[int, datetime, datetime, str]:
+def rank_key(goal: Goal) -> tuple[int, datetime, float, str]:
     """Sorts goals waiting on a window into the order they get slots."""
-    paused_at = goal.state_since or goal.created_at
-    return (-goal.policy.priority, paused_at, goal.resumed_at or _EPOCH, goal.id)
+    paused_minute = (goal.state_since or goal.created_at).replace(second=0, microsecond=0)
+    served = goal.resumed_at.timestamp() if goal.resumed_at is not None else math.inf
+    return (-goal.policy.priority, paused_minute, -served, goal.id)
 
 
 def holds_slot(goal: Goal, now: datetime, settle: timedelta) -> bool:
