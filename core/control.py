@@ -50,6 +50,7 @@ class ControlServer:
             "auto-resume": self._auto_resume,
             "start": self._start,
             "refresh": self._refresh,
+            "goal-set": self._goal_set,
         }
 
     def register(self, op: str, handler: Handler) -> None:
@@ -123,6 +124,12 @@ class ControlServer:
 
     async def _start(self, request: dict[str, Any]) -> dict[str, Any]:
         result = await self.engine.start_goal(str(request["goal"]), origin=_origin(request))
+        return result.to_json()
+
+    async def _goal_set(self, request: dict[str, Any]) -> dict[str, Any]:
+        result = await self.engine.set_goal_policy(
+            str(request["goal"]), str(request["key"]), str(request["value"]),
+            origin=_origin(request))
         return result.to_json()
 
     async def _refresh(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -15,11 +15,22 @@ import sys
 from collections.abc import Sequence
 
 from core import __version__
-from core.cli import claude, codex_usage, desktop, goals, hosts, pipelines, secrets, service
+from core.cli import (
+    claude,
+    codex_usage,
+    desktop,
+    goals,
+    hosts,
+    pipelines,
+    policies,
+    secrets,
+    service,
+)
 from core.cli.common import EXIT_USAGE, CliError, make_context, warn
 
 #: modules that add sub-commands; each has ``register(subparsers, common_parent)``
-COMMAND_MODULES = [goals, hosts, pipelines, secrets, codex_usage, claude, desktop, service]
+COMMAND_MODULES = [goals, policies, hosts, pipelines, secrets, codex_usage, claude, desktop,
+                   service]
 
 
 def build_parser() -> argparse.ArgumentParser:

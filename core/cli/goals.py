@@ -15,8 +15,15 @@ from core.cli.common import (
     Context,
     warn,
 )
+from core.cli.policies import (
+    goal_policy_json,
+    goal_policy_words,
+    next_resume_words,
+    quota_policy_json,
+)
 from core.clock import SystemClock, iso
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
+from core.policies.rules import ResumeRules
 from core.quota import effective
 from core.results import ActionResult
 from core.textfmt import countdown, local_time
@@ -86,32 +93,41 @@ def quota_json(reading: QuotaReading) -> dict[str, Any]:
 def cmd_status(ctx: Context) -> int:
     now = SystemClock().now()
     policy = ctx.settings.hysteresis()
+    rules = ResumeRules.from_settings(ctx.settings)
     with ctx.store() as store:
         goals = store.list_goals()
         readings = [effective(r, now, policy) for r in store.latest_readings()]
+        extras = {r.window_id: quota_policy_json(r, rules, store, now) for r in readings}
     cap = ctx.settings.max_auto_attempts
-    data = {"goals": [goal_json(g, cap) for g in goals],
-            "quotas": [quota_json(r) for r in readings]}
-    ctx.emit(data, lambda: _status_text(goals, readings, now, cap))
+    data = {"goals": [goal_json(g, cap) | goal_policy_json(g, now) for g in goals],
+            "quotas": [quota_json(r) | extras[r.window_id] for r in readings],
+            "policies": rules.to_json()}
+    ctx.emit(data, lambda: _status_text(goals, readings, now, cap, extras))
     return EXIT_OK
 
 
 def _status_text(goals: list[Goal], readings: list[QuotaReading], now: datetime,
-                 cap: int) -> str:
+                 cap: int, extras: dict[str, dict[str, Any]]) -> str:
     lines = ["Goals:" if goals else "No goals yet."]
     for g in goals:
         state = g.state.value + (f" ({g.pause_reason.value})" if g.pause_reason else "")
         if g.next_resume_at:
-            nxt = f"auto-resume {countdown(g.next_resume_at, now)}"
+            nxt = next_resume_words(g, now) or f"auto-resume {countdown(g.next_resume_at, now)}"
         else:
             nxt = g.auto_resume_note or ("auto-resume on" if g.auto_resume else "auto-resume off")
         lines.append(f"  {g.id:<28} {state:<20} {g.attempts}/{cap}  {nxt}")
-        lines.append(f"    {g.title}")
+        policy = goal_policy_words(g)
+        lines.append(f"    {g.title}" + (f"  [{policy}]" if policy else ""))
     lines.append("Quotas:" if readings else "No quota readings yet.")
     for r in readings:
         used = f"{r.used_percent:.0f}%" if r.used_percent is not None else "?"
         reset = f"resets {countdown(r.resets_at, now)}" if r.resets_at else "no timed reset"
+        extra = extras.get(r.window_id, {})
+        reserve = extra.get("reserve_percent") or 0
+        ahead = extra.get("forecast", {}).get("text") or ""
         lines.append(f"  {r.label:<20} {used:>5}  {reset}  [{r.exactness.value}]"
+                     + (f"  {ahead}" if ahead else "")
+                     + (f"  (reserve {reserve:g} %)" if reserve else "")
                      + (f"  {r.note}" if r.note else ""))
     return "\n".join(lines)
 

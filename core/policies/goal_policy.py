@@ -49,7 +49,7 @@ class GoalPolicy(BaseModel):
             raise PolicyValueError(f"unknown key {key!r}: use one of {', '.join(GOAL_KEYS)}")
         value: Any = text.strip()
         if value.lower() in _CLEAR:
-            value = self.model_fields[key].default
+            value = GoalPolicy.model_fields[key].default
         try:
             return GoalPolicy.model_validate({**self.model_dump(), key: value})
         except ValidationError as exc:
