@@ -27,6 +27,8 @@ LOOKBACK = timedelta(minutes=30)
 _MIN_SPAN = 120.0
 _KEEP = timedelta(hours=1)
 _MAX_POINTS = 5000
+#: a reset instant that moved more than this is a new period (providers' own jitter is smaller)
+_NEW_PERIOD = timedelta(minutes=5)
 Point = tuple[datetime, float]
 
 
@@ -106,6 +108,7 @@ class ForecastBook:
 
     def __init__(self) -> None:
         self._points: dict[str, deque[Point]] = {}
+        self._periods: dict[str, datetime] = {}
 
     def seed(self, window_id: str, points: Iterable[Point]) -> None:
         for point in points:
@@ -113,8 +116,14 @@ class ForecastBook:
 
     def add(self, reading: QuotaReading) -> None:
         used = used_percent(reading)
-        if used is not None:
-            self._append(reading.window_id, (reading.observed_at, used))
+        if used is None:
+            return
+        if reading.resets_at is not None:
+            period = self._periods.get(reading.window_id)
+            if period is not None and abs(reading.resets_at - period) > _NEW_PERIOD:
+                self._points.pop(reading.window_id, None)  # a new period: its own pace
+            self._periods[reading.window_id] = reading.resets_at
+        self._append(reading.window_id, (reading.observed_at, used))
 
     def points(self, window_id: str) -> list[Point]:
         return list(self._points.get(window_id, ()))

@@ -69,3 +69,11 @@ def test_the_book_keeps_an_hour_in_order() -> None:
     book.add(reading(W, 8, ago(20), RESET))  # older than the newest: ignored
     assert book.points(W) == [(ago(50), 5.0), (ago(10), 9.0)]
     assert book.forecast(reading(W, 9, ago(10), RESET), NOW).pace_per_hour is not None
+
+
+def test_the_book_starts_afresh_when_the_window_resets() -> None:
+    book = ForecastBook()
+    book.add(reading(W, 100, ago(30), ago(5), limit_reached=True))
+    book.add(reading(W, 10, ago(4), RESET))  # the reset instant moved by hours: a new period
+    book.add(reading(W, 12, ago(4) + timedelta(seconds=30), RESET + timedelta(seconds=2)))
+    assert [used for _, used in book.points(W)] == [10, 12]
