@@ -219,13 +219,19 @@ class Scheduler:
         limit = self._settings.max_concurrent_resumes
         settle = timedelta(seconds=self._settings.resume_settle_seconds)
         goals = list(self._host.goals.values())
+        waiting = [g for g in goals if waiting_for_quota(g) and g.deferred_by == RULE_SLOT
+                   and g.next_resume_at is not None and g.next_resume_at > now]
+        if not waiting:
+            return
+        held: dict[str, int] = {}
         for goal in goals:
-            if not (waiting_for_quota(goal) and goal.deferred_by == RULE_SLOT
-                    and goal.next_resume_at is not None and goal.next_resume_at > now):
-                continue
-            held = [sum(1 for g in goals if w in g.windows and holds_slot(g, now, settle))
-                    for w in goal.windows]
-            if limit == 0 or all(count < limit for count in held):
+            if holds_slot(goal, now, settle):
+                for window in goal.windows:
+                    held[window] = held.get(window, 0) + 1
+        for goal in sorted(waiting, key=rank_key):  # as many as there are free slots, best first
+            if limit == 0 or all(held.get(w, 0) < limit for w in goal.windows):
+                for window in goal.windows:
+                    held[window] = held.get(window, 0) + 1
                 await self._host.release(goal.id, list(goal.windows), "a resume slot is free")
 
     async def _fresh_reads(self, due: list[Goal],

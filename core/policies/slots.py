@@ -20,13 +20,18 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from core.models import Goal, GoalState
+from core.models import Goal, GoalState, PauseReason
 from core.policies.rules import RULE_SLOT, Hold, ResumeRules
 from core.policy import WAITS_FOR_RESET
 
 
 class SlotStore(Protocol):
+    """The two store queries the slots are counted with (:class:`~core.store.SqliteStore`)."""
+
     def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]: ...
+
+    def goals_due_on_window(self, window_id: str, now: datetime,
+                            reasons: Sequence[PauseReason]) -> list[Goal]: ...
 
 
 def rank_key(goal: Goal) -> tuple[int, datetime, float, str]:
@@ -60,9 +65,11 @@ def check_slots(goal: Goal, now: datetime, rules: ResumeRules, store: SlotStore)
         holders = [g for g in store.goals_on_window(window, (GoalState.RESUMING,
                                                              GoalState.RUNNING))
                    if g.id != goal.id and holds_slot(g, now, rules.settle)]
-        ahead = [g for g in store.goals_on_window(window, (GoalState.PAUSED,))
-                 if g.id != goal.id and _due_waiter(g, now)
-                 and rank_key(g) < rank_key(goal)]
+        ahead: list[Goal] = []
+        if len(holders) < rules.max_concurrent:  # only then can the queue matter
+            mine = rank_key(goal)
+            ahead = [g for g in store.goals_due_on_window(window, now, sorted(WAITS_FOR_RESET))
+                     if g.id != goal.id and _due_waiter(g, now) and rank_key(g) < mine]
         if len(holders) + len(ahead) >= rules.max_concurrent:
             return Hold(RULE_SLOT, _why(window, holders, ahead, rules.max_concurrent),
                         _free_at(holders, now, rules.settle))

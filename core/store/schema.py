@@ -67,10 +67,11 @@ MIGRATIONS: list[str] = [
     );
     """,
     # 1 -> 2: each goal's own resume policy (priority, budget, allowed hours) and the rule that
-    # last moved its not-before time (issue 13)
+    # last moved its not-before time (issue 13); goals by state, for counting resume slots
     """
     ALTER TABLE goals ADD COLUMN policy TEXT NOT NULL DEFAULT '{}';
     ALTER TABLE goals ADD COLUMN deferral TEXT;
+    CREATE INDEX goals_state ON goals (state);
     """,
 ]
 

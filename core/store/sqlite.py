@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from core.clock import iso, parse_iso
-from core.models import Goal, GoalState, HistoryRow, QuotaReading
+from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
 from core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 T = TypeVar("T")
@@ -194,6 +194,24 @@ class SqliteStore:
             "(SELECT 1 FROM json_each(goals.windows) WHERE json_each.value = ?) "
             "ORDER BY id",
             [*(state.value for state in states), window_id],
+        ).fetchall()
+        return [_goal_from_row(row) for row in rows]
+
+    def goals_due_on_window(self, window_id: str, now: datetime,
+                            reasons: Sequence[PauseReason]) -> list[Goal]:
+        """Paused goals with auto-resume on, waiting for one of ``reasons``, that draw on
+        ``window_id`` and whose not-before time has come by ``now``.
+
+        Instants are compared with ``julianday`` (the stored text has a varying number of
+        fractional digits, so it does not sort as text); callers check again exactly.
+        """
+        marks = ", ".join("?" * len(reasons))
+        rows = self._con.execute(
+            f"SELECT {_GOAL_COLUMNS} FROM goals WHERE state = 'paused' AND auto_resume = 1 "
+            f"AND pause_reason IN ({marks}) AND next_resume_at IS NOT NULL "
+            "AND julianday(next_resume_at) <= julianday(?) AND EXISTS "
+            "(SELECT 1 FROM json_each(goals.windows) WHERE json_each.value = ?) ORDER BY id",
+            [*(reason.value for reason in reasons), iso(now), window_id],
         ).fetchall()
         return [_goal_from_row(row) for row in rows]
 

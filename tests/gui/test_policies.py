@@ -163,3 +163,23 @@ def test_the_settings_dialog_has_the_policies_with_inline_messages(tmp_path: Pat
     qtbot.addWidget(reopened)
     assert reopened.editors["resume_reserve_by_window"].text() == (  # type: ignore[union-attr]
         "claude:7d=10, codex:5h=30")
+
+
+@pytest.mark.asyncio
+async def test_the_usage_chart_draws_the_reserve_too(window: MainWindow, engine: Engine,
+                                                     clock: FakeClock) -> None:
+    await engine.record_reading(reading(W, 40.0, clock.now(), clock.now() + timedelta(hours=4)))
+    panel = window.chart_panel
+    panel.show_window(W)
+    loads = panel.loaded
+    panel.reload()
+    await until(lambda: panel.loaded > loads)
+    assert panel.chart.data is not None and panel.chart.data.reserve == 30
+    panel.chart.resize(600, 300)  # (the window is never shown: give the chart its size)
+    image = panel.chart.grab().toImage()
+    target = QColor(RESERVE_COLOR)
+    found = any(abs(image.pixelColor(x, y).red() - target.red())
+                + abs(image.pixelColor(x, y).green() - target.green())
+                + abs(image.pixelColor(x, y).blue() - target.blue()) < 40
+                for x in range(0, image.width(), 3) for y in range(image.height()))
+    assert found

@@ -35,6 +35,10 @@ def test_a_version_one_database_gains_the_policy_columns(tmp_path: Path) -> None
     old = store.get_goal("fake:old")
     assert old is not None and old.data == {"cwd": "/x"}
     assert old.policy == GoalPolicy() and old.deferral is None
+    con = sqlite3.connect(db)
+    indexes = {row[1] for row in con.execute("PRAGMA index_list(goals)")}
+    con.close()
+    assert "goals_state" in indexes
     store.close()
 
 
@@ -65,4 +69,25 @@ def test_goals_on_a_window_by_state(tmp_path: Path) -> None:
     assert [g.id for g in store.goals_on_window("w2", running)] == ["a", "c"]
     assert [g.id for g in store.goals_on_window("w1", (GoalState.PAUSED,))] == ["b"]
     assert store.goals_on_window("w", running) == []  # whole ids only, never a prefix
+    store.close()
+
+
+def test_goals_due_on_a_window_compare_instants_not_text(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from core.models import PauseReason
+
+    store = SqliteStore(tmp_path / "goalkeeper.db")
+    # "12:00:00.500000Z" sorts before "12:00:00Z" as text, but is later
+    for goal_id, due, auto in (("half", T0 + timedelta(milliseconds=500), True),
+                               ("whole", T0, True), ("later", T0 + timedelta(seconds=2), True),
+                               ("off", T0, False)):
+        goal = Goal(id=goal_id, provider="fake", title=goal_id, state=GoalState.PAUSED,
+                    pause_reason=PauseReason.QUOTA, auto_resume=auto, windows=("w",),
+                    next_resume_at=due, created_at=T0, updated_at=T0)
+        store.transact(goal_id, lambda _, g=goal: Mutation(g, None))  # type: ignore[misc]
+    due = store.goals_due_on_window("w", T0 + timedelta(seconds=1), (PauseReason.QUOTA,))
+    assert [g.id for g in due] == ["half", "whole"]
+    assert store.goals_due_on_window("w", T0, (PauseReason.QUOTA,))[0].id == "whole"
+    assert store.goals_due_on_window("w", T0, (PauseReason.BUDGET,)) == []
     store.close()
