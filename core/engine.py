@@ -467,9 +467,10 @@ class Engine:
             if current is None or current.next_resume_at is None or current.next_resume_at <= now:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
+            key = "rising_edge" if reason == "quota recovered" else "slot_free"
             row = note_row(goal_id, "resume_scheduled", now,
                            reason=f"{reason}: {', '.join(windows)}",
-                           detail={"not_before": now.isoformat(), "rising_edge": windows})
+                           detail={"not_before": now.isoformat(), key: windows})
             return Mutation(new, None, [row])
 
         await self._transact(goal_id, decide)

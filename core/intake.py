@@ -19,7 +19,7 @@ from typing import Any
 from core.goal_machine import GoalEvent, allowed
 from core.goal_ops import note_row, transition
 from core.models import Deferral, Goal, GoalState, HistoryRow, PauseReason
-from core.policies.marks import last_run_data, sticks_against
+from core.policies.marks import last_run_data, policy_paused, sticks_against
 from core.policy import NOTE_CAP_REACHED, WAITS_FOR_RESET, AutoResumePolicy, plan_resume
 from core.providers.base import GoalObservation, LimitHit
 from core.store import Mutation
@@ -46,7 +46,8 @@ def schedule(goal: Goal, reset: datetime | None, ctx: IntakeContext) -> tuple[Go
                 "resets_at": reset, "deferral": deferral}
     )
     if plan.next_resume_at is not None:
-        why = "budget spent" if goal.pause_reason is PauseReason.BUDGET else "quota exhausted"
+        why = {"reserve": "reserve reached", "budget": "budget spent"}.get(
+            policy_paused(goal) or "", "quota exhausted")
         detail: dict[str, Any] = {"not_before": plan.next_resume_at.isoformat(),
                                   "resets_at": reset.isoformat() if reset else None}
         if deferral is not None:

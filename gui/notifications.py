@@ -81,12 +81,23 @@ def notification_for(row: HistoryRow, title: str, now: datetime,
 def _scheduled(row: HistoryRow, title: str, now: datetime,
                zone: tzinfo | None) -> Notification | None:
     raw = row.detail.get("not_before")
-    if not isinstance(raw, str):
-        return None
+    if not isinstance(raw, str) or "slot_free" in row.detail:
+        return None  # a freed resume slot: the resume itself follows at once, and says so
     when = short_time(datetime.fromisoformat(raw), now, zone)
-    return Notification(Kind.SCHEDULED, f"{title} will resume at {when}",
-                        "Out of quota; Goalkeeper resumes it automatically once the quota has "
-                        "refreshed.", row.goal)
+    reason = row.reason or ""
+    body = _SCHEDULED_BODY.get(reason.split(" ", 1)[0], _SCHEDULED_BODY["quota"])
+    if row.detail.get("rule") == "allowed hours":
+        body += " That is the start of its allowed hours."
+    return Notification(Kind.SCHEDULED, f"{title} will resume at {when}", body, row.goal)
+
+
+_SCHEDULED_BODY = {
+    "quota": "Out of quota; Goalkeeper resumes it automatically once the quota has refreshed.",
+    "reserve": "Paused at your reserve of the window; Goalkeeper resumes it automatically when "
+               "the window resets.",
+    "budget": "It spent its budget of the window; Goalkeeper resumes it automatically in the "
+              "next window period.",
+}
 
 
 def _sentence(text: str) -> str:

@@ -18,6 +18,7 @@ from core.clock import FakeClock
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from core.settings import Settings, load_settings
+from core.textfmt import short_time
 from gui.dialogs.settings_dialog import SettingsDialog
 from gui.main_window import MainWindow
 from gui.models.goals_model import Column
@@ -54,7 +55,7 @@ async def test_the_gauge_draws_the_reserve_line_and_says_when_it_runs_out(
     await until(lambda: gauge.reading is not None and gauge.reading.used_percent == 30)
     assert gauge.reserve == 30
     # 10 -> 30 % in 20 minutes: 70 % left at 60 % an hour, 70 minutes from now
-    expected = (clock.now() + timedelta(minutes=70)).astimezone().strftime("%H:%M")
+    expected = short_time(clock.now() + timedelta(minutes=70), clock.now())
     assert gauge.forecast == f"runs out ≈ {expected}"
     assert gauge.policy_text() == f"runs out ≈ {expected} · keeps 30 %"
     assert gauge.accessibleName().endswith(f"runs out ≈ {expected}, 30 % kept for you")
@@ -183,3 +184,35 @@ async def test_the_usage_chart_draws_the_reserve_too(window: MainWindow, engine:
                 + abs(image.pixelColor(x, y).blue() - target.blue()) < 40
                 for x in range(0, image.width(), 3) for y in range(image.height()))
     assert found
+
+
+def test_notifications_say_which_rule_planned_the_resume() -> None:
+    from datetime import UTC, datetime
+
+    from core.models import HistoryRow
+    from gui.notifications import Kind, notification_for
+
+    now = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
+
+    def note(reason: str, **detail: Any) -> Any:
+        row = HistoryRow(at=now, goal="g", event="resume_scheduled", reason=reason,
+                         detail={"not_before": (now + timedelta(hours=2)).isoformat(), **detail})
+        return notification_for(row, "Port", now, UTC)
+
+    reserve = note("reserve reached")
+    assert reserve.kind is Kind.SCHEDULED and reserve.body.startswith("Paused at your reserve")
+    assert note("budget spent").body.startswith("It spent its budget of the window")
+    hours = note("quota exhausted; allowed hours: Mon-Fri 19:00-08:00 (UTC)",
+                 rule="allowed hours")
+    assert hours.body.endswith("That is the start of its allowed hours.")
+    assert note("a resume slot is free: fake:5h", slot_free=["fake:5h"]) is None
+
+
+@pytest.mark.asyncio
+async def test_the_tray_menu_says_when_and_which_rule(bridge: Any) -> None:
+    from gui.tray import Tray
+
+    goal = bridge.goal("fake:w")
+    local = short_time(goal.next_resume_at, bridge.now())  # 19:00 in Berlin; here: local time
+    assert Tray._waiting_text(goal, bridge.now()) == (
+        f"Port the parser — resumes at {local} (allowed hours)")

@@ -68,6 +68,7 @@ async def test_reaching_the_budget_pauses_with_reason_budget_until_the_period_en
     assert g.pause_detail == ("budget: 20 % of fake:5h spent this period (budget 20 %) — not "
                               "resumed before the window resets")
     assert g.next_resume_at == period_end + timedelta(seconds=45) and fake.paused == ["fake:g"]
+    assert (await rows(engine, "fake:g", "resume_scheduled"))[0].reason == "budget spent"
     # never automatically in this period — even if something brings its time forward
     await engine.release("fake:g", [WINDOW])
     auto = await engine.resume("fake:g", "scheduler", Trigger.AUTO)

@@ -77,6 +77,7 @@ async def test_a_goal_goalkeeper_resumed_is_paused_at_the_reserve(make_engine, f
     assert g.data["last_run"]["seconds"] == 600
     paused = (await rows(engine, "fake:g", "paused"))[0]
     assert paused.origin == "policy" and paused.detail == {"rule": "reserve"}
+    assert (await rows(engine, "fake:g", "resume_scheduled"))[0].reason == "reserve reached"
     # the agent showing the goal paused (by us) does not turn it into an external pause
     fake.observe("fake:g", GoalState.PAUSED, reason=PauseReason.EXTERNAL, windows=(WINDOW,))
     await engine.refresh()
