@@ -126,7 +126,7 @@ class Engine:
         await self.store.run(lambda s: s.prune_series(horizon))
         for reading in await self.store.run(lambda s: s.latest_readings()):
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
-        since = now - self.forecasts.lookback
+        since = now - 2 * self.forecasts.lookback  # the level in force at the span's start too
         for window_id in {r.window_id for r in self.quotas.readings(now)}:
             self.forecasts.seed(window_id, await self.store.run(
                 lambda s, w=window_id: s.series(w, since)))  # type: ignore[misc]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from core.policies.forecast import Forecast, ForecastBook, forecast
 from tests.support.fakes import reading
 
@@ -77,3 +79,20 @@ def test_the_book_starts_afresh_when_the_window_resets() -> None:
     book.add(reading(W, 10, ago(4), RESET))  # the reset instant moved by hours: a new period
     book.add(reading(W, 12, ago(4) + timedelta(seconds=30), RESET + timedelta(seconds=2)))
     assert [used for _, used in book.points(W)] == [10, 12]
+
+
+@pytest.mark.asyncio
+async def test_a_restart_keeps_the_pace(make_engine, fake, clock) -> None:  # type: ignore[no-untyped-def]
+    reset = clock.now() + timedelta(hours=4)
+    first = await make_engine(fake)
+    await first.record_reading(reading(W, 10, clock.now(), reset))  # 45 min before the restart
+    clock.advance(40 * 60)
+    await first.record_reading(reading(W, 20, clock.now(), reset))
+    await first.stop()
+    clock.advance(5 * 60)
+    second = await make_engine(fake)
+    # the level in force 30 minutes ago (10 %) came back from the store with the newer point
+    assert [used for _, used in second.forecasts.points(W)] == [10.0, 20.0]
+    result = second.forecasts.forecast(second.quotas.effective(W, clock.now()), clock.now())
+    assert result.pace_per_hour is not None and abs(result.pace_per_hour - 20) < 1e-6
+
