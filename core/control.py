@@ -52,6 +52,7 @@ class ControlServer:
             "start": self._start,
             "refresh": self._refresh,
             "store-restore": self._store_restore,
+            "goal-set": self._goal_set,
         }
 
     def register(self, op: str, handler: Handler) -> None:
@@ -133,6 +134,12 @@ class ControlServer:
 
     async def _start(self, request: dict[str, Any]) -> dict[str, Any]:
         result = await self.engine.start_goal(str(request["goal"]), origin=_origin(request))
+        return result.to_json()
+
+    async def _goal_set(self, request: dict[str, Any]) -> dict[str, Any]:
+        result = await self.engine.set_goal_policy(
+            str(request["goal"]), str(request["key"]), str(request["value"]),
+            origin=_origin(request))
         return result.to_json()
 
     async def _refresh(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -54,6 +54,8 @@ from core.intake import (
 )
 from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
+from core.policies.forecast import ForecastBook
+from core.policies.guard import PolicyGuard
 from core.policy import AutoResumePolicy
 from core.providers.base import GoalObservation, LimitHit, Provider
 from core.quota import QuotaEdge, QuotaManager
@@ -130,6 +132,8 @@ class Engine:
         )
         self.actions = GoalActions(self)
         self.scheduler = Scheduler(self, self.clock, settings, self._rng)
+        self.guard = PolicyGuard(self)
+        self.forecasts = ForecastBook()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -152,6 +156,10 @@ class Engine:
         await self.store.run(lambda s: s.prune_series(horizon))
         for reading in await self.store.run(lambda s: s.latest_readings()):
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
+        since = now - 2 * self.forecasts.lookback  # the level in force at the span's start too
+        for window_id in {r.window_id for r in self.quotas.readings(now)}:
+            self.forecasts.seed(window_id, await self.store.run(
+                lambda s, w=window_id: s.series(w, since)))  # type: ignore[misc]
         self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
         if self._keeper_task is None or self._keeper_task.done():
             self._keeper_task = self.spawn(self.keeper.run(), "backups")
@@ -427,8 +435,28 @@ class Engine:
         self._enqueue(append)
 
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
+        await self.report(goal_id, decide)
+
+    # -- the policy guard's host (core.policies.guard.GuardHost) -------------------------------
+
+    async def report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
+                     ) -> Committed[Any]:
         async with self.lock_for(goal_id):  # never between a resume's claim and its settling
-            await self.transact(goal_id, decide)
+            return await self.transact(goal_id, decide)
+
+    def intake_context(self) -> IntakeContext:
+        return self.ctx()
+
+    def enqueue(self, job: Job) -> None:
+        self._enqueue(job)
+
+    def stop_gracefully(self, goal: Goal) -> None:
+        """A policy pause: the provider stops the goal at the end of its turn where it can."""
+        provider = self.providers.get(goal.provider)
+        if provider is not None:
+            self.spawn(self.guarded_call(provider.name, "pause",
+                                         provider.pause_goal_gracefully(goal)),
+                       f"policy-pause:{goal.id}")
 
     async def _apply_observation(self, provider: str, obs: GoalObservation) -> None:
         self.last_refresh = self.clock.now()
@@ -450,8 +478,12 @@ class Engine:
         saved = await self.written(lambda s: s.save_reading(reading))
         if not saved:
             return
+        previous = self.quotas.tracker(reading.window_id).reading
+        self.forecasts.add(reading)
         self.bus.publish(QuotaObserved(reading))
         await self.handle_edges(self.quotas.observe(reading, self.clock.now()))
+        await self.guard.reading_recorded(
+            previous, reading, self.quotas.effective(reading.window_id, self.clock.now()))
         self.scheduler.poke()
 
     async def handle_edges(self, edges: Sequence[QuotaEdge]) -> None:
@@ -539,17 +571,20 @@ class Engine:
                                        ("reading", reading.window_id))
         return None
 
-    async def release(self, goal_id: str, windows: list[str]) -> None:
-        """Bring a quota-paused goal's not-before time forward to now (its windows recovered)."""
+    async def release(self, goal_id: str, windows: list[str], reason: str = "quota recovered"
+                      ) -> None:
+        """Bring a quota-paused goal's not-before time forward to now (its windows recovered,
+        or a slot on them freed)."""
         now = self.clock.now()
 
         def decide(current: Goal | None) -> Mutation[None]:
             if current is None or current.next_resume_at is None or current.next_resume_at <= now:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
+            key = "rising_edge" if reason == "quota recovered" else "slot_free"
             row = note_row(goal_id, "resume_scheduled", now,
-                           reason=f"quota recovered: {', '.join(windows)}",
-                           detail={"not_before": now.isoformat(), "rising_edge": windows})
+                           reason=f"{reason}: {', '.join(windows)}",
+                           detail={"not_before": now.isoformat(), key: windows})
             return Mutation(new, None, [row])
 
         await self.transact(goal_id, decide)
@@ -570,6 +605,12 @@ class Engine:
     async def set_auto_resume(self, goal_id: str, enabled: bool,
                               origin: str = "gui") -> ActionResult:
         return await self.actions.set_auto_resume(goal_id, enabled, origin)
+
+    async def set_goal_policy(self, goal_id: str, key: str, value: str,
+                              origin: str = "gui") -> ActionResult:
+        """Set one of a goal's own resume policies (``goalkeeper goal set``, the details
+        dialog); a goal waiting for its reset is planned again under the new value."""
+        return await self.actions.set_goal_policy(goal_id, key, value, origin)
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""

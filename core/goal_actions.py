@@ -26,6 +26,7 @@ from core.goal_ops import note_row
 from core.inbox import store_unavailable
 from core.intake import decide_report
 from core.models import Goal, GoalState, Outcome, Trigger
+from core.policies.setting import decide_goal_policy
 from core.results import ActionResult
 from core.store import LeaseLost
 
@@ -111,6 +112,18 @@ class GoalActions:
         reply: ActionResult = committed.result
         if enabled and reply.outcome is Outcome.UPDATED and committed.after is not None:
             reply = await self._first_time_notice(committed.after, reply)
+        return reply
+
+    async def set_goal_policy(self, goal_id: str, key: str, value: str,
+                              origin: str) -> ActionResult:
+        return await self.guarded(goal_id, lambda: self._set_goal_policy(goal_id, key, value,
+                                                                         origin))
+
+    async def _set_goal_policy(self, goal_id: str, key: str, value: str,
+                               origin: str) -> ActionResult:
+        decide = decide_goal_policy(goal_id, key, value, self.e.ctx(), origin)
+        committed = await self.e.transact(goal_id, decide)
+        reply: ActionResult = committed.result
         return reply
 
     async def _first_time_notice(self, goal: Goal, reply: ActionResult) -> ActionResult:

@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from core.clock import to_utc
 from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
+from core.policies.goal_policy import GoalPolicy
 
 UtcDatetime = Annotated[datetime, AfterValidator(to_utc)]
 #: texts from outside (agents, providers) are cut to size before they can be stored
@@ -38,7 +39,8 @@ class GoalState(StrEnum):
 
 
 class PauseReason(StrEnum):
-    QUOTA = "quota"  # the only auto-resumable reason
+    QUOTA = "quota"  # auto-resumed once the quota is back
+    BUDGET = "budget"  # spent its budget of a window: auto-resumed only in the next period
     USER = "user"  # never auto-resumed
     AUTH = "auth"
     ERROR = "error"
@@ -126,12 +128,27 @@ class QuotaReading(_Frozen):
 
 
 
+class Deferral(_Frozen):
+    """Which resume policy moved a goal's not-before time, and to when.
+
+    It speaks for the goal only while ``until`` is still the goal's ``next_resume_at``: anything
+    else that moves the time (a new plan, a failed start) makes it silent, without having to
+    know about it.
+    """
+
+    rule: str  # "allowed hours" | "reserve" | "waiting for a slot" | "budget"
+    until: UtcDatetime
+
+
 class Goal(_Frozen):
     """A goal Goalkeeper watches, as stored.
 
     ``fence`` is the fencing token: bumped by every claim that moves the goal (resume, pause,
     cancel), carried by the runner that claim started, and required by every report that runner
     makes — so a runner from an older claim can never move the goal.
+
+    ``policy`` is the goal's own resume policy (priority, budget, allowed hours); ``deferral``
+    the policy rule that set ``next_resume_at``, when one did (see :attr:`deferred_by`).
     """
 
     id: str
@@ -153,6 +170,16 @@ class Goal(_Frozen):
     created_at: UtcDatetime
     updated_at: UtcDatetime
     state_since: UtcDatetime | None = None  # when the goal entered its current state
+    policy: GoalPolicy = Field(default_factory=GoalPolicy)
+    deferral: Deferral | None = None
+
+    @property
+    def deferred_by(self) -> str | None:
+        """The rule the pending automatic resume waits for (``allowed hours``…), if any."""
+        if self.deferral is None or self.next_resume_at is None or (
+                self.deferral.until != self.next_resume_at):
+            return None
+        return self.deferral.rule
 
 
 

@@ -2,7 +2,8 @@
 
 The resume coordinator asks it which of a goal's windows are not recovered and when to look
 again (:meth:`QuotaView.blockers`), and for the readings to record with the decision
-(:meth:`QuotaView.snapshot`); the engine asks it when a goal paused for quota can go on
+(:meth:`QuotaView.snapshot`) and how full they are (:meth:`QuotaView.levels`);
+the engine asks it when a goal paused for quota can go on
 (:meth:`QuotaView.latest_reset`). Owns nothing: it reads the engine's quota manager.
 """
 
@@ -13,8 +14,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core.models import QuotaReading
+from core.policies.rules import WindowLevel
 from core.policy import AutoResumePolicy
-from core.quota import QuotaManager, recovery_instant
+from core.quota import QuotaManager, recovery_instant, used_percent
 
 
 class QuotaView:
@@ -54,6 +56,12 @@ class QuotaView:
     def snapshot(self, windows: tuple[str, ...], now: datetime) -> tuple[dict[str, Any], ...]:
         readings = (self.quotas.effective(w, now) for w in windows)
         return tuple(reading_summary(r) for r in readings if r is not None)
+
+    def levels(self, windows: tuple[str, ...], now: datetime) -> tuple[WindowLevel, ...]:
+        """How full each window is now, for the reserve and budget rules."""
+        readings = (self.quotas.effective(w, now) for w in windows)
+        return tuple(WindowLevel(r.window_id, used_percent(r), r.resets_at)
+                     for r in readings if r is not None)
 
 
 def reading_summary(reading: QuotaReading) -> dict[str, Any]:

@@ -26,11 +26,13 @@ from typing import Any, Protocol
 from core.clock import Clock
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
-from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
-from core.policy import AutoResumePolicy, Decision, decide_resume, plan_resume
+from core.models import Deferral, Goal, GoalState, Outcome, PauseReason, Trigger
+from core.policies.gate import review
+from core.policies.rules import WindowLevel
+from core.policy import WAITS_FOR_RESET, AutoResumePolicy, Decision, decide_resume, plan_resume
 from core.providers.base import Provider, RunnerDeferred, StartOutcome
 from core.results import ActionResult
-from core.store import Committed, Mutation, StoreThread
+from core.store import Committed, Mutation, SqliteStore, StoreThread
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +44,10 @@ class QuotaView(Protocol):
 
     def snapshot(self, windows: tuple[str, ...], now: datetime) -> tuple[dict[str, Any], ...]:
         """The readings a decision is based on, for the history row."""
+        ...
+
+    def levels(self, windows: tuple[str, ...], now: datetime) -> tuple[WindowLevel, ...]:
+        """Used % and next reset of each window, for the resume policies."""
         ...
 
 
@@ -92,9 +98,13 @@ class ResumeCoordinator:
         windows = goal.windows if goal else ()
         blockers = self._quotas.blockers(windows, now)
         quotas = self._quotas.snapshot(windows, now)
+        levels = self._quotas.levels(windows, now)
 
-        def claim(current: Goal | None) -> Mutation[Decision]:
+        def claim(current: Goal | None, store: SqliteStore) -> Mutation[Decision]:
             decision = decide_resume(current, trigger, now, blockers, self._policy)
+            # the resume policies; the slot count is a query inside this very transaction
+            decision = review(decision, current, trigger, now, levels, self._policy, store)
+            detail = (context or {}) | ({"rule": decision.rule} if decision.rule else {})
             row = note_row(
                 goal_id,
                 "resume_requested",
@@ -104,7 +114,7 @@ class ResumeCoordinator:
                 trigger=trigger,
                 origin=origin,
                 quotas=quotas,
-                detail=context,
+                detail=detail,
             )
             if current is None or not decision.allowed:
                 return Mutation(_deferral(current, decision, trigger, now), decision, [row])
@@ -118,10 +128,13 @@ class ResumeCoordinator:
                 fence=current.fence + 1,
                 attempts=_attempts_after_claim(current, trigger),
                 next_resume_at=None,
+                deferral=None,
+                data=current.data | {"resume_slot": decision.takes_slot},
             )
             return Mutation(claimed, decision, [moved])
 
-        committed = await self._write(lambda s: s.transact(goal_id, claim))
+        committed = await self._write(
+            lambda s: s.transact(goal_id, lambda current: claim(current, s)))
         self._on_committed(committed)
         decision = committed.result
         if not decision.allowed or committed.after is None:
@@ -136,7 +149,8 @@ class ResumeCoordinator:
         # reports from the runner we are about to start wait for this lock: they apply only
         # after the claim has settled
         async with self._lock_for(goal_id):
-            return await self._carry_out(committed.after, trigger, origin, quotas, context)
+            return await self._carry_out(committed.after, trigger, origin, quotas, context,
+                                         decision.note)
 
     async def _carry_out(
         self,
@@ -145,6 +159,7 @@ class ResumeCoordinator:
         origin: str,
         quotas: tuple[dict[str, Any], ...],
         context: dict[str, Any] | None,
+        note: str | None = None,
     ) -> ActionResult:
         provider = self._providers.get(goal.provider)
         error: str | None = None
@@ -162,7 +177,8 @@ class ResumeCoordinator:
         except Exception as exc:  # a runner failure must never leave the goal in `resuming`
             log.warning("resume of %s failed: %s", goal.id, exc)
             error = str(exc) or type(exc).__name__
-        settle = _Settle(goal, trigger, origin, quotas, context, self._clock.now(), self._policy)
+        settle = _Settle(goal, trigger, origin, quotas, context, self._clock.now(), self._policy,
+                         note)
         decide = settle.decide(started, error, deferred)
         try:
             committed = await self._write(lambda s: s.transact(goal.id, decide))
@@ -192,7 +208,7 @@ class ResumeCoordinator:
 def _attempts_after_claim(goal: Goal, trigger: Trigger) -> int:
     if trigger is Trigger.MANUAL:
         return 0  # the user took over: a new episode
-    if goal.pause_reason is PauseReason.QUOTA:
+    if goal.pause_reason in WAITS_FOR_RESET:
         return goal.attempts + 1
     return goal.attempts
 
@@ -213,9 +229,11 @@ def _deferral(goal: Goal | None, decision: Decision, trigger: Trigger,
                                        "updated_at": now})
     if decision.outcome is not Outcome.DEFERRED or decision.not_before is None:
         return None
-    if goal.next_resume_at == decision.not_before:
+    deferral = Deferral(rule=decision.rule, until=decision.not_before) if decision.rule else None
+    if goal.next_resume_at == decision.not_before and goal.deferral == deferral:
         return None
-    return goal.model_copy(update={"next_resume_at": decision.not_before, "updated_at": now})
+    return goal.model_copy(update={"next_resume_at": decision.not_before, "deferral": deferral,
+                                   "updated_at": now})
 
 
 class _Settle:
@@ -230,6 +248,7 @@ class _Settle:
         context: dict[str, Any] | None,
         now: datetime,
         policy: AutoResumePolicy,
+        note: str | None = None,
     ) -> None:
         self.claimed = claimed
         self.trigger = trigger
@@ -238,6 +257,7 @@ class _Settle:
         self.context = context or {}
         self.now = now
         self.policy = policy
+        self.note = note
         self.superseded = False
 
     def decide(
@@ -284,7 +304,9 @@ class _Settle:
         else:
             reason = ("resumed" if started is StartOutcome.STARTED
                       else "the agent was already working on it")
-            data = current.data | {"last_resume_trigger": self.trigger.value}
+            if self.note and started is StartOutcome.STARTED:
+                reason = self.note  # what the manual resume went past: the reserve, the hours
+            data = current.data | {"last_resume_trigger": self._run_trigger(current)}
             new, moved = transition(
                 current, GoalEvent.RESUME_SUCCEEDED, self.now, origin=self.origin,
                 trigger=self.trigger, reason=reason, hosted=started is StartOutcome.STARTED,
@@ -293,6 +315,15 @@ class _Settle:
         result = ActionResult(current.id, Outcome.RESUMED, reason, None, new.state)
         return Mutation(new, result, [moved, self._row(Outcome.RESUMED, reason)])
 
+    def _run_trigger(self, current: Goal) -> str:
+        """What started this run: a restored run keeps the trigger of the run it restores
+        (a manual run stays manual across a host restart, so no policy pauses it)."""
+        previous = current.data.get("last_resume_trigger")
+        if self.trigger is Trigger.STARTUP and current.pause_reason is PauseReason.INTERRUPTED and (
+                isinstance(previous, str)):
+            return previous
+        return self.trigger.value
+
     def _back_to_paused(
         self, current: Goal, outcome: Outcome, reason: str, wait: timedelta, uncount: bool
     ) -> Mutation[ActionResult]:
@@ -300,7 +331,7 @@ class _Settle:
             current.attempts)
         retry_at: datetime | None = None
         note = current.auto_resume_note
-        if self.trigger is not Trigger.MANUAL and current.pause_reason is PauseReason.QUOTA:
+        if self.trigger is not Trigger.MANUAL and current.pause_reason in WAITS_FOR_RESET:
             # retry later only where an automatic resume would still be allowed then
             plan = plan_resume(current.model_copy(update={"attempts": max(0, attempts)}),
                                self.now, self.now, self.policy, 0.0)

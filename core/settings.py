@@ -25,9 +25,12 @@ from pydantic import (
 from core.atomic import atomic_write_text
 from core.notify.kinds import RANKED, Kind, check_minimum
 from core.notify.urls import check_ntfy_url, check_webhook_url
+from core.policies.hours import parse_hours
+from core.policies.reserve_table import parse_reserve_table
 from core.quota import HysteresisPolicy
 from core.toml_lines import locate
 from core.user_quota import QUOTA_NAME, UserQuota
+from core.zones import zone_named
 
 #: settings that are tables in config.toml rather than flat values (no GOALKEEPER_* override)
 TABLE_FIELDS = frozenset({"quotas"})
@@ -127,6 +130,21 @@ class Settings(BaseModel):
         5, gt=0, le=300, description="SIGTERM to SIGKILL grace when a step is stopped")
     pipeline_max_inline_wait_seconds: float = Field(
         120, ge=0, le=3600, description="rate-limit waits up to this are slept in process")
+    # -- resume policies (issue 13) --
+    resume_reserve_percent: float = Field(
+        0, ge=0, lt=100, description="keep this % of every window for yourself (0 = off)")
+    resume_reserve_by_window: dict[str, float] = Field(
+        default_factory=dict,
+        description="per-window reserves, WINDOW=PERCENT separated by commas (codex:5h=30)")
+    auto_resume_hours: str = Field(
+        "", description="when automatic resumes may start, e.g. 'Mon-Fri 19:00-08:00, "
+        "Sat-Sun 00:00-24:00'; empty: any time")
+    auto_resume_timezone: str = Field(
+        "", description="IANA zone of the allowed hours; empty: the system's zone")
+    max_concurrent_resumes: int = Field(
+        1, ge=0, le=100, description="automatic resumes settling at once per window (0 = no limit)")
+    resume_settle_seconds: float = Field(
+        300, ge=0, le=86400, description="a resumed goal holds its window's slot this long")
     #: named user quotas, ``[quotas.<name>]`` tables (config.toml only: no environment override)
     quotas: dict[Annotated[str, Field(pattern=QUOTA_NAME)], UserQuota] = Field(
         default_factory=dict)
@@ -152,6 +170,26 @@ class Settings(BaseModel):
     @classmethod
     def _minimum_kind(cls, kind: Kind) -> Kind:
         return check_minimum(kind)
+
+    @field_validator("auto_resume_hours")
+    @classmethod
+    def _valid_hours(cls, text: str) -> str:
+        parse_hours(text)  # raises with the reason
+        return text.strip()
+
+    @field_validator("auto_resume_timezone")
+    @classmethod
+    def _valid_zone(cls, name: str) -> str:
+        name = name.strip()
+        if name and zone_named(name) is None:
+            raise ValueError(f"unknown time zone {name!r} (an IANA name such as Europe/Berlin, "
+                             "or empty for the system's zone)")
+        return name
+
+    @field_validator("resume_reserve_by_window", mode="before")
+    @classmethod
+    def _reserve_table(cls, value: Any) -> Any:
+        return parse_reserve_table(value)
 
     @model_validator(mode="after")
     def _check_relations(self) -> Settings:
@@ -269,6 +307,9 @@ def save_settings(config_file: Path, settings: Settings) -> None:
 
 
 def _toml_value(value: object) -> str:
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{_toml_value(str(k))} = {_toml_value(v)}" for k, v in value.items())
+        return f"{{ {pairs} }}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

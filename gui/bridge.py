@@ -262,6 +262,18 @@ class Bridge(QObject):
     def is_exhausted(self, window_id: str) -> bool:
         return not self._engine.quotas.is_recovered(window_id)
 
+    def reserve_percent(self, window_id: str) -> float:
+        """The share of the window kept for the user (the gauge's reserve line); 0: none."""
+        return self._engine.policy.rules.reserve_for(window_id)
+
+    def forecast_text(self, window_id: str) -> str:
+        """``runs out ≈ 14:20`` / ``lasts until reset`` / nothing, at the recent pace."""
+        reading = self.reading(window_id)
+        if reading is None:
+            return ""
+        now = self.now()
+        return self._engine.forecasts.forecast(reading, now).text(now)
+
     def open_command(self, goal: Goal) -> list[str] | None:
         provider = self._engine.providers.get(goal.provider)
         return provider.open_command(goal) if provider is not None else None
@@ -321,8 +333,11 @@ class Bridge(QObject):
             return ActionResult(goal_id, Outcome.FAILED, f"internal error: {exc}")
 
     async def perform(self, verb: str, goal_id: str, origin: str = "gui",
-                      enabled: bool | None = None) -> ActionResult:
+                      enabled: bool | None = None, key: str = "", value: str = ""
+                      ) -> ActionResult:
         engine = self._engine
+        if verb == "goal_set":
+            return await engine.set_goal_policy(goal_id, key, value, origin=origin)
         if verb == "resume":
             return await engine.resume(goal_id, origin=origin)
         if verb == "start":

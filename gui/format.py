@@ -9,8 +9,10 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from core.models import Exactness, Goal, GoalState, HistoryRow, Outcome, QuotaReading, Trigger
+from core.policies import budget
+from core.policies.marks import last_run_seconds
 from core.results import ActionResult
-from core.textfmt import age, countdown, long_time, short_time
+from core.textfmt import age, countdown, duration, long_time, short_time
 
 VERB_LABELS = {
     "resume": "Resume",
@@ -18,6 +20,7 @@ VERB_LABELS = {
     "pause": "Pause",
     "cancel": "Cancel",
     "auto_resume": "Auto-resume",
+    "goal_set": "Resume policy",
     "refresh": "Refresh",
 }
 
@@ -38,11 +41,14 @@ def reason_text(goal: Goal) -> str:
     return goal.pause_reason.value
 
 
-def next_resume_text(goal: Goal, now: datetime) -> str:
-    """``in 0:42``, ``due now``, or why no automatic resume is scheduled."""
+def next_resume_text(goal: Goal, now: datetime, zone: tzinfo | None = None) -> str:
+    """``in 0:42``, ``due now``, ``at 18:00 (allowed hours)`` when a resume policy moved it, or
+    why no automatic resume is scheduled."""
     if goal.next_resume_at is not None and goal.state is GoalState.PAUSED:
         if goal.next_resume_at <= now:
             return "due now"
+        if goal.deferred_by:
+            return f"at {short_time(goal.next_resume_at, now, zone)} ({goal.deferred_by})"
         return countdown(goal.next_resume_at, now)
     if goal.state is GoalState.PAUSED:
         return goal.auto_resume_note or ("auto-resume off" if not goal.auto_resume else "")
@@ -54,10 +60,32 @@ def next_resume_text(goal: Goal, now: datetime) -> str:
 def next_resume_tooltip(goal: Goal, now: datetime, zone: tzinfo | None = None) -> str:
     if goal.next_resume_at is not None and goal.state is GoalState.PAUSED:
         text = f"Automatic resume not before {long_time(goal.next_resume_at, zone)}"
+        if goal.deferred_by:
+            text += f" ({goal.deferred_by})"
         if goal.resets_at is not None:
             text += f"\nQuota resets {long_time(goal.resets_at, zone)}"
         return text
-    return next_resume_text(goal, now)
+    return next_resume_text(goal, now, zone)
+
+
+def budget_text(goal: Goal, now: datetime) -> str:
+    """``12 % of fake:5h this period (budget 20 %)`` — what the goal spent of its budget."""
+    if goal.policy.budget_percent is None:
+        return ""
+    spent = budget.spent(goal, now)
+    limit = f"budget {goal.policy.budget_percent:g} %"
+    if not spent:
+        return f"nothing this period ({limit})"
+    parts = [f"{s.percent:.0f} % of {s.window_id}" for s in spent]
+    return f"{', '.join(parts)} this period ({limit})"
+
+
+def last_run_text(goal: Goal) -> str:
+    """``ran 1:30:00 on the last window`` — for a goal that paused for quota after a run."""
+    seconds = last_run_seconds(goal)
+    if seconds is None:
+        return ""
+    return f"ran {duration(seconds)} on the last window"
 
 
 def attempts_text(goal: Goal, cap: int) -> str:
@@ -90,7 +118,7 @@ def result_text(verb: str, result: ActionResult, zone: tzinfo | None = None,
         return f"Failed: {reason or 'the agent could not be started'}"
     if outcome is Outcome.RESUMED:
         return _resumed_text(verb, reason)
-    if outcome is Outcome.UPDATED and verb == "auto_resume":
+    if outcome is Outcome.UPDATED and verb in ("auto_resume", "goal_set"):
         return _capitalised(reason)
     if outcome is Outcome.UNCHANGED:
         return _capitalised(reason) if reason else "Unchanged"
@@ -206,6 +234,7 @@ EVENT_LABELS = {
     "discovered": "discovered",
     "removed": "removed",
     "auto_resume_changed": "auto-resume changed",
+    "goal_policy_changed": "resume policy changed",
 }
 
 TRIGGER_LABELS = {
@@ -215,7 +244,8 @@ TRIGGER_LABELS = {
     Trigger.WAKE: "wake",
 }
 
-ORIGIN_LABELS = {"gui": "window", "cli": "CLI", "scheduler": "scheduler", "tray": "tray"}
+ORIGIN_LABELS = {"gui": "window", "cli": "CLI", "scheduler": "scheduler", "tray": "tray",
+                 "policy": "resume policy"}
 
 
 def event_text(row: HistoryRow) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from core.policies.reserve_table import reserve_table_text
 from core.settings import (
     ENV_PREFIX,
     TABLE_FIELDS,
@@ -42,6 +43,9 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
                   "max_wait_hours", "max_auto_attempts", "relimit_window_seconds",
                   "resume_failure_backoff_seconds", "runner_start_timeout_seconds",
                   "fresh_read_timeout_seconds")),
+    ("Resume policies", ("resume_reserve_percent", "resume_reserve_by_window",
+                         "auto_resume_hours", "auto_resume_timezone", "max_concurrent_resumes",
+                         "resume_settle_seconds")),
     ("Quota thresholds", ("pause_threshold_percent", "resume_threshold_percent",
                           "stable_seconds", "stale_after_seconds")),
     ("Scheduler", ("max_sleep_seconds", "fallback_poll_min_seconds", "fallback_poll_max_seconds",
@@ -92,6 +96,12 @@ LABELS = {
     "host_heartbeat_seconds": "Host heartbeat interval (s)",
     "host_stale_seconds": "Replace a silent host after (s)",
     "host_ping_timeout_seconds": "Host answer time-out (s)",
+    "resume_reserve_percent": "Keep for me, every window (%)",
+    "resume_reserve_by_window": "Keep for me, per window",
+    "auto_resume_hours": "Automatic resumes only at",
+    "auto_resume_timezone": "Time zone of those hours",
+    "max_concurrent_resumes": "Automatic resumes at once, per window",
+    "resume_settle_seconds": "Next resume after (s)",
 }
 
 #: what each field means (the README's settings table), for tooltips and screen readers
@@ -137,6 +147,22 @@ HELP = {
                                "the list are more urgent and are sent too.",
     "notify_timeout_seconds": "How long one attempt to reach ntfy or the webhook may take "
                               "(failed attempts are retried with backoff).",
+    "resume_reserve_percent": "An automatic resume needs more than this share of the window "
+                              "left, and a goal Goalkeeper resumed is paused when only this much "
+                              "is left (until the window resets). 0 = off. Manual resumes ignore "
+                              "it.",
+    "resume_reserve_by_window": "Per-window reserves replacing the one above, e.g. "
+                                "codex:5h=30, claude:7d=10.",
+    "auto_resume_hours": "Weekly ranges in which automatic resumes may start, e.g. "
+                         "Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00 (a range ending before it "
+                         "starts runs past midnight; 'except …' for quiet hours). Empty: any "
+                         "time. A goal's own hours replace these; manual resumes are always "
+                         "allowed.",
+    "auto_resume_timezone": "IANA name such as Europe/Berlin; empty: the system's zone.",
+    "max_concurrent_resumes": "Goals waiting on one window resume in priority order, this many "
+                              "at a time (0 = all at once).",
+    "resume_settle_seconds": "The next waiting goal starts when a resumed one stops, or after "
+                             "it has run this long.",
 }
 
 #: how a choice is shown (value → text); values without an entry are shown as they are
@@ -157,7 +183,7 @@ class FieldSpec:
 
     name: str
     label: str
-    kind: str  # "bool" | "int" | "float" | "text" | "list" | "choice" | "table" (in the file)
+    kind: str  # "bool" | "int" | "float" | "text" | "list" | "mapping" | "choice" | "table"
     optional: bool
     help: str
     default: Any
@@ -183,6 +209,8 @@ def _base_kind(annotation: Any) -> tuple[str, bool]:
         return "float", optional
     if origin in (list, tuple, set, frozenset):
         return "list", optional
+    if origin is dict:
+        return "mapping", optional  # edited as text: KEY=VALUE, KEY=VALUE
     return "text", optional
 
 
@@ -238,7 +266,7 @@ def field_specs() -> list[FieldSpec]:
         specs.append(FieldSpec(
             name=name, label=_label(name), kind="choice" if choices else kind,
             optional=optional, help=HELP.get(name) or info.description or "",
-            default=None if kind == "table" else info.default,
+            default=None if kind == "table" else info.get_default(call_default_factory=True),
             env_var=ENV_PREFIX + name.upper(),
             bounds=_bounds(info), section=_section(name, placed), choices=choices,
         ))
@@ -259,6 +287,8 @@ def to_text(spec: FieldSpec, value: Any) -> str:
         return ""
     if spec.kind == "list":
         return os.pathsep.join(str(v) for v in value)
+    if spec.kind == "mapping":
+        return reserve_table_text(value) if isinstance(value, dict) else str(value)
     if spec.kind == "float" and isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from core.models import Goal, Outcome
 from core.results import ActionResult
 from core.textfmt import countdown, short_time
+from gui import format as fmt
 from gui import goal_rules as rules
 from gui.bridge import Bridge
 from gui.goal_rules import Aggregate, Summary
@@ -154,6 +155,9 @@ class Tray(QObject):
 
     @staticmethod
     def _waiting_text(goal: Goal, now: datetime) -> str:
+        if goal.next_resume_at is not None and goal.deferred_by and goal.next_resume_at > now:
+            # "resumes at 19:00 (allowed hours)": a resume policy moved it
+            return f"{goal.title} — resumes {fmt.next_resume_text(goal, now)}"
         if goal.next_resume_at is not None:
             return f"{goal.title} — resumes {countdown(goal.next_resume_at, now)}"
         return f"{goal.title} — {goal.auto_resume_note or 'no automatic resume'}"

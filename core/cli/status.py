@@ -20,8 +20,15 @@ from core.cli.common import (
     HostView,
     not_responding_text,
 )
+from core.cli.policies import (
+    goal_policy_json,
+    goal_policy_words,
+    next_resume_words,
+    quota_policy_json,
+)
 from core.clock import SystemClock
 from core.models import Goal, GoalState, QuotaReading
+from core.policies.rules import ResumeRules
 from core.quota import effective
 from core.textfmt import countdown
 
@@ -34,6 +41,7 @@ def cmd_status(ctx: Context) -> int:
 
     now = SystemClock().now()
     policy = ctx.settings.hysteresis()  # a bad config.toml is an error, data or not
+    rules = ResumeRules.from_settings(ctx.settings)
     view = ctx.host_view()
     host = host_json(view, now)
     # a host that does not answer a ping is not asked again for its channels
@@ -49,6 +57,7 @@ def cmd_status(ctx: Context) -> int:
                 return EXIT_OK
             goals = store.list_goals()
             readings = [effective(r, now, policy) for r in store.latest_readings()]
+            extras = {r.window_id: quota_policy_json(r, rules, store, now) for r in readings}
     except CliError as exc:  # a damaged file: still say what the host says about it
         why = str(exc)
         data = {"host": host, "goals": [], "quotas": [], "error": why}
@@ -57,10 +66,12 @@ def cmd_status(ctx: Context) -> int:
         return EXIT_ERROR
     cap = ctx.settings.max_auto_attempts
     data = {"host": host,
-            "goals": [goal_json(g, cap) | {"shown_state": shown_state(g, view)} for g in goals],
-            "quotas": [quota_json(r) for r in readings],
+            "goals": [goal_json(g, cap) | goal_policy_json(g, now)
+                      | {"shown_state": shown_state(g, view)} for g in goals],
+            "quotas": [quota_json(r) | extras[r.window_id] for r in readings],
+            "policies": rules.to_json(),
             "notifications": notices}
-    ctx.emit(data, lambda: "\n".join([_text(view, goals, readings, now, cap),
+    ctx.emit(data, lambda: "\n".join([_text(view, goals, readings, now, cap, extras),
                                       *notify.status_lines(channels, now)]))
     return EXIT_OK
 
@@ -103,7 +114,7 @@ def _host_lines(view: HostView, now: datetime) -> list[str]:
 
 
 def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: datetime,
-          cap: int) -> str:
+          cap: int, extras: dict[str, dict[str, Any]]) -> str:
     lines = _host_lines(view, now)
     lines.append("Goals:" if goals else "No goals yet.")
     for g in goals:
@@ -113,16 +124,22 @@ def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: 
         elif g.pause_reason:
             state += f" ({g.pause_reason.value})"
         if g.next_resume_at:
-            nxt = f"auto-resume {countdown(g.next_resume_at, now)}"
+            nxt = next_resume_words(g, now) or f"auto-resume {countdown(g.next_resume_at, now)}"
         else:
             nxt = g.auto_resume_note or ("auto-resume on" if g.auto_resume else "auto-resume off")
         lines.append(f"  {g.id:<28} {state:<20} {g.attempts}/{cap}  {nxt}")
-        lines.append(f"    {g.title}")
+        words = goal_policy_words(g)
+        lines.append(f"    {g.title}" + (f"  [{words}]" if words else ""))
     lines.append("Quotas:" if readings else "No quota readings yet.")
     for r in readings:
         used = f"{r.used_percent:.0f}%" if r.used_percent is not None else "?"
         reset = f"resets {countdown(r.resets_at, now)}" if r.resets_at else "no timed reset"
+        extra = extras.get(r.window_id, {})
+        reserve = extra.get("reserve_percent") or 0
+        ahead = extra.get("forecast", {}).get("text") or ""
         lines.append(f"  {r.label:<20} {used:>5}  {reset}  [{r.exactness.value}]"
+                     + (f"  {ahead}" if ahead else "")
+                     + (f"  (reserve {reserve:g} %)" if reserve else "")
                      + (f"  {r.note}" if r.note else ""))
     return "\n".join(lines)
 

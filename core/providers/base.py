@@ -191,6 +191,16 @@ class Provider(abc.ABC):
     async def pause_goal(self, goal: Goal) -> None:
         """Stop working on the goal, leaving it resumable."""
 
+    async def pause_goal_gracefully(self, goal: Goal) -> None:
+        """Stop working on the goal at the end of its current turn, leaving it resumable.
+
+        What the resume policies use (the reserve, a budget): the goal is already ``paused`` in
+        the store — its fence moved on, so anything the runner still reports is ignored — and
+        the agent may finish the turn it is in. A provider whose agent can stop between turns
+        overrides this; the default stops it now, like :meth:`pause_goal`.
+        """
+        await self.pause_goal(goal)
+
     @abc.abstractmethod
     async def cancel_goal(self, goal: Goal) -> None:
         """Stop working on the goal for good (never destroy the user's own objective)."""

@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from core.clock import iso, parse_iso
 from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
-from core.models import Goal, HistoryRow, QuotaReading
+from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
 from core.redact import KNOWN
 from core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -71,7 +71,7 @@ class Committed(Generic[T]):
 _GOAL_COLUMNS = (
     "id, provider, title, state, pause_reason, pause_detail, windows, auto_resume, "
     "next_resume_at, auto_resume_note, resets_at, attempts, fence, hosted, resumed_at, data, "
-    "created_at, updated_at, state_since"
+    "created_at, updated_at, state_since, policy, deferral"
 )
 _HISTORY_COLUMNS = (
     "id, at, goal, event, trigger, origin, outcome, reason, state_from, state_to, fence, quotas, "
@@ -86,6 +86,8 @@ def _goal_from_row(row: Sequence[Any]) -> Goal:
     raw["data"] = json.loads(raw["data"])
     raw["auto_resume"] = bool(raw["auto_resume"])
     raw["hosted"] = bool(raw["hosted"])
+    raw["policy"] = json.loads(raw["policy"])
+    raw["deferral"] = json.loads(raw["deferral"]) if raw["deferral"] else None
     return Goal.model_validate(raw)
 
 
@@ -129,6 +131,8 @@ def _goal_params(goal: Goal) -> tuple[Any, ...]:
         iso(goal.created_at),
         iso(goal.updated_at),
         iso(goal.state_since),
+        goal.policy.model_dump_json(),
+        goal.deferral.model_dump_json() if goal.deferral else None,
     )
 
 
@@ -294,6 +298,39 @@ class SqliteStore:
 
     def list_goals(self) -> list[Goal]:
         rows = self._con.execute(f"SELECT {_GOAL_COLUMNS} FROM goals ORDER BY id").fetchall()
+        return [_goal_from_row(row) for row in rows]
+
+    def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]:
+        """Goals in one of ``states`` that draw on ``window_id``.
+
+        The resume slots of a window are counted with this query, inside the claim's
+        transaction — so the count holds across processes (and hosts sharing a store).
+        """
+        marks = ", ".join("?" * len(states))
+        rows = self._con.execute(
+            f"SELECT {_GOAL_COLUMNS} FROM goals WHERE state IN ({marks}) AND EXISTS "
+            "(SELECT 1 FROM json_each(goals.windows) WHERE json_each.value = ?) "
+            "ORDER BY id",
+            [*(state.value for state in states), window_id],
+        ).fetchall()
+        return [_goal_from_row(row) for row in rows]
+
+    def goals_due_on_window(self, window_id: str, now: datetime,
+                            reasons: Sequence[PauseReason]) -> list[Goal]:
+        """Paused goals with auto-resume on, waiting for one of ``reasons``, that draw on
+        ``window_id`` and whose not-before time has come by ``now``.
+
+        Instants are compared with ``julianday`` (the stored text has a varying number of
+        fractional digits, so it does not sort as text); callers check again exactly.
+        """
+        marks = ", ".join("?" * len(reasons))
+        rows = self._con.execute(
+            f"SELECT {_GOAL_COLUMNS} FROM goals WHERE state = 'paused' AND auto_resume = 1 "
+            f"AND pause_reason IN ({marks}) AND next_resume_at IS NOT NULL "
+            "AND julianday(next_resume_at) <= julianday(?) AND EXISTS "
+            "(SELECT 1 FROM json_each(goals.windows) WHERE json_each.value = ?) ORDER BY id",
+            [*(reason.value for reason in reasons), iso(now), window_id],
+        ).fetchall()
         return [_goal_from_row(row) for row in rows]
 
     def transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]) -> Committed[T]:

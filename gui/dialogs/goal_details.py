@@ -21,6 +21,7 @@ from core.models import Goal
 from core.textfmt import long_time
 from gui import format as fmt
 from gui.bridge import Bridge
+from gui.dialogs.goal_policy_form import GoalPolicyForm
 
 
 def _when(instant: datetime | None) -> str:
@@ -38,12 +39,12 @@ class GoalDetailsDialog(QDialog):
         self.goal_id = goal_id
         self.setWindowTitle("Goal details")
         self.setAccessibleName("Goal details")
-        self.resize(560, 520)
+        self.resize(600, 720)
         self._fields: dict[str, QLabel] = {}
         form = QFormLayout()
         for name in ("Title", "Id", "Provider", "State", "Pause reason", "Windows",
                      "Auto-resume", "Next auto-resume", "Quota resets", "Attempts",
-                     "Last resumed", "Created", "Last change"):
+                     "Budget spent", "Last run", "Last resumed", "Created", "Last change"):
             label = QLabel(self)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                           | Qt.TextInteractionFlag.TextSelectableByKeyboard)
@@ -55,6 +56,7 @@ class GoalDetailsDialog(QDialog):
         self.data_view.setReadOnly(True)
         self.data_view.setAccessibleName("Provider data")
         form.addRow("Provider data:", self.data_view)
+        self.policy_form = GoalPolicyForm(bridge, goal_id, self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         history = QPushButton("Show &history", self)
         buttons.addButton(history, QDialogButtonBox.ButtonRole.ActionRole)
@@ -62,6 +64,7 @@ class GoalDetailsDialog(QDialog):
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.policy_form)
         layout.addWidget(buttons)
         bridge.goals_changed.connect(self._on_bridge_goals_changed)
         self.refresh()
@@ -69,6 +72,7 @@ class GoalDetailsDialog(QDialog):
     def _on_bridge_goals_changed(self, goals: list[Goal]) -> None:
         if any(goal.id == self.goal_id for goal in goals):
             self.refresh()
+            self.policy_form.show_policy()
 
     def field(self, name: str) -> str:
         return self._fields[name].text()
@@ -92,6 +96,8 @@ class GoalDetailsDialog(QDialog):
             "Quota resets": _when(goal.resets_at),
             "Attempts": f"{fmt.attempts_text(goal, self._bridge.max_attempts)} in this episode "
                         f"(runner fence {goal.fence})",
+            "Budget spent": fmt.budget_text(goal, now) or "—",
+            "Last run": fmt.last_run_text(goal) or "—",
             "Last resumed": _when(goal.resumed_at),
             "Created": _when(goal.created_at),
             "Last change": _when(goal.updated_at),

@@ -79,7 +79,9 @@ class QuotaPanel(QWidget):
         reading = self._bridge.reading(gauge.window_id)
         if reading is not None:
             gauge.set_reading(reading, self._bridge.is_exhausted(gauge.window_id), now,
-                              self._bridge.settings.resume_threshold_percent)
+                              self._bridge.settings.resume_threshold_percent,
+                              self._bridge.reserve_percent(gauge.window_id),
+                              self._bridge.forecast_text(gauge.window_id))
 
     def tick(self, now: datetime) -> None:
         for gauge in self.gauges.values():
