@@ -136,13 +136,16 @@ async def start_once(home: Path, index_file: Path | None) -> tuple[float, Any, A
 
 
 def check_start(home: Path, goals: Any, readings: Any) -> tuple[bool, str]:
+    from core.models import GoalState
     from core.providers.codex.goals import state_for
     from core.providers.codex.limits import from_rollout
     from core.providers.codex.readings import to_readings
 
     answer = expected(home)
+    # a generated tree has no goals database: a rollout's `active` is status unknown (paused)
     ok_goals = {o.id.removeprefix("codex:"): o.state for o in goals} == {
-        thread: state_for(status)[0] for thread, status in answer["goals"].items()}
+        thread: GoalState.PAUSED if status == "active" else state_for(status)[0]
+        for thread, status in answer["goals"].items()}
     stamp, candidates = answer["latest"]
     when = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(UTC)
     wants = [{(r.window_id, r.used_percent, r.resets_at)

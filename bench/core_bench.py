@@ -102,8 +102,11 @@ async def bench_lateness(deadlines: int, spread: float) -> None:
     fake = FakeProvider(clock)
     fake.fresh_readings = lambda: [reading("fake:5h", 1, clock.now(),
                                            clock.now() + timedelta(hours=5))]
+    # every deadline starts its goal, as before resume slots existed (bench/policy_bench.py
+    # measures the staggered case)
     engine = Engine(resolve_paths({"GOALKEEPER_HOME": str(home)}),
-                    Settings(resume_jitter_seconds=0), [fake], clock, random.Random(4))
+                    Settings(resume_jitter_seconds=0, max_concurrent_resumes=0), [fake], clock,
+                    random.Random(4))
     await engine.start()
     while len(engine.scheduler.fired) < deadlines:
         await asyncio.sleep(0.5)

@@ -16,7 +16,7 @@ from core.goal_ops import note_row, transition
 from core.i18n import N_
 from core.intake import IntakeContext, schedule, unschedule
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
-from core.policy import NOTE_AUTO_OFF
+from core.policy import NOTE_AUTO_OFF, WAITS_FOR_RESET
 from core.results import ActionResult
 from core.store import Mutation
 
@@ -99,7 +99,7 @@ def decide_auto_resume(goal_id: str, enabled: bool, ctx: IntakeContext, origin: 
         new = current.model_copy(update={"auto_resume": enabled, "updated_at": ctx.now})
         rows = [request_row(goal_id, "auto_resume_changed", ctx.now, origin, Outcome.UPDATED,
                             switched)]
-        if new.state is GoalState.PAUSED and new.pause_reason is PauseReason.QUOTA:
+        if new.state is GoalState.PAUSED and new.pause_reason in WAITS_FOR_RESET:
             if enabled:
                 new, row = schedule(new.model_copy(update={"attempts": 0}), new.resets_at, ctx)
                 rows.append(row)

@@ -43,6 +43,7 @@ class ControlServer:
         self.engine = engine
         self.path = paths.socket_path
         self._server: asyncio.AbstractServer | None = None
+        self._inode: int | None = None
         self._ops: dict[str, Handler] = {
             "ping": self._ping,
             "resume": self._resume,
@@ -51,6 +52,8 @@ class ControlServer:
             "auto-resume": self._auto_resume,
             "start": self._start,
             "refresh": self._refresh,
+            "store-restore": self._store_restore,
+            "goal-set": self._goal_set,
         }
 
     def register(self, op: str, handler: Handler) -> None:
@@ -67,6 +70,7 @@ class ControlServer:
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
+        self._inode = self.path.stat().st_ino
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -74,7 +78,9 @@ class ControlServer:
             await self._server.wait_closed()
             self._server = None
         with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+            if self._inode is not None and self.path.stat().st_ino == self._inode:
+                self.path.unlink()  # ours — not the socket of a host that replaced us
+        self._inode = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -105,7 +111,12 @@ class ControlServer:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
     async def _ping(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "pid": os.getpid()}
+        return {"ok": True, "pid": os.getpid(), "health": self.engine.health().to_json()}
+
+    async def _store_restore(self, request: dict[str, Any]) -> dict[str, Any]:
+        backup = request.get("backup")
+        return await self.engine.restore_store(str(backup) if backup else None,
+                                               bool(request.get("empty")))
 
     async def _resume(self, request: dict[str, Any]) -> dict[str, Any]:
         result = await self.engine.resume(str(request["goal"]), origin=_origin(request))
@@ -124,6 +135,12 @@ class ControlServer:
 
     async def _start(self, request: dict[str, Any]) -> dict[str, Any]:
         result = await self.engine.start_goal(str(request["goal"]), origin=_origin(request))
+        return result.to_json()
+
+    async def _goal_set(self, request: dict[str, Any]) -> dict[str, Any]:
+        result = await self.engine.set_goal_policy(
+            str(request["goal"]), str(request["key"]), str(request["value"]),
+            origin=_origin(request))
         return result.to_json()
 
     async def _refresh(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -18,25 +18,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import random
+import sqlite3
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from core.actions import (
-    decide_auto_resume,
-    decide_cancel,
-    decide_pause,
-    decide_start,
-    result,
-)
+from core.atomic import remove_leftovers
 from core.clock import Clock, SystemClock
 from core.events import (
     EventBus,
     GoalChanged,
-    GoalRemoved,
     HistoryRecorded,
     Notice,
     ProvidersRefreshed,
@@ -44,9 +39,12 @@ from core.events import (
     QuotaObserved,
     QuotaRecovered,
 )
+from core.goal_actions import GoalActions
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
+from core.health import HealthChanged, HostHealth
 from core.i18n import N_
+from core.inbox import ReportQueue, store_unavailable
 from core.intake import (
     IntakeContext,
     decide_limit,
@@ -55,21 +53,39 @@ from core.intake import (
     decide_report,
     schedule,
 )
-from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, QuotaReading, Trigger
+from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
+from core.policies.forecast import ForecastBook
+from core.policies.guard import PolicyGuard
 from core.policy import AutoResumePolicy
 from core.providers.base import GoalObservation, LimitHit, Provider
-from core.quota import QuotaEdge, QuotaManager, recovery_instant
+from core.quota import QuotaEdge, QuotaManager
+from core.quota_view import QuotaView, reading_summary
 from core.results import ActionResult
 from core.resume import ResumeCoordinator
+from core.safe_mode import SafeMode
 from core.scheduler import Scheduler
 from core.settings import Settings
-from core.store import Committed, Mutation, StoreThread
+from core.store import (
+    Committed,
+    LeaseLost,
+    Mutation,
+    SqliteStore,
+    StoreThread,
+)
+from core.supervisor import ProviderSupervisor
+from core.upkeep import StoreKeeper
 
 log = logging.getLogger("goalkeeper")
 
 Job = Callable[[], Awaitable[None]]
-HOST_STOPPING = N_("the host is stopping")
+T = TypeVar("T")
+STOP_DRAIN_SECONDS = 30.0
+#: whole-transaction retries after SQLITE_BUSY (then the error surfaces)
+BUSY_RETRIES = 3
+#: the history reason of a release, by why (stored English, translated when shown)
+RELEASED = {"quota recovered": N_("quota recovered: {windows}"),
+            "a resume slot is free": N_("a resume slot is free: {windows}")}
 #: how long the usage chart's readings are kept (a weekly window and then some)
 SERIES_RETENTION = timedelta(days=35)
 
@@ -84,12 +100,13 @@ class Engine:
         providers: Sequence[Provider],
         clock: Clock | None = None,
         rng: random.Random | None = None,
+        fenced: bool = False,
     ) -> None:
         self.paths = paths
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         self.bus = EventBus()
-        self.store = StoreThread(paths.database)
+        self.store = StoreThread(paths.database, paths.data_dir / "backups", fenced)
         self.quotas = QuotaManager(settings.hysteresis())
         self.policy = AutoResumePolicy.from_settings(settings)
         self.providers: dict[str, Provider] = {p.name: p for p in providers}
@@ -98,41 +115,86 @@ class Engine:
         self.last_refresh: datetime | None = None
         self._rng = rng or random.Random()
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self._inbox: asyncio.Queue[Job] | None = None
+        self.inbox = ReportQueue(self.clock, lambda _: self.health_changed())
+        self._accepting = False  # provider reports are taken (from start() on)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._actions: set[asyncio.Future[None]] = set()
         self._running = False
+        self.supervisor = ProviderSupervisor(self.clock, self.spawn, self.health_changed,
+                                             self._late_start)
+        #: called once when another host took over (the fence refused a write)
+        self.on_lease_lost: Callable[[str], None] | None = None
+        self.lease_lost: str | None = None
+        self.keeper = StoreKeeper(self.store, self.clock)
+        self.care = SafeMode(self)
+        self.view = QuotaView(self.quotas, self.policy)
+        self._keeper_task: asyncio.Task[Any] | None = None
         self.coordinator = ResumeCoordinator(
-            self.store, self.clock, self.providers, self, self.policy, self._committed,
-            settings.runner_start_timeout_seconds, lambda goal_id: self._locks[goal_id],
+            self.store, self.clock, self.providers, self.view, self.policy, self._committed,
+            settings.runner_start_timeout_seconds, self.lock_for, self.record_or_queue,
+            self.written,
         )
+        self.actions = GoalActions(self)
         self.scheduler = Scheduler(self, self.clock, settings, self._rng)
+        self.guard = PolicyGuard(self)
+        self.forecasts = ForecastBook()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
         self.paths.ensure()
         now = self.clock.now()
+        for path in remove_leftovers(self.paths.data_dir):
+            log.info("removed %s, left over from an interrupted write", path)
         await self.store.open(now)
-        if self.store.notice:
-            log.warning("%s", self.store.notice)
-            self.bus.publish(Notice("warning", self.store.notice))
+        self._accepting = True
+        self.spawn(self.inbox.work(), "inbox")
+        self._running = True
+        if self.store.problem is not None:
+            await self.care.enter(self.store.problem.message)
+            return
+        await self.start_normally(now)
+
+    async def start_normally(self, now: datetime) -> None:
         horizon = now - SERIES_RETENTION
         await self.store.run(lambda s: s.prune_series(horizon))
         for reading in await self.store.run(lambda s: s.latest_readings()):
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
+        since = now - 2 * self.forecasts.lookback  # the level in force at the span's start too
+        for window_id in {r.window_id for r in self.quotas.readings(now)}:
+            self.forecasts.seed(window_id, await self.store.run(
+                lambda s, w=window_id: s.series(w, since)))  # type: ignore[misc]
         self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
-        self._inbox = asyncio.Queue()
-        self._running = True
-        self.spawn(self._work_inbox(), "inbox")
+        if self._keeper_task is None or self._keeper_task.done():
+            self._keeper_task = self.spawn(self.keeper.run(), "backups")
         for provider in self.providers.values():
             provider.attach(self)
-            await self._guarded(provider.name, "start", provider.start())
+        # at once: a provider reading a large history (in its worker threads) delays no other
+        await asyncio.gather(*(self.supervisor.start(p) for p in self.providers.values()))
         await self._recover_interrupted()
         await self.refresh()
         self.scheduler.start()
         log.info("engine started for %s with providers %s", self.paths.data_dir,
                  ", ".join(self.providers) or "none")
+
+    def health(self) -> HostHealth:
+        store = dataclasses.replace(self.inbox.health, waiting=len(self.inbox))
+        return HostHealth(store, self.supervisor.health, self.safe_mode)
+
+    def health_changed(self) -> None:
+        self.bus.publish(HealthChanged(self.health()))
+
+    async def _late_start(self, provider: Provider) -> None:
+        """A provider that failed to start has started: read what it knows now."""
+        await self.refresh()
+
+    def _lease_lost(self, exc: LeaseLost) -> None:
+        if self.lease_lost is None:
+            self.lease_lost = str(exc)
+            log.error("%s", exc)
+            self.bus.publish(Notice("error", str(exc)))
+            if self.on_lease_lost is not None:
+                self.on_lease_lost(str(exc))
 
     async def stop(self) -> None:
         if not self._running:
@@ -140,16 +202,32 @@ class Engine:
             return
         self._running = False  # from here on, new actions are refused
         await self.scheduler.stop()
+        await self.supervisor.stop()
         await self._settle_actions()
-        await self._interrupt_hosted()
-        for provider in self.providers.values():
-            await self._guarded(provider.name, "stop", provider.stop())
-        await self.drain()
+        if self.safe_mode is None and self.lease_lost is None:
+            await self._interrupt_hosted()
+        for name in sorted(self.supervisor.started):
+            provider = self.providers[name]
+            await self.guarded_call(provider.name, "stop", provider.stop())
+        await self._drain_for_stop()
+        self._accepting = False
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.store.close()
         log.info("host stopped")
+
+    async def _drain_for_stop(self) -> None:
+        """Apply what waits; with the store still refusing, say how much is not stored (the
+        providers find it again in their own files when the next host starts)."""
+        if self.inbox.health.available:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_DRAIN_SECONDS):
+                    await self.drain()
+        if len(self.inbox):
+            log.error("stopping with %d provider reports not stored (%s); the next host reads "
+                      "them again from the providers' files", len(self.inbox),
+                      self.inbox.health.describe())
 
     async def _settle_actions(self) -> None:
         """Let resumes and starts under way finish before the providers stop: a runner they
@@ -159,7 +237,7 @@ class Engine:
                                timeout=self.settings.runner_start_timeout_seconds + 5)
 
     @contextlib.asynccontextmanager
-    async def _action(self) -> AsyncIterator[bool]:
+    async def action(self) -> AsyncIterator[bool]:
         """Track an action that may start a runner; yields False when the host is stopping."""
         if not self._running:
             yield False
@@ -185,35 +263,31 @@ class Engine:
         if not task.cancelled() and task.exception() is not None:
             log.error("task %s failed", task.get_name(), exc_info=task.exception())
 
-    async def _guarded(self, provider: str, what: str, coro: Awaitable[Any]) -> Any:
+    async def guarded_call(self, provider: str, what: str, coro: Awaitable[Any]) -> Any:
         try:
             return await coro
         except Exception as exc:
-            text = f"provider {provider}: {what} failed: {exc}"
+            text = N_("provider {provider}: {what} failed: {error}").format(
+                provider=provider, what=what, error=exc)
             log.exception("%s", text)
             self.bus.publish(Notice("error", text))
             return None
 
     async def drain(self) -> None:
         """Wait until every queued provider report has been applied."""
-        if self._inbox is not None:
-            await self._inbox.join()
+        await self.inbox.join()
 
-    async def _work_inbox(self) -> None:
-        assert self._inbox is not None
-        while True:
-            job = await self._inbox.get()
+    def _enqueue(self, job: Job, key: Hashable | None = None) -> None:
+        if not self._accepting:
+            raise RuntimeError("the engine is not started")
+
+        async def fenced() -> None:
             try:
                 await job()
-            except Exception:
-                log.exception("applying a provider report failed")
-            finally:
-                self._inbox.task_done()
+            except LeaseLost as exc:  # another host owns the goals now: not ours to store
+                self._lease_lost(exc)
 
-    def _enqueue(self, job: Job) -> None:
-        if self._inbox is None:
-            raise RuntimeError("the engine is not started")
-        self._inbox.put_nowait(job)
+        self.inbox.put(fenced, key)
 
     # -- start-up recovery and shutdown --------------------------------------------------------
 
@@ -233,7 +307,12 @@ class Engine:
     async def _interrupt_hosted(self) -> None:
         for goal in list(self.goals.values()):
             if goal.hosted and goal.state is GoalState.RUNNING:
-                await self._interrupt(goal.id, N_("the host stopped"), "shutdown")
+                try:
+                    await self._interrupt(goal.id, N_("the host stopped"), "shutdown")
+                except Exception as exc:  # the next host's start-up recovery catches it
+                    if store_unavailable(exc) is None and not isinstance(exc, LeaseLost):
+                        raise
+                    log.error("%s: could not record the interruption: %s", goal.id, exc)
 
     async def _interrupt(self, goal_id: str, why: str, origin: str) -> None:
         now = self.clock.now()
@@ -246,15 +325,58 @@ class Engine:
                                   fence=current.fence + 1, auto_resume_note=why)
             return Mutation(new, None, [row])
 
-        await self._transact(goal_id, decide)
+        await self.transact(goal_id, decide)
 
     # -- store plumbing ------------------------------------------------------------------------
 
-    async def _transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
+    async def transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
                         ) -> Committed[Any]:
-        committed = await self.store.run(lambda s: s.transact(goal_id, decide))
+        committed: Committed[Any] = await self.written(lambda s: s.transact(goal_id, decide))
         self._committed(committed)
         return committed
+
+    async def written(self, fn: Callable[[SqliteStore], T]) -> T:
+        """A store write: its failure or success also tells the store's health. SQLITE_BUSY
+        after the busy timeout: the whole transaction again, up to 3 times (retry-table.md)."""
+        try:
+            value = await self._busy_retried(fn)
+        except Exception as exc:
+            reason = store_unavailable(exc)
+            if reason is not None:
+                self.inbox.failed(reason)
+                self.care.maybe_damaged(exc)
+            elif isinstance(exc, LeaseLost):
+                self._lease_lost(exc)
+            raise
+        self.inbox.succeeded()
+        return value
+
+    async def _busy_retried(self, fn: Callable[[SqliteStore], T]) -> T:
+        for _ in range(BUSY_RETRIES):
+            try:
+                return await self.store.run(fn)
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+                    raise
+                log.warning("the store was locked past its busy timeout; trying again")
+        return await self.store.run(fn)
+
+    def lock_for(self, goal_id: str) -> asyncio.Lock:
+        """Held from a resume's claim to its settling: a runner's reports wait for it."""
+        return self._locks[goal_id]
+
+    async def record_or_queue(self, goal_id: str,
+                              decide: Callable[[Goal | None], Mutation[Any]]) -> None:
+        """A change that must be stored because a runner already moved (its start failed, or
+        it was stopped): stored now, or — while the store is unavailable — queued like a
+        provider report, so the goal never stays ``running`` without a runner."""
+        try:
+            await self.transact(goal_id, decide)
+        except Exception as exc:
+            if store_unavailable(exc) is None:
+                raise
+            log.warning("%s: the change waits for the store (%s)", goal_id, exc)
+            self._enqueue(lambda: self._report(goal_id, decide))
 
     def _committed(self, committed: Committed[Any]) -> None:
         after = committed.after
@@ -262,10 +384,10 @@ class Engine:
             self.goals[after.id] = after
             self.bus.publish(GoalChanged(after, committed.before))
         for row in committed.history:
-            self._announce(row)
+            self.announce(row)
         self.scheduler.poke()
 
-    def _announce(self, row: HistoryRow) -> None:
+    def announce(self, row: HistoryRow) -> None:
         """Every stored history row: one log line, one event."""
         log.info("%s %s %s%s%s", row.goal or "-", row.event,
                  row.outcome.value if row.outcome else "",
@@ -273,96 +395,109 @@ class Engine:
                  f": {row.reason}" if row.reason else "")
         self.bus.publish(HistoryRecorded(row))
 
-    def _ctx(self) -> IntakeContext:
+    def ctx(self) -> IntakeContext:
         return IntakeContext(self.clock.now(), self.policy, self._rng.random,
                              self.settings.auto_resume_default)
 
     # -- the provider sink ---------------------------------------------------------------------
 
     def goal_observed(self, provider: str, observation: GoalObservation) -> None:
-        self._enqueue(lambda: self._apply_observation(provider, observation))
+        self._enqueue(lambda: self._apply_observation(provider, observation),
+                      ("observation", observation.id))
 
     def quota_observed(self, reading: QuotaReading) -> None:
-        self._enqueue(lambda: self.record_reading(reading))
+        self._enqueue(lambda: self.record_reading(reading), ("reading", reading.window_id))
 
     def goal_progress(self, goal_id: str, fence: int, detail: str, data: dict[str, Any]) -> None:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_progress(
-            g, fence, data, self._ctx())))
+            g, fence, data, self.ctx())), ("progress", goal_id, fence))
 
     def goal_limited(self, goal_id: str, fence: int, hit: LimitHit) -> None:
         self._enqueue(lambda: self._apply_limit(goal_id, fence, hit))
 
     def goal_finished(self, goal_id: str, fence: int, detail: str | None = None) -> None:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
-            g, fence, GoalEvent.COMPLETE, detail, self._ctx())))
+            g, fence, GoalEvent.COMPLETE, detail, self.ctx())))
 
     def goal_failed(self, goal_id: str, fence: int, detail: str) -> None:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
-            g, fence, GoalEvent.FAIL, detail, self._ctx())))
+            g, fence, GoalEvent.FAIL, detail, self.ctx())))
 
     def goal_paused(self, goal_id: str, fence: int, reason: PauseReason, detail: str) -> None:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
-            g, fence, GoalEvent.PAUSE, detail, self._ctx(), pause_reason=reason)))
+            g, fence, GoalEvent.PAUSE, detail, self.ctx(), pause_reason=reason)))
 
     def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
-            g, fence, GoalEvent.REST, detail, self._ctx())))
+            g, fence, GoalEvent.REST, detail, self.ctx())))
 
     def goal_noted(self, goal_id: str, event: str, reason: str,
                    detail: dict[str, Any] | None = None) -> None:
         row = note_row(goal_id, event, self.clock.now(), reason=reason, detail=detail)
 
         async def append() -> None:
-            self._announce(await self._append(row))
+            self.announce(await self._append(row))
 
         self._enqueue(append)
 
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
-        async with self._locks[goal_id]:  # never between a resume's claim and its settling
-            await self._transact(goal_id, decide)
+        await self.report(goal_id, decide)
+
+    # -- the policy guard's host (core.policies.guard.GuardHost) -------------------------------
+
+    async def report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
+                     ) -> Committed[Any]:
+        async with self.lock_for(goal_id):  # never between a resume's claim and its settling
+            return await self.transact(goal_id, decide)
+
+    def intake_context(self) -> IntakeContext:
+        return self.ctx()
+
+    def enqueue(self, job: Job) -> None:
+        self._enqueue(job)
+
+    def stop_gracefully(self, goal: Goal) -> None:
+        """A policy pause: the provider stops the goal at the end of its turn where it can."""
+        provider = self.providers.get(goal.provider)
+        if provider is not None:
+            self.spawn(self.guarded_call(provider.name, "pause",
+                                         provider.pause_goal_gracefully(goal)),
+                       f"policy-pause:{goal.id}")
 
     async def _apply_observation(self, provider: str, obs: GoalObservation) -> None:
         self.last_refresh = self.clock.now()
         if obs.pause_reason is PauseReason.QUOTA:
             # the goal waits for the latest reset among all its exhausted windows
-            reset = self.latest_reset(obs.windows, obs.resets_at, self.clock.now())
+            reset = self.view.latest_reset(obs.windows, obs.resets_at, self.clock.now())
             obs = dataclasses.replace(obs, resets_at=reset)
-        await self._report(obs.id, lambda g: decide_observation(g, provider, obs, self._ctx()))
+        await self._report(obs.id, lambda g: decide_observation(g, provider, obs, self.ctx()))
 
     async def _apply_limit(self, goal_id: str, fence: int, hit: LimitHit) -> None:
         for reading in hit.readings:
             await self.record_reading(reading)
-        reset = self.latest_reset(hit.windows, hit.resets_at, self.clock.now())
-        await self._report(goal_id, lambda g: decide_limit(g, fence, hit, reset, self._ctx()))
-
-    def latest_reset(self, windows: Sequence[str], reported: datetime | None,
-                     now: datetime) -> datetime | None:
-        """The latest instant at which an exhausted window among ``windows`` lifts."""
-        instants = [reported] if reported is not None else []
-        for window_id in windows:
-            reading = self.quotas.effective(window_id, now)
-            if reading is not None and not self.quotas.is_recovered(window_id):
-                instant = recovery_instant(reading, now, self.quotas.policy)
-                if instant is not None:
-                    instants.append(instant)
-        return max(instants, default=None)
+        reset = self.view.latest_reset(hit.windows, hit.resets_at, self.clock.now())
+        await self._report(goal_id, lambda g: decide_limit(g, fence, hit, reset, self.ctx()))
 
     async def record_reading(self, reading: QuotaReading) -> None:
         """Store a reading, feed the hysteresis and announce what it changed."""
         self.last_refresh = self.clock.now()
-        saved = await self.store.run(lambda s: s.save_reading(reading))
+        saved = await self.written(lambda s: s.save_reading(reading))
         if not saved:
             return
+        previous = self.quotas.tracker(reading.window_id).reading
+        self.forecasts.add(reading)
         self.bus.publish(QuotaObserved(reading))
         await self.handle_edges(self.quotas.observe(reading, self.clock.now()))
+        await self.guard.reading_recorded(
+            previous, reading, self.quotas.effective(reading.window_id, self.clock.now()))
         self.scheduler.poke()
 
     async def handle_edges(self, edges: Sequence[QuotaEdge]) -> None:
         for edge in edges:
             event = "quota_exhausted" if isinstance(edge, QuotaExhausted) else "quota_recovered"
             row = note_row(None, event, self.clock.now(), reason=edge.window_id,
-                           quotas=(_reading_summary(edge.reading),))
-            self._announce(await self._append(row))
+                           quotas=(reading_summary(edge.reading),))
+            self.announce(await self._append(row))
             self.bus.publish(edge)
             if isinstance(edge, QuotaRecovered):
                 self._recovered.add(edge.window_id)
@@ -385,24 +520,39 @@ class Engine:
             if (goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
                     and goal.next_resume_at is None and edge.window_id in goal.windows
                     and "no_reset_note" in goal.data):
-                await self._transact(goal.id, lambda g: _reschedule_lifted(
-                    g, edge.recovered_since, self._ctx()))
+                await self.transact(goal.id, lambda g: _reschedule_lifted(
+                    g, edge.recovered_since, self.ctx()))
 
     async def _append(self, row: HistoryRow) -> HistoryRow:
-        return await self.store.run(lambda s: s.append_history(row))
+        return await self.written(lambda s: s.append_history(row))
 
     async def refresh(self) -> None:
         """Ask every provider for its goals and quotas (the slow path; watchers push changes)."""
-        for provider in self.providers.values():
+        for name in sorted(self.supervisor.started):
+            provider = self.providers[name]
             # quotas first: a goal found paused for quota is planned against its windows
-            readings = await self._guarded(provider.name, "quota read", provider.read_quotas())
+            readings = await self.guarded_call(provider.name, "quota read", provider.read_quotas())
             for reading in readings or []:
-                await self.record_reading(reading)
-            observations = await self._guarded(provider.name, "discovery", provider.discover())
+                await self._apply_or_queue(functools.partial(self.record_reading, reading),
+                                           ("reading", reading.window_id))
+            observations = await self.guarded_call(provider.name, "discovery", provider.discover())
             for obs in observations or []:
-                await self._apply_observation(provider.name, obs)
+                await self._apply_or_queue(functools.partial(self._apply_observation, name, obs),
+                                           ("observation", obs.id))
         self.last_refresh = self.clock.now()
         self.bus.publish(ProvidersRefreshed(self.last_refresh))
+
+    async def _apply_or_queue(self, job: Job, key: Hashable) -> None:
+        """Apply now — or, while reports wait for the store, after them, in order."""
+        if len(self.inbox) or not self.inbox.health.available:
+            self._enqueue(job, key)
+            return
+        try:
+            await job()
+        except Exception as exc:
+            if store_unavailable(exc) is None:
+                raise
+            self._enqueue(job, key)
 
     async def fresh_read(self, provider_name: str, timeout: float | None = None) -> str | None:
         """The authoritative pre-resume read; returns a note when it could not be taken.
@@ -424,155 +574,80 @@ class Engine:
             return N_("fresh read failed ({error}); decided on the last known readings").format(
                 error=text)
         for reading in readings:
-            await self.record_reading(reading)
+            await self._apply_or_queue(functools.partial(self.record_reading, reading),
+                                       ("reading", reading.window_id))
         return None
 
-    async def release(self, goal_id: str, windows: list[str]) -> None:
-        """Bring a quota-paused goal's not-before time forward to now (its windows recovered)."""
+    async def release(self, goal_id: str, windows: list[str], reason: str = "quota recovered"
+                      ) -> None:
+        """Bring a quota-paused goal's not-before time forward to now (its windows recovered,
+        or a slot on them freed)."""
         now = self.clock.now()
 
         def decide(current: Goal | None) -> Mutation[None]:
             if current is None or current.next_resume_at is None or current.next_resume_at <= now:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
+            key = "rising_edge" if reason == "quota recovered" else "slot_free"
             row = note_row(goal_id, "resume_scheduled", now,
-                           reason=N_("quota recovered: {windows}").format(
+                           reason=RELEASED.get(reason, reason + ": {windows}").format(
                                windows=", ".join(windows)),
-                           detail={"not_before": now.isoformat(), "rising_edge": windows})
+                           detail={"not_before": now.isoformat(), key: windows})
             return Mutation(new, None, [row])
 
-        await self._transact(goal_id, decide)
+        await self.transact(goal_id, decide)
 
-    # -- the quota view the resume coordinator decides on --------------------------------------
-
-    def blockers(self, windows: tuple[str, ...], now: datetime) -> dict[str, datetime | None]:
-        result: dict[str, datetime | None] = {}
-        for window_id in windows:
-            if self.quotas.is_recovered(window_id):
-                continue
-            tracker = self.quotas.tracker(window_id)
-            if tracker.recovered_since is not None:
-                result[window_id] = tracker.recovered_since + timedelta(
-                    seconds=self.quotas.policy.stable_seconds)
-                continue
-            reading = self.quotas.effective(window_id, now)
-            instant = recovery_instant(reading, now, self.quotas.policy) if reading else None
-            result[window_id] = (
-                instant + timedelta(seconds=self.policy.margin_seconds) if instant else None
-            )
-        return result
-
-    def snapshot(self, windows: tuple[str, ...], now: datetime) -> tuple[dict[str, Any], ...]:
-        readings = (self.quotas.effective(w, now) for w in windows)
-        return tuple(_reading_summary(r) for r in readings if r is not None)
-
-    # -- goal actions (every one returns a typed result) ----------------------------------------
+    # -- goal actions (every one returns a typed result; see core.goal_actions) -------------------
 
     async def resume(self, goal_id: str, origin: str = "gui",
                      trigger: Trigger = Trigger.MANUAL,
                      context: dict[str, Any] | None = None) -> ActionResult:
-        async with self._action() as allowed:
-            if not allowed:
-                return result(goal_id, Outcome.REFUSED, HOST_STOPPING)
-            return await self.coordinator.resume(goal_id, trigger, origin, context)
+        return await self.actions.resume(goal_id, origin, trigger, context)
 
     async def pause(self, goal_id: str, origin: str = "gui") -> ActionResult:
-        committed = await self._transact(goal_id, decide_pause(goal_id, self.clock.now(), origin))
-        before = committed.before
-        if committed.result.outcome is Outcome.PAUSED and before is not None and (
-            before.state in (GoalState.RUNNING, GoalState.RESUMING)
-        ):
-            await self._stop_runner(before, cancel=False)
-        return committed.result  # type: ignore[no-any-return]
+        return await self.actions.pause(goal_id, origin)
 
     async def cancel(self, goal_id: str, origin: str = "gui") -> ActionResult:
-        committed = await self._transact(goal_id, decide_cancel(goal_id, self.clock.now(), origin))
-        before = committed.before
-        if committed.result.outcome is Outcome.CANCELLED and before is not None and (
-            not before.state.terminal
-        ):
-            await self._stop_runner(before, cancel=True)
-        return committed.result  # type: ignore[no-any-return]
-
-    async def _stop_runner(self, goal: Goal, cancel: bool) -> None:
-        provider = self.providers.get(goal.provider)
-        if provider is None:
-            return
-        action = provider.cancel_goal(goal) if cancel else provider.pause_goal(goal)
-        await self._guarded(provider.name, "cancel" if cancel else "pause", action)
+        return await self.actions.cancel(goal_id, origin)
 
     async def set_auto_resume(self, goal_id: str, enabled: bool,
                               origin: str = "gui") -> ActionResult:
-        decide = decide_auto_resume(goal_id, enabled, self._ctx(), origin)
-        committed = await self._transact(goal_id, decide)
-        reply: ActionResult = committed.result
-        if enabled and reply.outcome is Outcome.UPDATED and committed.after is not None:
-            reply = await self._first_time_notice(committed.after, reply)
-        return reply
+        return await self.actions.set_auto_resume(goal_id, enabled, origin)
 
-    async def _first_time_notice(self, goal: Goal, reply: ActionResult) -> ActionResult:
-        """Attach (and announce) the provider's auto-resume notice the first time only."""
-        provider = self.providers.get(goal.provider)
-        notice = provider.auto_resume_notice(goal) if provider is not None else None
-        if notice is None:
-            return reply
-        key, text = notice
-        meta_key = f"notice_shown:{key}"
-        if await self.store.run(lambda s: s.get_meta(meta_key)) is not None:
-            return reply
-        await self.store.run(lambda s: s.set_meta(meta_key, self.clock.now().isoformat()))
-        self.bus.publish(Notice("warning", text))
-        return dataclasses.replace(reply, notice=text)
+    async def set_goal_policy(self, goal_id: str, key: str, value: str,
+                              origin: str = "gui") -> ActionResult:
+        """Set one of a goal's own resume policies (``goalkeeper goal set``, the details
+        dialog); a goal waiting for its reset is planned again under the new value."""
+        return await self.actions.set_goal_policy(goal_id, key, value, origin)
 
     async def start_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Start an idle goal (``idle → running``) through its provider's runner."""
-        async with self._action() as allowed:
-            if not allowed:
-                return result(goal_id, Outcome.REFUSED, HOST_STOPPING)
-            return await self._start_goal(goal_id, origin)
-
-    async def _start_goal(self, goal_id: str, origin: str) -> ActionResult:
-        known = self.goals.get(goal_id)
-        if known is not None and known.provider not in self.providers:
-            # checked before the move: a goal running with no runner would be stuck there
-            return result(goal_id, Outcome.REFUSED, N_("provider {provider!r} is not enabled")
-                          .format(provider=known.provider), known.state)
-        committed = await self._transact(goal_id, decide_start(goal_id, self.clock.now(), origin))
-        goal = committed.after
-        if committed.result.outcome is not Outcome.RESUMED or goal is None:
-            return committed.result  # type: ignore[no-any-return]
-        provider = self.providers[goal.provider]
-        async with self._locks[goal_id]:
-            try:
-                await provider.start_goal(goal, goal.fence)
-            except Exception as exc:
-                why = N_("could not start: {error}").format(error=exc)
-                await self._transact(goal_id, lambda g: decide_report(
-                    g, goal.fence, GoalEvent.FAIL, why, self._ctx()))
-                return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
-        return committed.result  # type: ignore[no-any-return]
+        return await self.actions.start_goal(goal_id, origin)
 
     async def forget_goal(self, goal_id: str, origin: str = "gui") -> ActionResult:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
-        goal = self.goals.get(goal_id) or await self.store.run(lambda s: s.get_goal(goal_id))
-        if goal is None:
-            return result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal"))
-        if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
-            await self._stop_runner(goal, cancel=False)
-        row = note_row(goal_id, "removed", self.clock.now(), origin=origin,
-                       reason=N_("no longer watched"), outcome=Outcome.UPDATED)
+        return await self.actions.forget_goal(goal_id, origin)
 
-        saved = await self.store.run(lambda s: s.remove_goal(goal_id, row))
-        self.goals.pop(goal_id, None)
-        self.bus.publish(GoalRemoved(goal_id))
-        if saved is not None:
-            self._announce(saved)
-        self.scheduler.poke()
-        return result(goal_id, Outcome.UPDATED, "removed")
+    async def restore_store(self, backup: str | None, empty: bool) -> dict[str, Any]:
+        """Put a verified backup (or, with ``empty``, nothing) in place of a store safe mode
+        cannot use, then start as usual (see :mod:`core.safe_mode`)."""
+        return await self.care.restore(backup, empty)
+
+    async def leave_safe_mode(self) -> None:
+        await self.care.leave()
+
+    @property
+    def safe_mode(self) -> str | None:
+        """Why the store cannot be written (the engine runs nothing), or None."""
+        return self.care.problem
 
     async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0) -> list[
             Any]:
-        return await self.store.run(lambda s: s.history(goal, limit, offset))
+        try:
+            return await self.store.run(lambda s: s.history(goal, limit, offset))
+        except sqlite3.DatabaseError as exc:
+            self.care.maybe_damaged(exc)
+            raise
 
 
 def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
@@ -587,13 +662,3 @@ def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
     new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),
                         min(since, ctx.now), ctx)
     return Mutation(new, None, [row])
-
-
-def _reading_summary(reading: QuotaReading) -> dict[str, Any]:
-    return {
-        "window": reading.window_id,
-        "used_percent": reading.used_percent,
-        "resets_at": reading.resets_at.isoformat() if reading.resets_at else None,
-        "exactness": reading.exactness.value,
-        "observed_at": reading.observed_at.isoformat(),
-    }

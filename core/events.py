@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.health import HealthChanged
 from core.models import Goal, HistoryRow, QuotaReading
 from core.notify.health import ChannelHealth
 from core.notify.kinds import Notification
@@ -112,6 +113,7 @@ Event = (
     | Notice
     | NotificationIssued
     | NotifyChannelChanged
+    | HealthChanged
 )
 Subscriber = Callable[[Event], None]
 

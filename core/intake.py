@@ -19,13 +19,24 @@ from typing import Any
 from core.goal_machine import GoalEvent, allowed
 from core.goal_ops import note_row, transition
 from core.i18n import N_
-from core.models import Goal, GoalState, HistoryRow, PauseReason
-from core.policy import NOTE_CAP_REACHED, AutoResumePolicy, plan_resume
+from core.models import Deferral, Goal, GoalState, HistoryRow, PauseReason
+from core.policies.marks import last_run_data, policy_paused, sticks_against
+from core.policy import NOTE_CAP_REACHED, WAITS_FOR_RESET, AutoResumePolicy, plan_resume
 from core.providers.base import GoalObservation, LimitHit
 from core.store import Mutation
 
 #: returns a jitter value in [0, 1)
 Jitter = Callable[[], float]
+#: a scheduled resume's history reason, by the policy that paused the goal (none: the quota):
+#: alone, with the rule that deferred it, and with that rule's allowed hours (stored English)
+SCHEDULED = {
+    "": (N_("quota exhausted"), N_("quota exhausted; {rule}"),
+         N_("quota exhausted; {rule}: {hours}")),
+    "reserve": (N_("reserve reached"), N_("reserve reached; {rule}"),
+                N_("reserve reached; {rule}: {hours}")),
+    "budget": (N_("budget spent"), N_("budget spent; {rule}"),
+               N_("budget spent; {rule}: {hours}")),
+}
 
 
 @dataclass(frozen=True)
@@ -39,14 +50,22 @@ class IntakeContext:
 def schedule(goal: Goal, reset: datetime | None, ctx: IntakeContext) -> tuple[Goal, HistoryRow]:
     """Plan a quota-paused goal's automatic resume; the row says when, or why not."""
     plan = plan_resume(goal, reset, ctx.now, ctx.policy, ctx.jitter())
+    deferral = Deferral(rule=plan.deferred_by, until=plan.next_resume_at) if (
+        plan.deferred_by and plan.next_resume_at) else None
     new = goal.model_copy(
         update={"next_resume_at": plan.next_resume_at, "auto_resume_note": plan.note,
-                "resets_at": reset}
+                "resets_at": reset, "deferral": deferral}
     )
     if plan.next_resume_at is not None:
-        row = note_row(goal.id, "resume_scheduled", ctx.now, reason=N_("quota exhausted"),
-                       detail={"not_before": plan.next_resume_at.isoformat(),
-                               "resets_at": reset.isoformat() if reset else None})
+        why, with_rule, with_hours = SCHEDULED.get(policy_paused(goal) or "", SCHEDULED[""])
+        detail: dict[str, Any] = {"not_before": plan.next_resume_at.isoformat(),
+                                  "resets_at": reset.isoformat() if reset else None}
+        if deferral is not None:
+            hours = ctx.policy.rules.hours_for(goal)
+            why = (with_hours if hours else with_rule).format(
+                rule=deferral.rule, hours=hours.describe() if hours else "")
+            detail["rule"] = deferral.rule
+        row = note_row(goal.id, "resume_scheduled", ctx.now, reason=why, detail=detail)
     else:
         event = "gave_up" if (plan.note or "").startswith(NOTE_CAP_REACHED) else (
             "resume_not_scheduled")
@@ -88,7 +107,7 @@ def _replan_on_block_change(current: Goal, mutation: Mutation[str],
     planned again — so its schedule and note follow, and the history says why."""
     goal = mutation.goal
     if goal is None or goal.state is not GoalState.PAUSED or (
-        goal.pause_reason is not PauseReason.QUOTA
+        goal.pause_reason not in WAITS_FOR_RESET
     ):
         return mutation
     if current.data.get("auto_resume_block") == goal.data.get("auto_resume_block"):
@@ -161,8 +180,11 @@ def _observed_pause(goal: Goal, obs: GoalObservation, ctx: IntakeContext) -> Mut
     if goal.state is GoalState.PAUSED and (
         goal.pause_reason is PauseReason.USER
         or (goal.pause_reason is reason and goal.resets_at == obs.resets_at)
+        or sticks_against(goal, reason)
     ):
-        return Mutation(goal, "unchanged")  # a user pause is sticky; nothing new otherwise
+        # a user pause is sticky, and so is a reserve or budget pause against the agent merely
+        # showing the goal paused (by us); nothing new otherwise
+        return Mutation(goal, "unchanged")
     if not allowed(goal.state, GoalEvent.PAUSE):
         return Mutation(goal, "unchanged")
     changes: dict[str, Any] = {}
@@ -170,6 +192,7 @@ def _observed_pause(goal: Goal, obs: GoalObservation, ctx: IntakeContext) -> Mut
         # a limit hit seen in the agent's files, not reported by a runner: the same episode
         # rules as decide_limit, or attempts would pile up across episodes to the cap
         changes["attempts"] = goal.attempts if _relimited(goal, ctx) else 0
+        changes["data"] = goal.data | last_run_data(goal, ctx.now)
     new, row = transition(goal, GoalEvent.PAUSE, ctx.now, origin=f"provider:{goal.provider}",
                           pause_reason=reason, pause_detail=obs.pause_detail, **changes)
     rows = [row]
@@ -200,7 +223,7 @@ def decide_limit(
         return Mutation(None, "stale report ignored")
     assert current is not None
     relimited = _relimited(current, ctx)
-    data = dict(current.data)
+    data = current.data | last_run_data(current, ctx.now)
     if hit.no_timed_reset:
         data["no_reset_note"] = hit.detail or N_("no timed reset")
     else:

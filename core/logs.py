@@ -1,7 +1,8 @@
 """Logging: a rotating file in the log directory (and stdout for headless hosts).
 
 One line per state change and decision (the engine logs every history row). Secrets are never
-passed to a logger: provider code logs names of secrets, never values.
+passed to a logger: provider code logs names of secrets, never values — and every line is
+masked anyway (:data:`core.redact.KNOWN`), in every encoding a secret can take.
 
 When stdout is the systemd journal (``$JOURNAL_STREAM`` names its device and inode, as systemd
 sets it for ``StandardOutput=journal``), stdout lines carry the level as a syslog priority
@@ -20,6 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
+from core.redact import KNOWN, remember, secret_environment
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 JOURNAL_FORMAT = "%(name)s: %(message)s"
 #: syslog priorities of the logging levels (sd-daemon(3): "<N>" at the start of a line)
@@ -28,9 +31,14 @@ _PRIORITIES = ((logging.CRITICAL, 2), (logging.ERROR, 3), (logging.WARNING, 4),
 
 
 class _UtcFormatter(logging.Formatter):
+    """UTC times; every known secret masked in the whole line, traceback included."""
+
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + (
             f".{int(record.msecs):03d}Z")
+
+    def format(self, record: logging.LogRecord) -> str:
+        return KNOWN.text(super().format(record))
 
 
 class _JournalFormatter(logging.Formatter):
@@ -60,8 +68,13 @@ def _stdout_handler() -> logging.Handler:
 
 
 def setup_logging(log_file: Path | None, stdout: bool = False,
-                  level: int = logging.INFO) -> list[logging.Handler]:
-    """Attach handlers to the ``goalkeeper`` and ``core`` loggers; returns them for removal."""
+                  level: int = logging.INFO,
+                  environ: Mapping[str, str] | None = None) -> list[logging.Handler]:
+    """Attach handlers to the ``goalkeeper`` and ``core`` loggers; returns them for removal.
+
+    The host's secret-looking environment variables (``*_API_KEY``, ``*TOKEN*``…) are
+    remembered first, so that no log line — nor the daemon's output — can show them."""
+    remember(secret_environment(os.environ if environ is None else environ))
     handlers: list[logging.Handler] = []
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)

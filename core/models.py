@@ -10,11 +10,18 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from core.clock import to_utc
+from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
+from core.policies.goal_policy import GoalPolicy
 
 UtcDatetime = Annotated[datetime, AfterValidator(to_utc)]
+#: texts from outside (agents, providers) are cut to size before they can be stored
+Title = Annotated[str, BeforeValidator(lambda v: clip(v, MAX_TITLE_CHARS)
+                                       if isinstance(v, str) else v)]
+Description = Annotated[str | None, BeforeValidator(
+    lambda v: clip(v, MAX_DESCRIPTION_CHARS) if isinstance(v, str) else v)]
 
 
 class GoalState(StrEnum):
@@ -32,7 +39,8 @@ class GoalState(StrEnum):
 
 
 class PauseReason(StrEnum):
-    QUOTA = "quota"  # the only auto-resumable reason
+    QUOTA = "quota"  # auto-resumed once the quota is back
+    BUDGET = "budget"  # spent its budget of a window: auto-resumed only in the next period
     USER = "user"  # never auto-resumed
     AUTH = "auth"
     ERROR = "error"
@@ -120,24 +128,39 @@ class QuotaReading(_Frozen):
 
 
 
+class Deferral(_Frozen):
+    """Which resume policy moved a goal's not-before time, and to when.
+
+    It speaks for the goal only while ``until`` is still the goal's ``next_resume_at``: anything
+    else that moves the time (a new plan, a failed start) makes it silent, without having to
+    know about it.
+    """
+
+    rule: str  # "allowed hours" | "reserve" | "waiting for a slot" | "budget"
+    until: UtcDatetime
+
+
 class Goal(_Frozen):
     """A goal Goalkeeper watches, as stored.
 
     ``fence`` is the fencing token: bumped by every claim that moves the goal (resume, pause,
     cancel), carried by the runner that claim started, and required by every report that runner
     makes — so a runner from an older claim can never move the goal.
+
+    ``policy`` is the goal's own resume policy (priority, budget, allowed hours); ``deferral``
+    the policy rule that set ``next_resume_at``, when one did (see :attr:`deferred_by`).
     """
 
     id: str
     provider: str
-    title: str
+    title: Title
     state: GoalState = GoalState.IDLE
     pause_reason: PauseReason | None = None
-    pause_detail: str | None = None
+    pause_detail: Description = None
     windows: tuple[str, ...] = ()
     auto_resume: bool = False
     next_resume_at: UtcDatetime | None = None
-    auto_resume_note: str | None = None
+    auto_resume_note: Description = None
     resets_at: UtcDatetime | None = None
     attempts: int = 0
     fence: int = 0
@@ -147,6 +170,16 @@ class Goal(_Frozen):
     created_at: UtcDatetime
     updated_at: UtcDatetime
     state_since: UtcDatetime | None = None  # when the goal entered its current state
+    policy: GoalPolicy = Field(default_factory=GoalPolicy)
+    deferral: Deferral | None = None
+
+    @property
+    def deferred_by(self) -> str | None:
+        """The rule the pending automatic resume waits for (``allowed hours``…), if any."""
+        if self.deferral is None or self.next_resume_at is None or (
+                self.deferral.until != self.next_resume_at):
+            return None
+        return self.deferral.rule
 
 
 
@@ -160,7 +193,7 @@ class HistoryRow(_Frozen):
     trigger: Trigger | None = None
     origin: str | None = None
     outcome: Outcome | None = None
-    reason: str | None = None
+    reason: Description = None
     state_from: GoalState | None = None
     state_to: GoalState | None = None
     fence: int | None = None

@@ -60,7 +60,8 @@ class Paths:
         for directory in (self.config_dir, self.data_dir, self.log_dir):
             directory.mkdir(parents=True, exist_ok=True)
         self.runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(self.runtime_dir, 0o700)
+        if self.runtime_dir.stat().st_mode & 0o777 != 0o700:  # (a read-only fs: leave it)
+            os.chmod(self.runtime_dir, 0o700)
 
 
 def resolve_paths(environ: Mapping[str, str] | None = None) -> Paths:

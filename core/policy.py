@@ -10,17 +10,22 @@ Pure functions over frozen values; the coordinator and the scheduler apply them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from core.i18n import N_
 from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
+from core.policies.rules import RULE_BUDGET, RULE_HOURS, ResumeRules
 from core.settings import Settings
 
 NOTE_AUTO_OFF = N_("auto-resume is off")
 NOTE_NO_RESET = N_("no reset time known")
 NOTE_BEYOND_MAX_WAIT = N_("beyond max wait")
 NOTE_CAP_REACHED = N_("attempt cap reached")
+NOTE_NO_ALLOWED_HOURS = N_("no allowed hours within a week")
+
+#: pause reasons that end with a window's reset, and are then resumed automatically
+WAITS_FOR_RESET = frozenset({PauseReason.QUOTA, PauseReason.BUDGET})
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class AutoResumePolicy:
         relimit_window: a new limit this soon after an automatic resume keeps the episode (and
             its attempt count); later, a new episode starts at zero.
         failure_backoff: the wait before retrying when a runner failed to start.
+        rules: the resume policies — reserve, allowed hours, slots (:mod:`core.policies`).
     """
 
     margin_seconds: float = 45.0
@@ -43,6 +49,7 @@ class AutoResumePolicy:
     max_attempts: int = 3
     relimit_window: timedelta = timedelta(minutes=30)
     failure_backoff: timedelta = timedelta(minutes=5)
+    rules: ResumeRules = field(default_factory=ResumeRules)
 
     def __post_init__(self) -> None:
         if self.margin_seconds < 0 or self.jitter_seconds < 0:
@@ -61,15 +68,18 @@ class AutoResumePolicy:
             max_attempts=settings.max_auto_attempts,
             relimit_window=timedelta(seconds=settings.relimit_window_seconds),
             failure_backoff=timedelta(seconds=settings.resume_failure_backoff_seconds),
+            rules=ResumeRules.from_settings(settings),
         )
 
 
 @dataclass(frozen=True)
 class Plan:
-    """The outcome of planning: a not-before time, or the note saying why there is none."""
+    """The outcome of planning: a not-before time, or the note saying why there is none;
+    ``deferred_by`` names the policy rule that moved the time (allowed hours)."""
 
     next_resume_at: datetime | None
     note: str | None
+    deferred_by: str | None = None
 
 
 def plan_resume(
@@ -94,7 +104,18 @@ def plan_resume(
         return Plan(None, NOTE_BEYOND_MAX_WAIT)
     # jitter is applied before clamping to "now", so an overdue reset resumes without delay
     not_before = reset + timedelta(seconds=policy.margin_seconds + jitter * policy.jitter_seconds)
-    return Plan(max(not_before, now), None)
+    return _within_hours(goal, max(not_before, now), policy)
+
+
+def _within_hours(goal: Goal, not_before: datetime, policy: AutoResumePolicy) -> Plan:
+    """Move a planned resume that falls outside the goal's allowed hours to their next start."""
+    hours = policy.rules.hours_for(goal)
+    if hours is None or hours.allows(not_before):
+        return Plan(not_before, None)
+    allowed = hours.next_allowed(not_before)
+    if allowed is None:
+        return Plan(None, NOTE_NO_ALLOWED_HOURS)
+    return Plan(allowed, None, RULE_HOURS)
 
 
 @dataclass(frozen=True)
@@ -104,6 +125,9 @@ class Decision:
     outcome: Outcome
     reason: str
     not_before: datetime | None = None
+    rule: str | None = None  # the resume policy that deferred it (core.policies.rules)
+    note: str | None = None  # what a manual resume went past (the reserve, allowed hours...)
+    takes_slot: bool = False  # an automatic resume that holds a slot on its windows
 
     @property
     def allowed(self) -> bool:
@@ -142,15 +166,23 @@ def decide_resume(
 def _decide_auto(
     goal: Goal, now: datetime, blockers: Mapping[str, datetime | None], policy: AutoResumePolicy
 ) -> Decision:
-    if goal.pause_reason is not PauseReason.QUOTA:
+    if goal.pause_reason not in WAITS_FOR_RESET:
         return Decision(Outcome.REFUSED, N_("paused for {reason}: never auto-resumed").format(
             reason=_reason(goal)))
     plan = plan_resume(goal, goal.resets_at, now, policy, 0.0)
     if plan.next_resume_at is None:
         return Decision(Outcome.REFUSED, plan.note or NOTE_NO_RESET)
     if goal.next_resume_at is not None and now < goal.next_resume_at:
-        return Decision(Outcome.DEFERRED, N_("not before the scheduled time"),
-                        goal.next_resume_at)
+        rule = goal.deferred_by
+        why = (N_("{rule}: not before the scheduled time").format(rule=rule) if rule
+               else N_("not before the scheduled time"))
+        return Decision(Outcome.DEFERRED, why, goal.next_resume_at, rule)
+    if goal.pause_reason is PauseReason.BUDGET and goal.resets_at is not None and (
+            now < goal.resets_at):
+        # never in the episode that spent the budget, whatever moved the time
+        return Decision(Outcome.DEFERRED, N_("{rule}: spent for this window period").format(
+                            rule=RULE_BUDGET),
+                        goal.resets_at + timedelta(seconds=policy.margin_seconds), RULE_BUDGET)
     if blockers:
         return _deferred_by_windows(now, blockers, policy)
     return Decision(Outcome.RESUMED, N_("quota recovered"))

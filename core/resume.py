@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -27,11 +27,13 @@ from core.clock import Clock
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
 from core.i18n import N_
-from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
-from core.policy import AutoResumePolicy, Decision, decide_resume, plan_resume
+from core.models import Deferral, Goal, GoalState, Outcome, PauseReason, Trigger
+from core.policies.gate import review
+from core.policies.rules import WindowLevel
+from core.policy import WAITS_FOR_RESET, AutoResumePolicy, Decision, decide_resume, plan_resume
 from core.providers.base import Provider, RunnerDeferred, StartOutcome
 from core.results import ActionResult
-from core.store import Committed, Mutation, StoreThread
+from core.store import Committed, Mutation, SqliteStore, StoreThread
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +47,16 @@ class QuotaView(Protocol):
         """The readings a decision is based on, for the history row."""
         ...
 
+    def levels(self, windows: tuple[str, ...], now: datetime) -> tuple[WindowLevel, ...]:
+        """Used % and next reset of each window, for the resume policies."""
+        ...
+
 
 OnCommitted = Callable[[Committed[Any]], None]
+Decide = Callable[[Goal | None], Mutation[Any]]
+#: stores a change now or, while the store is unavailable, queues it (never lost)
+RecordOrQueue = Callable[[str, Decide], Awaitable[None]]
+Write = Callable[[Callable[[Any], Any]], Awaitable[Any]]
 
 
 class ResumeCoordinator:
@@ -62,8 +72,12 @@ class ResumeCoordinator:
         on_committed: OnCommitted,
         start_timeout: float = 60.0,
         lock_for: Callable[[str], asyncio.Lock] | None = None,
+        record_or_queue: RecordOrQueue | None = None,
+        write: Write | None = None,
     ) -> None:
         self._store = store
+        self._write: Write = write or store.run
+        self._record_or_queue = record_or_queue
         self._clock = clock
         self._providers = providers
         self._quotas = quotas
@@ -85,9 +99,13 @@ class ResumeCoordinator:
         windows = goal.windows if goal else ()
         blockers = self._quotas.blockers(windows, now)
         quotas = self._quotas.snapshot(windows, now)
+        levels = self._quotas.levels(windows, now)
 
-        def claim(current: Goal | None) -> Mutation[Decision]:
+        def claim(current: Goal | None, store: SqliteStore) -> Mutation[Decision]:
             decision = decide_resume(current, trigger, now, blockers, self._policy)
+            # the resume policies; the slot count is a query inside this very transaction
+            decision = review(decision, current, trigger, now, levels, self._policy, store)
+            detail = (context or {}) | ({"rule": decision.rule} if decision.rule else {})
             row = note_row(
                 goal_id,
                 "resume_requested",
@@ -97,7 +115,7 @@ class ResumeCoordinator:
                 trigger=trigger,
                 origin=origin,
                 quotas=quotas,
-                detail=context,
+                detail=detail,
             )
             if current is None or not decision.allowed:
                 return Mutation(_deferral(current, decision, trigger, now), decision, [row])
@@ -111,10 +129,13 @@ class ResumeCoordinator:
                 fence=current.fence + 1,
                 attempts=_attempts_after_claim(current, trigger),
                 next_resume_at=None,
+                deferral=None,
+                data=current.data | {"resume_slot": decision.takes_slot},
             )
             return Mutation(claimed, decision, [moved])
 
-        committed = await self._store.run(lambda s: s.transact(goal_id, claim))
+        committed = await self._write(
+            lambda s: s.transact(goal_id, lambda current: claim(current, s)))
         self._on_committed(committed)
         decision = committed.result
         if not decision.allowed or committed.after is None:
@@ -129,7 +150,8 @@ class ResumeCoordinator:
         # reports from the runner we are about to start wait for this lock: they apply only
         # after the claim has settled
         async with self._lock_for(goal_id):
-            return await self._carry_out(committed.after, trigger, origin, quotas, context)
+            return await self._carry_out(committed.after, trigger, origin, quotas, context,
+                                         decision.note)
 
     async def _carry_out(
         self,
@@ -138,6 +160,7 @@ class ResumeCoordinator:
         origin: str,
         quotas: tuple[dict[str, Any], ...],
         context: dict[str, Any] | None,
+        note: str | None = None,
     ) -> ActionResult:
         provider = self._providers.get(goal.provider)
         error: str | None = None
@@ -157,20 +180,39 @@ class ResumeCoordinator:
         except Exception as exc:  # a runner failure must never leave the goal in `resuming`
             log.warning("resume of %s failed: %s", goal.id, exc)
             error = str(exc) or type(exc).__name__
-        settle = _Settle(goal, trigger, origin, quotas, context, self._clock.now(), self._policy)
+        settle = _Settle(goal, trigger, origin, quotas, context, self._clock.now(), self._policy,
+                         note)
         decide = settle.decide(started, error, deferred)
-        committed = await self._store.run(lambda s: s.transact(goal.id, decide))
+        try:
+            committed = await self._write(lambda s: s.transact(goal.id, decide))
+        except Exception as exc:
+            if self._record_or_queue is None:
+                raise
+            return await self._unsettled(goal, settle, provider, started, exc)
         self._on_committed(committed)
         result: ActionResult = committed.result
         if settle.superseded and started is StartOutcome.STARTED and provider is not None:
             await _stop_quietly(provider, goal)
         return result
 
+    async def _unsettled(self, goal: Goal, settle: _Settle, provider: Provider | None,
+                         started: StartOutcome | None, exc: Exception) -> ActionResult:
+        """The settling could not be stored: a runner nobody can record must not run. It is
+        stopped, and the goal's way back to ``paused`` waits for the store."""
+        assert self._record_or_queue is not None
+        why = N_("the store could not record the resume ({error}); the runner was stopped").format(
+            error=exc)
+        log.error("%s: %s", goal.id, why)
+        if started is StartOutcome.STARTED and provider is not None:
+            await _stop_quietly(provider, goal)
+        await self._record_or_queue(goal.id, settle.decide(None, why, None))
+        return ActionResult(goal.id, Outcome.FAILED, why, None, GoalState.RESUMING)
+
 
 def _attempts_after_claim(goal: Goal, trigger: Trigger) -> int:
     if trigger is Trigger.MANUAL:
         return 0  # the user took over: a new episode
-    if goal.pause_reason is PauseReason.QUOTA:
+    if goal.pause_reason in WAITS_FOR_RESET:
         return goal.attempts + 1
     return goal.attempts
 
@@ -191,9 +233,11 @@ def _deferral(goal: Goal | None, decision: Decision, trigger: Trigger,
                                        "updated_at": now})
     if decision.outcome is not Outcome.DEFERRED or decision.not_before is None:
         return None
-    if goal.next_resume_at == decision.not_before:
+    deferral = Deferral(rule=decision.rule, until=decision.not_before) if decision.rule else None
+    if goal.next_resume_at == decision.not_before and goal.deferral == deferral:
         return None
-    return goal.model_copy(update={"next_resume_at": decision.not_before, "updated_at": now})
+    return goal.model_copy(update={"next_resume_at": decision.not_before, "deferral": deferral,
+                                   "updated_at": now})
 
 
 class _Settle:
@@ -208,6 +252,7 @@ class _Settle:
         context: dict[str, Any] | None,
         now: datetime,
         policy: AutoResumePolicy,
+        note: str | None = None,
     ) -> None:
         self.claimed = claimed
         self.trigger = trigger
@@ -216,6 +261,7 @@ class _Settle:
         self.context = context or {}
         self.now = now
         self.policy = policy
+        self.note = note
         self.superseded = False
 
     def decide(
@@ -262,7 +308,9 @@ class _Settle:
         else:
             reason = (N_("resumed") if started is StartOutcome.STARTED
                       else N_("the agent was already working on it"))
-            data = current.data | {"last_resume_trigger": self.trigger.value}
+            if self.note and started is StartOutcome.STARTED:
+                reason = self.note  # what the manual resume went past: the reserve, the hours
+            data = current.data | {"last_resume_trigger": self._run_trigger(current)}
             new, moved = transition(
                 current, GoalEvent.RESUME_SUCCEEDED, self.now, origin=self.origin,
                 trigger=self.trigger, reason=reason, hosted=started is StartOutcome.STARTED,
@@ -271,6 +319,15 @@ class _Settle:
         result = ActionResult(current.id, Outcome.RESUMED, reason, None, new.state)
         return Mutation(new, result, [moved, self._row(Outcome.RESUMED, reason)])
 
+    def _run_trigger(self, current: Goal) -> str:
+        """What started this run: a restored run keeps the trigger of the run it restores
+        (a manual run stays manual across a host restart, so no policy pauses it)."""
+        previous = current.data.get("last_resume_trigger")
+        if self.trigger is Trigger.STARTUP and current.pause_reason is PauseReason.INTERRUPTED and (
+                isinstance(previous, str)):
+            return previous
+        return self.trigger.value
+
     def _back_to_paused(
         self, current: Goal, outcome: Outcome, reason: str, wait: timedelta, uncount: bool
     ) -> Mutation[ActionResult]:
@@ -278,7 +335,7 @@ class _Settle:
             current.attempts)
         retry_at: datetime | None = None
         note = current.auto_resume_note
-        if self.trigger is not Trigger.MANUAL and current.pause_reason is PauseReason.QUOTA:
+        if self.trigger is not Trigger.MANUAL and current.pause_reason in WAITS_FOR_RESET:
             # retry later only where an automatic resume would still be allowed then
             plan = plan_resume(current.model_copy(update={"attempts": max(0, attempts)}),
                                self.now, self.now, self.policy, 0.0)

@@ -10,12 +10,13 @@ fault                       what happens
 ``none`` / ``empty``        success (``empty``: the step answered, with nothing to offer)
 ``temporary``               timeouts, connection errors, 408, 5xx: retried with exponential
                             backoff and full jitter while attempts remain, then *exhausted*
-``rate_limited``            429: a known ``retry_after`` ≤ ``max_inline_wait`` is waited in
+``rate_limited``            429 (and a 403 with rate-limit signals): a known ``retry_after`` ≤
+                            ``max_inline_wait`` is waited in
                             process (+ a little jitter); a longer one pauses for quota; without a
                             time it is retried like a temporary fault
 ``quota_exhausted``         a known reset pauses for quota until then; without one it needs a
                             human (nothing will lift it by itself)
-``auth`` / ``config``       401/403, exit 77 / exit 78: never retried — *needs a human*
+``auth`` / ``config``       401 / plain 403, exit 77 / exit 78: never retried — *needs a human*
 ``permanent``               anything else: never retried
 ==========================  ===================================================================
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from enum import StrEnum
+from typing import Any
 
 #: Retry-After values beyond this are treated as malformed (a 40-digit value is not a plan)
 MAX_RETRY_AFTER_SECONDS = 30 * 86400.0
@@ -57,17 +59,14 @@ class Fault(StrEnum):
         return self in (Fault.AUTH, Fault.CONFIG)
 
 
-def classify_http(status: int) -> Fault:
-    """The fault an HTTP status stands for (2xx is success)."""
-    if 200 <= status < 300:
-        return Fault.NONE
-    if status == 429:
-        return Fault.RATE_LIMITED
-    if status in (401, 403):
-        return Fault.AUTH
-    if status == 408 or 500 <= status < 600:
-        return Fault.TEMPORARY
-    return Fault.PERMANENT
+def classify_http(status: int, **signals: Any) -> Fault:
+    """The fault an HTTP status stands for (2xx is success), with what else is known about
+    the answer (``code``, ``message``, ``retry_after``, ``remaining_zero``…): the rows of
+    :mod:`core.retry_table` — a 429 ``insufficient_quota`` is a quota stop, a 403 with
+    rate-limit signals a rate limit."""
+    from core.retry_table import ErrorSignals, classify_error
+
+    return classify_error(ErrorSignals(status=status, **signals)).fault
 
 
 def parse_retry_after(value: object, now: datetime) -> float | None:

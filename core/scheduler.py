@@ -30,7 +30,10 @@ from typing import Any, Protocol
 
 from core.clock import Clock
 from core.events import EventBus, SchedulerWoke
-from core.models import Goal, GoalState, PauseReason, QuotaReading, Trigger
+from core.models import Goal, GoalState, QuotaReading, Trigger
+from core.policies.rules import RULE_SLOT
+from core.policies.slots import holds_slot, rank_key
+from core.policy import WAITS_FOR_RESET
 from core.providers.base import Provider
 from core.quota import QuotaEdge, QuotaManager
 from core.results import ActionResult
@@ -60,14 +63,15 @@ class SchedulerHost(Protocol):
 
     def has_recovered(self) -> bool: ...
 
-    async def release(self, goal_id: str, windows: list[str]) -> None: ...
+    async def release(self, goal_id: str, windows: list[str], reason: str = ...) -> None: ...
 
     async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
                      context: dict[str, Any] | None = None) -> ActionResult: ...
 
 
 def waiting_for_quota(goal: Goal) -> bool:
-    return goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
+    """Paused until a window resets: for quota, or for a budget spent in its period."""
+    return goal.state is GoalState.PAUSED and goal.pause_reason in WAITS_FOR_RESET
 
 
 class Scheduler:
@@ -187,6 +191,7 @@ class Scheduler:
         await self._host.handle_edges(self._host.quotas.evaluate(now))
         recovered = self._host.take_recovered()
         await self._release(now, recovered)
+        await self._release_slots(now)
         await self._wake_providers(now)
         due = self._due(now)
         if due:
@@ -208,6 +213,27 @@ class Scheduler:
                     and all(self._host.quotas.is_recovered(w) for w in goal.windows)):
                 await self._host.release(goal.id, sorted(recovered & set(goal.windows)))
 
+    async def _release_slots(self, now: datetime) -> None:
+        """A goal waiting for a slot need not wait for its settle deadline once a holder stopped:
+        its not-before becomes now, and the claim (counting in the store) decides again."""
+        limit = self._settings.max_concurrent_resumes
+        settle = timedelta(seconds=self._settings.resume_settle_seconds)
+        goals = list(self._host.goals.values())
+        waiting = [g for g in goals if waiting_for_quota(g) and g.deferred_by == RULE_SLOT
+                   and g.next_resume_at is not None and g.next_resume_at > now]
+        if not waiting:
+            return
+        held: dict[str, int] = {}
+        for goal in goals:
+            if holds_slot(goal, now, settle):
+                for window in goal.windows:
+                    held[window] = held.get(window, 0) + 1
+        for goal in sorted(waiting, key=rank_key):  # as many as there are free slots, best first
+            if limit == 0 or all(held.get(w, 0) < limit for w in goal.windows):
+                for window in goal.windows:
+                    held[window] = held.get(window, 0) + 1
+                await self._host.release(goal.id, list(goal.windows), "a resume slot is free")
+
     async def _fresh_reads(self, due: list[Goal],
                            notes: dict[str, str | None]) -> dict[str, str | None]:
         for provider in sorted({g.provider for g in due} - set(notes)):
@@ -215,12 +241,13 @@ class Scheduler:
         return notes
 
     def _due(self, now: datetime) -> list[Goal]:
-        """Goals waiting for quota whose not-before time has come (rising edges included)."""
-        return [
+        """Goals waiting for quota whose not-before time has come (rising edges included), in
+        the order they may take resume slots (core.policies.slots)."""
+        return sorted((
             goal for goal in self._host.goals.values()
             if waiting_for_quota(goal) and goal.next_resume_at is not None
             and goal.next_resume_at <= now
-        ]
+        ), key=rank_key)
 
     async def _fire(self, due: list[Goal], trigger: Trigger, notes: dict[str, str | None],
                     recovered: set[str]) -> None:

@@ -3,7 +3,7 @@
 ``goalkeeper secret set NAME`` stores a value under the service ``Goalkeeper``; a step that names
 the secret gets it as the environment variable ``NAME`` — and nothing else ever sees it: not the
 database, the logs, the state files or the history (step output is masked, see
-:class:`core.providers.pipeline.steps.Redactor`). The list of names (not values) lives in the
+:class:`core.redact.Redactor`). The list of names (not values) lives in the
 keyring as well, since keyrings cannot enumerate their entries.
 
 Goalkeeper's own secrets (:data:`APP_SECRETS`: the ntfy token, the webhook signing secret) are

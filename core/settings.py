@@ -26,9 +26,12 @@ from core.atomic import atomic_write_text
 from core.i18n import LANGUAGE_CHOICES, N_, _, localized
 from core.notify.kinds import RANKED, Kind, check_minimum
 from core.notify.urls import check_ntfy_url, check_webhook_url
+from core.policies.hours import parse_hours
+from core.policies.reserve_table import parse_reserve_table
 from core.quota import HysteresisPolicy
 from core.toml_lines import locate
 from core.user_quota import QUOTA_NAME, UserQuota
+from core.zones import zone_named
 
 #: settings that are tables in config.toml rather than flat values (no GOALKEEPER_* override)
 TABLE_FIELDS = frozenset({"quotas"})
@@ -65,6 +68,13 @@ class Settings(BaseModel):
     fallback_poll_max_seconds: float = Field(900, gt=0)
     fallback_poll_jitter: float = Field(0.1, ge=0, le=1)
     provider_refresh_seconds: float = Field(5, gt=0, le=3600)
+    host_heartbeat_seconds: float = Field(
+        5, gt=0, le=60, description="how often the host writes that it is alive (host.json)")
+    host_stale_seconds: float = Field(
+        30, gt=0, le=3600, description="a host silent this long that does not answer a ping "
+        "may be replaced by a new one (its writes are fenced off)")
+    host_ping_timeout_seconds: float = Field(
+        5, gt=0, le=10, description="how long a command waits for the host's first answer")
     demo_enabled: bool = False
     codex_enabled: bool = Field(True, description="follow Codex whenever its home exists")
     codex_home: str = Field("", description="Codex's home; empty: $CODEX_HOME or ~/.codex")
@@ -75,18 +85,27 @@ class Settings(BaseModel):
     )
     codex_app_server_timeout_seconds: float = Field(10, gt=0, le=300)
     codex_confirm_timeout_seconds: float = Field(30, gt=0, le=600)
+    codex_turn_end_timeout_seconds: float = Field(120, gt=0, le=3600)
     claude_enabled: bool = Field(True, description="watch Claude Code (when a config dir exists)")
     claude_config_dirs: str = Field("", description="comma-separated; empty: $CLAUDE_CONFIG_DIR "
                                     "or ~/.claude and ~/.config/claude")
     claude_bin: str = Field("", description="the claude executable; empty: claude on PATH")
     claude_continuation_text: str = Field(
-        "The usage limit has reset; continue where you left off.", min_length=1, max_length=4000)
+        "This is an automatic resume by Goalkeeper: your previous turn was cut off by a Claude "
+        "usage limit, and that limit has now reset. Carry on with the task you were working on "
+        "when the limit interrupted you, from where you stopped, until it is done — do not just "
+        "acknowledge this message.", min_length=1, max_length=4000,
+        description="the prompt of a headless resume (`claude -p --resume`)")
     claude_track_limit_stopped: bool = True
     claude_track_recent_hours: float = Field(24, ge=0)
     claude_timezone: str = Field("", description="IANA zone for limit messages naming none")
     claude_poll_seconds: float = Field(1.0, gt=0, le=60)
     claude_scan_workers: int = Field(0, ge=0, le=32, description="0: one per CPU, at most 4")
     claude_stop_grace_seconds: float = Field(10, gt=0, le=300)
+    claude_retry_attempts: int = Field(
+        5, ge=1, le=20, description="headless turns tried when each ends on a transient 429")
+    claude_retry_backoff_seconds: float = Field(
+        30, gt=0, le=900, description="first backoff cap after a transient 429 (doubles, ≤ 15 min)")
     notify_resumed: bool = True
     notify_relimited: bool = True
     notify_gave_up: bool = True
@@ -115,6 +134,21 @@ class Settings(BaseModel):
         5, gt=0, le=300, description="SIGTERM to SIGKILL grace when a step is stopped")
     pipeline_max_inline_wait_seconds: float = Field(
         120, ge=0, le=3600, description="rate-limit waits up to this are slept in process")
+    # -- resume policies (issue 13) --
+    resume_reserve_percent: float = Field(
+        0, ge=0, lt=100, description="keep this % of every window for yourself (0 = off)")
+    resume_reserve_by_window: dict[str, float] = Field(
+        default_factory=dict,
+        description="per-window reserves, WINDOW=PERCENT separated by commas (codex:5h=30)")
+    auto_resume_hours: str = Field(
+        "", description="when automatic resumes may start, e.g. 'Mon-Fri 19:00-08:00, "
+        "Sat-Sun 00:00-24:00'; empty: any time")
+    auto_resume_timezone: str = Field(
+        "", description="IANA zone of the allowed hours; empty: the system's zone")
+    max_concurrent_resumes: int = Field(
+        1, ge=0, le=100, description="automatic resumes settling at once per window (0 = no limit)")
+    resume_settle_seconds: float = Field(
+        300, ge=0, le=86400, description="a resumed goal holds its window's slot this long")
     #: named user quotas, ``[quotas.<name>]`` tables (config.toml only: no environment override)
     quotas: dict[Annotated[str, Field(pattern=QUOTA_NAME)], UserQuota] = Field(
         default_factory=dict)
@@ -148,12 +182,35 @@ class Settings(BaseModel):
     def _minimum_kind(cls, kind: Kind) -> Kind:
         return check_minimum(kind)
 
+    @field_validator("auto_resume_hours")
+    @classmethod
+    def _valid_hours(cls, text: str) -> str:
+        parse_hours(text)  # raises with the reason
+        return text.strip()
+
+    @field_validator("auto_resume_timezone")
+    @classmethod
+    def _valid_zone(cls, name: str) -> str:
+        name = name.strip()
+        if name and zone_named(name) is None:
+            raise ValueError(N_("unknown time zone {name!r} (an IANA name such as "
+                                "Europe/Berlin, or empty for the system's zone)").format(name=name))
+        return name
+
+    @field_validator("resume_reserve_by_window", mode="before")
+    @classmethod
+    def _reserve_table(cls, value: Any) -> Any:
+        return parse_reserve_table(value)
+
     @model_validator(mode="after")
     def _check_relations(self) -> Settings:
         self.hysteresis()  # raises ValueError on an inconsistent pair of thresholds
         if self.fallback_poll_min_seconds > self.fallback_poll_max_seconds:
             raise ValueError(N_("fallback_poll_min_seconds must not exceed "
                                 "fallback_poll_max_seconds"))
+        if self.host_stale_seconds < 2 * self.host_heartbeat_seconds:
+            raise ValueError(N_("host_stale_seconds must be at least twice "
+                                "host_heartbeat_seconds"))
         return self
 
     def hysteresis(self) -> HysteresisPolicy:
@@ -276,6 +333,9 @@ def save_settings(config_file: Path, settings: Settings) -> None:
 
 
 def _toml_value(value: object) -> str:
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{_toml_value(str(k))} = {_toml_value(v)}" for k, v in value.items())
+        return f"{{ {pairs} }}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

@@ -39,10 +39,12 @@ from core.events import (
     QuotaRecovered,
     SchedulerWoke,
 )
-from core.i18n import N_
+from core.health import HealthChanged, HostHealth
+from core.i18n import N_, localized
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.notify.health import ChannelHealth, ChannelState
 from core.notify.service import send_test_now
+from core.policies.forecast import Forecast
 from core.providers.registry import looked_for
 from core.quota import effective
 from core.results import ActionResult
@@ -84,7 +86,9 @@ class Bridge(QObject):
         notify_channel_changed(ChannelHealth): a remote channel (ntfy, webhook) delivered,
             is retrying, failing, or was switched off.
         action_finished(str, ActionResult): a requested action (verb) came back.
-        host_state_changed(str): ``starting`` / ``running`` / ``stopping`` / ``stopped``.
+        host_state_changed(str): ``starting`` / ``running`` / ``replaced`` / ``stopping`` /
+            ``stopped``.
+        health_changed(HostHealth): the store's availability, a provider's start, safe mode.
     """
 
     goals_reset = Signal(list)
@@ -100,6 +104,7 @@ class Bridge(QObject):
     notify_channel_changed = Signal(object)
     action_finished = Signal(str, object)
     host_state_changed = Signal(str)
+    health_changed = Signal(object)
 
     def __init__(self, engine: Engine, host_text: str = "", parent: QObject | None = None
                  ) -> None:
@@ -133,6 +138,7 @@ class Bridge(QObject):
             self.notify_channel_changed.emit(health)
         if self._engine.last_refresh is not None:
             self.providers_refreshed.emit(self._engine.last_refresh)
+        self.health_changed.emit(self.health)
 
     def set_host_state(self, state: str) -> None:
         self.host_state = state
@@ -165,14 +171,20 @@ class Bridge(QObject):
         elif isinstance(event, GoalRemoved):
             self.flush()  # a change queued before the removal must not resurrect the goal
             self.goal_removed.emit(event.goal_id)
-        elif isinstance(event, ProvidersRefreshed):
+        else:
+            self._on_host_event(event)
+
+    def _on_host_event(self, event: Event) -> None:
+        if isinstance(event, ProvidersRefreshed):
             self.providers_refreshed.emit(event.at)
         elif isinstance(event, Notice):
-            self.notice.emit(event.level, event.text)
+            self.notice.emit(event.level, localized(event.text))
         elif isinstance(event, NotificationIssued):
             self.notification_issued.emit(event.notification)
         elif isinstance(event, NotifyChannelChanged):
             self._on_channel(event.health)
+        elif isinstance(event, HealthChanged):
+            self.health_changed.emit(event.health)
 
     def _queue_change(self, goal: Goal) -> None:
         self._changed[goal.id] = goal
@@ -222,6 +234,10 @@ class Bridge(QObject):
         return self._engine.paths.config_file
 
     @property
+    def health(self) -> HostHealth:
+        return self._engine.health()
+
+    @property
     def next_wake(self) -> datetime | None:
         return self._engine.scheduler.next_wake
 
@@ -247,6 +263,22 @@ class Bridge(QObject):
 
     def is_exhausted(self, window_id: str) -> bool:
         return not self._engine.quotas.is_recovered(window_id)
+
+    def reserve_percent(self, window_id: str) -> float:
+        """The share of the window kept for the user (the gauge's reserve line); 0: none."""
+        return self._engine.policy.rules.reserve_for(window_id)
+
+    def forecast(self, window_id: str) -> Forecast | None:
+        """The window's forecast at the recent pace (None: no reading)."""
+        reading = self.reading(window_id)
+        if reading is None:
+            return None
+        return self._engine.forecasts.forecast(reading, self.now())
+
+    def forecast_text(self, window_id: str) -> str:
+        """``runs out ≈ 14:20`` / ``lasts until reset`` / nothing, at the recent pace."""
+        found = self.forecast(window_id)
+        return found.text(self.now()) if found is not None else ""
 
     def open_command(self, goal: Goal) -> list[str] | None:
         provider = self._engine.providers.get(goal.provider)
@@ -308,8 +340,11 @@ class Bridge(QObject):
                                 N_("internal error: {error}").format(error=exc))
 
     async def perform(self, verb: str, goal_id: str, origin: str = "gui",
-                      enabled: bool | None = None) -> ActionResult:
+                      enabled: bool | None = None, key: str = "", value: str = ""
+                      ) -> ActionResult:
         engine = self._engine
+        if verb == "goal_set":
+            return await engine.set_goal_policy(goal_id, key, value, origin=origin)
         if verb == "resume":
             return await engine.resume(goal_id, origin=origin)
         if verb == "start":

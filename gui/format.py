@@ -11,8 +11,10 @@ from datetime import datetime, tzinfo
 from core.i18n import localized
 from core.i18n.words import word
 from core.models import Exactness, Goal, GoalState, HistoryRow, Outcome, QuotaReading, Trigger
+from core.policies import budget
+from core.policies.marks import last_run_seconds
 from core.results import ActionResult
-from core.textfmt import age, countdown, long_time, short_time
+from core.textfmt import age, countdown, duration, long_time, short_time
 from gui.i18n import QT_TR_NOOP, tr
 
 VERB_LABELS = {
@@ -21,6 +23,7 @@ VERB_LABELS = {
     "pause": QT_TR_NOOP("Pause"),
     "cancel": QT_TR_NOOP("Cancel"),
     "auto_resume": QT_TR_NOOP("Auto-resume"),
+    "goal_set": QT_TR_NOOP("Resume policy"),
     "refresh": QT_TR_NOOP("Refresh"),
 }
 
@@ -42,11 +45,15 @@ def reason_text(goal: Goal) -> str:
     return word(goal.pause_reason)
 
 
-def next_resume_text(goal: Goal, now: datetime) -> str:
-    """``in 0:42``, ``due now``, or why no automatic resume is scheduled."""
+def next_resume_text(goal: Goal, now: datetime, zone: tzinfo | None = None) -> str:
+    """``in 0:42``, ``due now``, ``at 18:00 (allowed hours)`` when a resume policy moved it, or
+    why no automatic resume is scheduled."""
     if goal.next_resume_at is not None and goal.state is GoalState.PAUSED:
         if goal.next_resume_at <= now:
             return tr("due now")
+        if goal.deferred_by:
+            return tr("at {time} ({rule})").format(time=short_time(goal.next_resume_at, now, zone),
+                                                   rule=localized(goal.deferred_by))
         return countdown(goal.next_resume_at, now)
     if goal.state is GoalState.PAUSED:
         if goal.auto_resume_note:
@@ -61,10 +68,33 @@ def next_resume_tooltip(goal: Goal, now: datetime, zone: tzinfo | None = None) -
     if goal.next_resume_at is not None and goal.state is GoalState.PAUSED:
         text = tr("Automatic resume not before {when}").format(
             when=long_time(goal.next_resume_at, zone))
+        if goal.deferred_by:
+            text += tr(" ({rule})").format(rule=localized(goal.deferred_by))
         if goal.resets_at is not None:
             text += "\n" + tr("Quota resets {when}").format(when=long_time(goal.resets_at, zone))
         return text
-    return next_resume_text(goal, now)
+    return next_resume_text(goal, now, zone)
+
+
+def budget_text(goal: Goal, now: datetime) -> str:
+    """``12 % of fake:5h this period (budget 20 %)`` — what the goal spent of its budget."""
+    if goal.policy.budget_percent is None:
+        return ""
+    spent = budget.spent(goal, now)
+    limit = tr("budget {percent} %").format(percent=f"{goal.policy.budget_percent:g}")
+    if not spent:
+        return tr("nothing this period ({budget})").format(budget=limit)
+    parts = [tr("{percent} % of {window}").format(percent=f"{s.percent:.0f}", window=s.window_id)
+             for s in spent]
+    return tr("{spent} this period ({budget})").format(spent=tr(", ").join(parts), budget=limit)
+
+
+def last_run_text(goal: Goal) -> str:
+    """``ran 1:30:00 on the last window`` — for a goal that paused for quota after a run."""
+    seconds = last_run_seconds(goal)
+    if seconds is None:
+        return ""
+    return tr("ran {duration} on the last window").format(duration=duration(seconds))
 
 
 def attempts_text(goal: Goal, cap: int) -> str:
@@ -103,7 +133,7 @@ def result_text(verb: str, result: ActionResult, zone: tzinfo | None = None,
             reason=localized(reason) if reason else tr("the agent could not be started"))
     if outcome is Outcome.RESUMED:
         return _resumed_text(verb, reason)
-    if outcome is Outcome.UPDATED and verb == "auto_resume":
+    if outcome is Outcome.UPDATED and verb in ("auto_resume", "goal_set"):
         return _capitalised(localized(reason))
     if outcome is Outcome.UNCHANGED:
         return _capitalised(localized(reason)) if reason else tr("Unchanged")
@@ -223,6 +253,7 @@ EVENT_LABELS = {
     "discovered": QT_TR_NOOP("discovered"),
     "removed": QT_TR_NOOP("removed"),
     "auto_resume_changed": QT_TR_NOOP("auto-resume changed"),
+    "goal_policy_changed": QT_TR_NOOP("resume policy changed"),
 }
 
 TRIGGER_LABELS = {
@@ -233,7 +264,8 @@ TRIGGER_LABELS = {
 }
 
 ORIGIN_LABELS = {"gui": QT_TR_NOOP("window"), "cli": QT_TR_NOOP("CLI"),
-                 "scheduler": QT_TR_NOOP("scheduler"), "tray": QT_TR_NOOP("tray")}
+                 "scheduler": QT_TR_NOOP("scheduler"), "tray": QT_TR_NOOP("tray"),
+                 "policy": QT_TR_NOOP("resume policy")}
 
 
 def event_text(row: HistoryRow) -> str:

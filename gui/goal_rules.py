@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from core.models import Goal, GoalState, PauseReason
-from core.policy import NOTE_CAP_REACHED
+from core.policy import NOTE_CAP_REACHED, WAITS_FOR_RESET
 from gui.i18n import QT_TR_NOOP
 
 # -- legality ----------------------------------------------------------------------------------
@@ -44,7 +44,8 @@ def can_toggle_auto_resume(goal: Goal) -> bool:
 
 
 def waiting_for_quota(goal: Goal) -> bool:
-    return goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
+    """Paused until a window resets: for quota, or for its budget of the window."""
+    return goal.state is GoalState.PAUSED and goal.pause_reason in WAITS_FOR_RESET
 
 
 def needs_attention(goal: Goal) -> bool:

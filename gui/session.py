@@ -120,8 +120,19 @@ class GuiSession(QObject):
         self.notifier = Notifier(self.bridge, backend, self)
 
     async def run(self) -> None:
-        """Until the user quits (menu, tray, window close without a tray, SIGINT/SIGTERM)."""
-        await self._quit.wait()
+        """Until the user quits (menu, tray, window close without a tray, SIGINT/SIGTERM). A
+        host replaced by another one (it hung, see core.host) says so and stays open, doing
+        nothing more, until the user quits."""
+        quit_waiter = asyncio.ensure_future(self._quit.wait())
+        waiters: set[asyncio.Future[Any]] = {quit_waiter}
+        if self.host.ended is not None:
+            waiters.add(self.host.ended)
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        if self.host.ended is not None and self.host.ended.done() and not quit_waiter.done():
+            self.bridge.set_host_state("replaced")
+            self.window.show_message(f"Host not running: {self.host.ended.result()}", False)
+            await quit_waiter
+        quit_waiter.cancel()
 
     def request_quit(self) -> None:
         self._quit.set()

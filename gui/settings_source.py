@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from core.policies.reserve_table import reserve_table_text
 from core.settings import (
     ENV_PREFIX,
     TABLE_FIELDS,
@@ -50,11 +51,15 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
         "max_wait_hours", "max_auto_attempts", "relimit_window_seconds",
         "resume_failure_backoff_seconds", "runner_start_timeout_seconds",
         "fresh_read_timeout_seconds")),
+    (QT_TR_NOOP("Resume policies"), (
+        "resume_reserve_percent", "resume_reserve_by_window", "auto_resume_hours",
+        "auto_resume_timezone", "max_concurrent_resumes", "resume_settle_seconds")),
     (QT_TR_NOOP("Quota thresholds"), ("pause_threshold_percent", "resume_threshold_percent",
                                       "stable_seconds", "stale_after_seconds")),
     (QT_TR_NOOP("Scheduler"), ("max_sleep_seconds", "fallback_poll_min_seconds",
                                "fallback_poll_max_seconds", "fallback_poll_jitter",
-                               "provider_refresh_seconds")),
+                               "provider_refresh_seconds", "host_heartbeat_seconds",
+                               "host_stale_seconds", "host_ping_timeout_seconds")),
     (QT_TR_NOOP("Notifications"), (
         "notify_resumed", "notify_relimited", "notify_gave_up", "notify_scheduled",
         "notify_done", "notify_failed", "notify_ntfy_url", "notify_ntfy_min_kind",
@@ -101,6 +106,15 @@ LABELS = {
     "fallback_poll_max_seconds": QT_TR_NOOP("Fallback poll, longest interval (s)"),
     "fallback_poll_jitter": QT_TR_NOOP("Fallback poll jitter (fraction)"),
     "provider_refresh_seconds": QT_TR_NOOP("Provider refresh interval (s)"),
+    "host_heartbeat_seconds": QT_TR_NOOP("Host heartbeat interval (s)"),
+    "host_stale_seconds": QT_TR_NOOP("Replace a silent host after (s)"),
+    "host_ping_timeout_seconds": QT_TR_NOOP("Host answer time-out (s)"),
+    "resume_reserve_percent": QT_TR_NOOP("Keep for me, every window (%)"),
+    "resume_reserve_by_window": QT_TR_NOOP("Keep for me, per window"),
+    "auto_resume_hours": QT_TR_NOOP("Automatic resumes only at"),
+    "auto_resume_timezone": QT_TR_NOOP("Time zone of those hours"),
+    "max_concurrent_resumes": QT_TR_NOOP("Automatic resumes at once, per window"),
+    "resume_settle_seconds": QT_TR_NOOP("Next resume after (s)"),
     "codex_enabled": QT_TR_NOOP("Follow Codex"),
     "codex_home": QT_TR_NOOP("Codex home"),
     "codex_bin": QT_TR_NOOP("Codex executable"),
@@ -148,6 +162,28 @@ HELP = {
     "fallback_poll_jitter": QT_TR_NOOP("Random spread of the fallback poll interval (0–1)."),
     "provider_refresh_seconds": QT_TR_NOOP("How often providers are asked for goals and "
                                            "quotas."),
+    "host_heartbeat_seconds": QT_TR_NOOP("How often the host writes that it is alive."),
+    "host_stale_seconds": QT_TR_NOOP("A host silent this long that does not answer may be "
+                                     "replaced; its writes are fenced off."),
+    "host_ping_timeout_seconds": QT_TR_NOOP("How long commands wait before saying the host is "
+                                            "not responding."),
+    "resume_reserve_percent": QT_TR_NOOP(
+        "An automatic resume needs more than this share of the window left, and a goal "
+        "Goalkeeper resumed is paused when only this much is left (until the window resets). "
+        "0 = off. Manual resumes ignore it."),
+    "resume_reserve_by_window": QT_TR_NOOP("Per-window reserves replacing the one above, e.g. "
+                                           "codex:5h=30, claude:7d=10."),
+    "auto_resume_hours": QT_TR_NOOP(
+        "Weekly ranges in which automatic resumes may start, e.g. Mon-Fri 19:00-08:00, "
+        "Sat-Sun 00:00-24:00 (a range ending before it starts runs past midnight; 'except …' "
+        "for quiet hours). Empty: any time. A goal's own hours replace these; manual resumes "
+        "are always allowed."),
+    "auto_resume_timezone": QT_TR_NOOP("IANA name such as Europe/Berlin; empty: the system's "
+                                       "zone."),
+    "max_concurrent_resumes": QT_TR_NOOP("Goals waiting on one window resume in priority order, "
+                                         "this many at a time (0 = all at once)."),
+    "resume_settle_seconds": QT_TR_NOOP("The next waiting goal starts when a resumed one stops, "
+                                        "or after it has run this long."),
     "demo_enabled": QT_TR_NOOP("Show the built-in demo goals in this data directory too."),
     "language": QT_TR_NOOP("The language of the window and the goalkeeper command. "
                            "“System language” follows LANGUAGE, LC_ALL, LC_MESSAGES and LANG; "
@@ -227,7 +263,7 @@ class FieldSpec:
 
     name: str
     label: str
-    kind: str  # "bool" | "int" | "float" | "text" | "list" | "choice" | "table" (in the file)
+    kind: str  # "bool" | "int" | "float" | "text" | "list" | "mapping" | "choice" | "table"
     optional: bool
     help: str
     default: Any
@@ -253,6 +289,8 @@ def _base_kind(annotation: Any) -> tuple[str, bool]:
         return "float", optional
     if origin in (list, tuple, set, frozenset):
         return "list", optional
+    if origin is dict:
+        return "mapping", optional  # edited as text: KEY=VALUE, KEY=VALUE
     return "text", optional
 
 
@@ -308,7 +346,7 @@ def field_specs() -> list[FieldSpec]:
         specs.append(FieldSpec(
             name=name, label=_label(name), kind="choice" if choices else kind,
             optional=optional, help=HELP.get(name) or info.description or "",
-            default=None if kind == "table" else info.default,
+            default=None if kind == "table" else info.get_default(call_default_factory=True),
             env_var=ENV_PREFIX + name.upper(),
             bounds=_bounds(info), section=_section(name, placed), choices=choices,
         ))
@@ -329,6 +367,8 @@ def to_text(spec: FieldSpec, value: Any) -> str:
         return ""
     if spec.kind == "list":
         return os.pathsep.join(str(v) for v in value)
+    if spec.kind == "mapping":
+        return reserve_table_text(value) if isinstance(value, dict) else str(value)
     if spec.kind == "float" and isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -32,11 +32,15 @@ AGGREGATE_COLORS = {
 
 MARKER_COLORS = {"paused": "#d84315", "resumed": "#2e7d32"}
 
+#: the reserve line on a gauge and the share of the window it keeps for the user
+RESERVE_COLOR = "#6a1b9a"
+
 
 def state_color(goal: Goal) -> str:
     if goal.state is GoalState.PAUSED:
         return {
             PauseReason.QUOTA: "#b26a00",
+            PauseReason.BUDGET: "#8d5a00",  # waits for a reset too, by the goal's own rule
             PauseReason.USER: "#546e7a",
             PauseReason.EXTERNAL: "#6d4c41",
             PauseReason.INTERRUPTED: "#5e35b1",

@@ -21,6 +21,7 @@ from core.i18n.words import word
 from core.models import Goal, Outcome
 from core.results import ActionResult
 from core.textfmt import countdown, short_time
+from gui import format as fmt
 from gui import goal_rules as rules
 from gui.bridge import Bridge
 from gui.goal_rules import Aggregate, Summary
@@ -159,6 +160,9 @@ class Tray(QObject):
 
     @staticmethod
     def _waiting_text(goal: Goal, now: datetime) -> str:
+        if goal.next_resume_at is not None and goal.deferred_by and goal.next_resume_at > now:
+            # "resumes at 19:00 (allowed hours)": a resume policy moved it
+            return f"{goal.title} — resumes {fmt.next_resume_text(goal, now)}"
         if goal.next_resume_at is not None:
             return tr("{title} — resumes {countdown}").format(
                 title=goal.title, countdown=countdown(goal.next_resume_at, now))

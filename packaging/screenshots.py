@@ -6,11 +6,14 @@
 Runs under Xvfb (re-executing itself through ``xvfb-run`` when there is no display), on a
 throw-away data directory with the demo provider. The demo runs on a fake clock that is moved
 forward by hand — so the pictures are reproducible and take seconds, not minutes: the main window
-40 s in (the goals ran out of the one-minute quota and wait for its reset, with countdowns), the
-history and the dark variant 85 s in (they were resumed automatically after the reset and
-finished; the goal with auto-resume off still waits for a person). Then ntfy and a webhook are
-switched on (two small servers on 127.0.0.1: one accepts, one answers 503) and a resume is
-scheduled: the window with the failing webhook, and the settings' Notifications tab.
+40 s in (the goals ran out of the one-minute quota and wait for its reset, with countdowns; the
+gauge draws a 10 % reserve), a goal's details with its resume policy, the history and the dark
+variant 85 s in (they were resumed automatically after the reset, one at a time, and finished;
+the goal with auto-resume off still waits for a person; the gauge forecasts the window), and the
+settings dialog's Resuming and Resume policies tabs, each with an inline validation message.
+Then ntfy and a webhook are switched on (two small servers on 127.0.0.1: one accepts, one
+answers 503) and a resume is scheduled: the window with the failing webhook, and the settings'
+Notifications tab.
 ``--language zh_CN`` takes the main window and the settings instead, in Chinese (install
 Debian's ``fonts-noto-cjk`` first: Xvfb has no other font with Chinese glyphs).
 """
@@ -70,7 +73,7 @@ def demo_session(home: str) -> tuple[Any, Any]:
     from gui.session import GuiSession
     from gui.settings_source import SettingsSource
 
-    plan = plan_launch(True, {"GOALKEEPER_HOME": home})
+    plan = plan_launch(True, {"GOALKEEPER_HOME": home, "GOALKEEPER_RESUME_RESERVE_PERCENT": "10"})
     clock = FakeClock(datetime.now(UTC).replace(second=0, microsecond=0))
     demo = DemoSession(plan.paths, plan.settings, clock, printer=lambda _line: None)
     session = GuiSession(demo.make_host(), demo, backend=NullBackend(), use_tray=False,
@@ -132,6 +135,7 @@ async def shoot(out: Path) -> int:
         await settle()
         session.tick.fire()  # the fake clock jumped: bring every countdown up to it
         save(window.grab(), out / "main-window.png")
+        await shoot_details(window, out)
 
         await clock.run_for(RESUMED_AT - WAITING_AT, step=0.5)
         session.bridge.flush()
@@ -151,6 +155,7 @@ async def shoot(out: Path) -> int:
         dialog.editors["max_auto_attempts"].setText("0")  # show an inline validation message
         await settle()
         save(dialog.grab(), out / "settings.png")
+        await shoot_policy_settings(dialog, out)
         dialog.reject()
 
         # what a desktop in dark mode hands Qt (Xvfb has no desktop to ask); every colour the
@@ -223,6 +228,34 @@ def local_server(status: int) -> Any:
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                      daemon=True).start()
     return server
+
+
+async def shoot_details(window: object, out: Path) -> None:
+    """A waiting goal's details, with its own resume policy being edited."""
+    dialog = window.open_details("demo:refactor")  # type: ignore[attr-defined]
+    dialog.resize(620, 760)
+    form = dialog.policy_form
+    form.priority.setValue(3)
+    form.budget.setText("50")
+    form.hours.setText("Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00")
+    await settle()
+    save(dialog.grab(), out / "goal-details.png")
+    dialog.close()
+
+
+async def shoot_policy_settings(dialog: object, out: Path) -> None:
+    """The Resume policies tab, one value still wrong."""
+    tabs = dialog.tabs  # type: ignore[attr-defined]
+    tabs.setCurrentIndex(next(i for i in range(tabs.count())
+                              if tabs.tabText(i) == "Resume policies"))
+    editors = dialog.editors  # type: ignore[attr-defined]
+    editors["max_auto_attempts"].setText("3")
+    editors["resume_reserve_percent"].setText("20")
+    editors["resume_reserve_by_window"].setText("codex:5h=30, claude:7d=10")
+    editors["auto_resume_hours"].setText("Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00")
+    editors["auto_resume_timezone"].setText("Europe/Berln")  # an inline validation message
+    await settle()
+    save(dialog.grab(), out / "settings-policies.png")
 
 
 def dark_palette() -> object:

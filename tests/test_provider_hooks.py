@@ -158,3 +158,26 @@ async def test_a_refill_never_schedules_a_goal_the_user_paused_meanwhile(
     assert stored.pause_reason is PauseReason.USER and stored.next_resume_at is None
     rows = await engine.history("fake:g", limit=5)  # type: ignore[attr-defined]
     assert "resume_scheduled" not in [r.event for r in rows]
+
+
+async def test_providers_start_at_once(make_engine: EngineFactory, clock: FakeClock) -> None:
+    # a provider reading a large history on start must not hold the others' gauges back
+    import asyncio
+
+    first, second = FakeProvider(clock), FakeProvider(clock)
+    second.name = "fake2"
+    second_started = asyncio.Event()
+    finished: list[str] = []
+
+    async def slow_start() -> None:
+        await asyncio.wait_for(second_started.wait(), 2)  # only if the second runs meanwhile
+        finished.append("fake")
+
+    async def quick_start() -> None:
+        second_started.set()
+        finished.append("fake2")
+
+    first.start = slow_start  # type: ignore[method-assign]
+    second.start = quick_start  # type: ignore[method-assign]
+    await make_engine(first, second)
+    assert finished == ["fake2", "fake"]

@@ -18,7 +18,9 @@ async def test_an_idle_host_never_wakes(make_engine, fake, clock) -> None:
     fake.observe("fake:g", GoalState.RUNNING)
     engine = await make_engine(fake)
     await settled(engine)
-    assert clock.sleepers == 0 and engine.scheduler.next_wake is None
+    # nothing sleeps on the clock but the store keeper, whose daily backup wakes it hourly at most
+    wake = clock.next_wakeup()
+    assert engine.scheduler.next_wake is None and (wake is None or wake >= 3600)
     before = engine.scheduler.wakeups
     for _ in range(24):
         await advance(engine, clock, H)

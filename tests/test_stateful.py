@@ -1,9 +1,11 @@
 """A Hypothesis state machine over the goal machine and the entry points of a live engine.
 
-Random interleavings of clicks, automatic triggers, runner reports and the passing of time must
-keep these true: a goal the user paused is never resumed automatically; every runner start is a
-`resumed` result (never two starts for one claim); the stored goal always equals the engine's copy;
-every call is answered with a result whose state is the goal's state.
+Random interleavings of clicks, automatic triggers, runner reports, the passing of time, wall-clock
+jumps (a suspend, an NTP step, backwards too) and host crashes with a restart (what SIGKILL leaves:
+nothing recorded on the way out) must keep these true: a goal the user paused is never resumed
+automatically; every runner start is a `resumed` result (never two starts for one claim); the
+stored goal always equals the engine's copy; every call is answered with a result whose state is
+the goal's state. ``CI=true`` runs many more examples than a local run.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.paths import resolve_paths
 from core.settings import Settings
 from core.store import SqliteStore
-from tests.support.fakes import FakeProvider, reading, settled
+from tests.support.examples import examples
+from tests.support.fakes import FakeProvider, crash, reading, settled
 
 GOAL = "fake:g"
 
@@ -42,11 +45,15 @@ class EngineMachine(RuleBasedStateMachine):
         self.fake.observe(GOAL, GoalState.PAUSED, reason=PauseReason.QUOTA, resets_at=reset,
                           auto_resume=True)
         home = tempfile.mkdtemp(prefix="gk-hyp-")
-        self.engine = Engine(resolve_paths({"GOALKEEPER_HOME": home}),
-                             Settings(resume_jitter_seconds=0, stable_seconds=0), [self.fake],
-                             self.clock, random.Random(0))
+        self.paths = resolve_paths({"GOALKEEPER_HOME": home})
+        self.engine = self._new_engine(0)
         self.run(self.engine.start())
         self.resumed = 0
+        self.crashes = 0
+
+    def _new_engine(self, seed: int) -> Engine:
+        return Engine(self.paths, Settings(resume_jitter_seconds=0, stable_seconds=0),
+                      [self.fake], self.clock, random.Random(seed))
 
     def run(self, coro):  # type: ignore[no-untyped-def]
         return self.loop.run_until_complete(coro)
@@ -99,6 +106,32 @@ class EngineMachine(RuleBasedStateMachine):
         if user_paused:
             assert len(self.fake.starts) == starts  # the scheduler never revives it
 
+    @rule(seconds=st.integers(min_value=-7200, max_value=20000))
+    def wall_clock_jumps(self, seconds: int) -> None:
+        """A suspend (forward) or an NTP step (either way): only the wall clock moves."""
+        user_paused = self.goal.pause_reason is PauseReason.USER
+        starts = len(self.fake.starts)
+        self.run(settled(self.engine))
+        self.clock.jump(seconds)
+        self.engine.scheduler.poke()
+        self.run(settled(self.engine))
+        if user_paused:
+            assert len(self.fake.starts) == starts
+
+    @rule()
+    def host_crashes_and_restarts(self) -> None:
+        """SIGKILL: the tasks die, nothing is recorded on the way out; a new host starts on the
+        same data directory (and recovers what the old one left running)."""
+        user_paused = self.goal.pause_reason is PauseReason.USER
+        starts = len(self.fake.starts)
+        self.run(crash(self.engine))
+        self.crashes += 1
+        self.engine = self._new_engine(self.crashes)
+        self.run(self.engine.start())
+        self.run(settled(self.engine))
+        if user_paused:
+            assert len(self.fake.starts) == starts  # start-up recovery never revives it
+
     @rule()
     def cancel_rarely(self) -> None:
         if random.Random(len(self.fake.starts)).random() < 0.1:
@@ -112,8 +145,10 @@ class EngineMachine(RuleBasedStateMachine):
         assert len(self.fake.starts) == self.resumed + self._scheduler_resumes()
 
     def _scheduler_resumes(self) -> int:
+        """Resumes nobody asked for through a call here: the scheduler's and start-up's."""
         rows = self.run(self.engine.history(GOAL, limit=10_000))
-        return sum(1 for r in rows if r.event == "resume_requested" and r.origin == "scheduler"
+        return sum(1 for r in rows if r.event == "resume_requested"
+                   and r.origin in ("scheduler", "startup")
                    and r.outcome is Outcome.RESUMED and r.trigger is not None)
 
     @invariant()
@@ -127,7 +162,7 @@ class EngineMachine(RuleBasedStateMachine):
 
 
 EngineMachine.TestCase.settings = settings(
-    max_examples=25, stateful_step_count=15, deadline=None,
+    max_examples=examples(25, 300), stateful_step_count=examples(15, 40), deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 TestEngineMachine = EngineMachine.TestCase

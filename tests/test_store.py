@@ -90,16 +90,14 @@ def test_readings_keep_the_latest_and_a_series(tmp_path: Path) -> None:
     assert [r.used_percent for r in store.latest_readings()] == [50]
 
 
-def test_a_corrupt_file_is_moved_aside_never_overwritten(tmp_path: Path) -> None:
+def test_a_corrupt_file_is_refused_and_left_alone_outside_a_host(tmp_path: Path) -> None:
     db = tmp_path / "goalkeeper.db"
     garbage = b"this is not a database, but it is the user's data" * 100
     db.write_bytes(garbage)
-    store, notice = open_store(db, T0)
-    aside = tmp_path / "goalkeeper.db.corrupt-20260707T120000Z"
-    assert aside.read_bytes() == garbage
-    assert notice is not None and str(aside) in notice and "moved aside" in notice
-    assert store.list_goals() == []
-    store.close()
+    with pytest.raises(StoreError, match="damaged"):
+        open_store(db, T0)
+    assert db.read_bytes() == garbage  # never moved or overwritten by a command
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["goalkeeper.db"]
 
 
 def test_a_newer_schema_is_refused_and_left_alone(tmp_path: Path) -> None:

@@ -35,11 +35,12 @@ from core.i18n.words import word
 from core.intake import IntakeContext, decide_observation
 from core.models import Outcome
 from core.policy import AutoResumePolicy
-from core.providers.claude import config, hook_commands, hooks, sessions
+from core.providers.claude import config, hook_commands, hooks, sessions, stop_hook
 from core.providers.claude.follow import FileState, read_file
 from core.providers.claude.ledger import UsageLedger
+from core.providers.claude.live import LiveSessions
 from core.providers.claude.readings import worth_storing
-from core.providers.claude.state import HookSpool, Tracking, TrackingFile
+from core.providers.claude.state import Tracking, TrackingFile, spool_path
 from core.store import open_store
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -120,11 +121,8 @@ def _record_statusline(ctx: Context, stdin: bytes) -> None:
 
 def cmd_stop_failure(ctx: Context) -> int:
     with contextlib.suppress(Exception):  # a hook must never get in Claude's way
-        payload = hook_commands.parse_payload(sys.stdin.buffer.read())
-        if payload is not None:
-            spool = HookSpool(ctx.paths.data_dir)
-            hook_commands.deliver_event(payload, SystemClock().now(),
-                                        lambda request: _try_host(ctx, request), spool.append)
+        hook_commands.spool_payload(sys.stdin.buffer.read(),
+                                    str(spool_path(ctx.paths.data_dir)), SystemClock().now())
     return EXIT_OK
 
 
@@ -141,6 +139,8 @@ def cmd_hooks(ctx: Context) -> int:
         raise CliError(_("no Claude config directory found (looked in {dirs})").format(
             dirs=looked), EXIT_USAGE)
     program = hooks.program_command(os.environ, sys.argv[0], sys.executable)
+    stop_command = hooks.stop_failure_command(
+        sys.executable, Path(stop_hook.__file__).resolve(), spool_path(ctx.paths.data_dir))
     results = []
     for directory in dirs:
         if not directory.is_dir():
@@ -148,7 +148,7 @@ def cmd_hooks(ctx: Context) -> int:
         try:
             if ctx.args.action == "install":
                 change = hooks.install(directory, ctx.paths.data_dir, program,
-                                       SystemClock().now())
+                                       SystemClock().now(), stop_command)
             else:
                 change = hooks.uninstall(directory, ctx.paths.data_dir)
         except hooks.HookError as exc:
@@ -226,11 +226,13 @@ def _track_offline(ctx: Context, session: str, reopen: bool) -> dict[str, Any]:
     path, root = found
     state = FileState(str(path), str(root), session, False)
     read_file(state, UsageLedger(), bulk=True)
+    live = LiveSessions([root])
+    live.refresh()
     context = sessions.SessionContext(
         zone=config.local_zone(settings.claude_timezone, os.environ),
-        native=config.native_setting(root, os.environ),
         runner_stop=tracking.runner_stops.get(session),
-        keep_prompting=bool(tracking.tracked[session].get("keep_prompting", False)))
+        keep_prompting=bool(tracking.tracked[session].get("keep_prompting", False)),
+        live=live.live(session))
     obs = sessions.observe(state, sessions.read_meta(state), context, now)
     intake = IntakeContext(now, AutoResumePolicy.from_settings(settings), random.random,
                            settings.auto_resume_default)

@@ -5,19 +5,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from core.clock import SystemClock
 from core.control import NoHostRunning, send_request
-from core.host import host_running
+from core.health import HostHealth
+from core.host import HostInfo, host_running
 from core.i18n import N_, _, localized
 from core.paths import Paths, resolve_paths
 from core.settings import Settings, SettingsError, load_settings
-from core.store import SqliteStore, StoreError, open_store
+from core.store import NoData, SqliteStore, StoreError, open_read_only, open_store
+from core.store.sqlite import describe_failure
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -25,6 +30,7 @@ EXIT_USAGE = 2
 EXIT_UNKNOWN_GOAL = 3
 EXIT_REFUSED = 4
 EXIT_NO_HOST = 5
+EXIT_NOT_RESPONDING = 6
 
 NO_HOST_HINT = N_(
     "no Goalkeeper host is running for {dir}. Start one with `goalkeeper daemon` "
@@ -70,26 +76,70 @@ class Context:
                 print(text)
 
     @contextmanager
-    def store(self) -> Iterator[SqliteStore]:
-        """The store, opened directly (read-only commands never need the host)."""
+    def reader(self) -> Iterator[SqliteStore | None]:
+        """The store opened read-only, or None when there is no data yet.
+
+        Read-only commands never create, convert, migrate, check or move the database: that
+        is the host's (under its lease), so a command can never disturb a running host.
+        """
         try:
-            store, notice = open_store(self.paths.database, SystemClock().now())
+            store = open_read_only(self.paths.database)
+        except NoData:
+            yield None
+            return
         except StoreError as exc:
             raise CliError(str(exc)) from None
-        if notice:
-            warn(notice)
+        try:
+            yield store
+        except sqlite3.DatabaseError as exc:
+            raise CliError(describe_failure(self.paths.database, exc)) from None
+        finally:
+            store.close()
+
+    @contextmanager
+    def store(self) -> Iterator[SqliteStore]:
+        """The store opened for writing, for the few commands that write while no host runs
+        (never checked or moved here: see :meth:`reader`)."""
+        try:
+            store, _ = open_store(self.paths.database, SystemClock().now())
+        except StoreError as exc:
+            raise CliError(str(exc)) from None
         try:
             yield store
         finally:
             store.close()
 
-    def ask_host(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Send a request to the running host; exit 5 with a hint when there is none."""
+    @property
+    def ping_timeout(self) -> float:
+        return min(self.request_timeout, self.settings.host_ping_timeout_seconds)
+
+    def host_view(self) -> HostView:
+        """Whether a host runs (from the lease), answers (a ping), and how it is."""
         info = host_running(self.paths)
-        socket_path = self.paths.socket_path
+        if info is None:
+            return HostView("not_running")
+        try:
+            reply = send_request(self._socket(info), {"op": "ping"}, timeout=self.ping_timeout)
+        except TimeoutError:
+            return HostView("not_responding", info)
+        except (NoHostRunning, OSError, ValueError):
+            return HostView("not_running", info)
+        health = reply.get("health")
+        return HostView("running", info,
+                        HostHealth.from_json(health) if isinstance(health, dict) else None)
+
+    def _socket(self, info: HostInfo | None) -> Path:
         if info is not None and info.socket:
-            socket_path = type(socket_path)(info.socket)
+            return Path(info.socket)
+        return self.paths.socket_path
+
+    def ask_host(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send a request to the running host; exit 5 with a hint when there is none, exit 6
+        when it does not answer a ping within :attr:`ping_timeout` (hung, stopped)."""
+        info = host_running(self.paths)
+        socket_path = self._socket(info)
         host = info.describe() if info is not None else _("the host")
+        self._ping(socket_path, host, info)
         try:
             reply = send_request(socket_path, {**request, "origin": "cli"},
                                  timeout=self.request_timeout)
@@ -108,6 +158,40 @@ class Context:
             raise CliError(_("the host refused the request: {error}").format(
                 error=localized(str(reply["error"]))))
         return reply
+
+    def _ping(self, socket_path: Path, host: str, info: HostInfo | None) -> None:
+        try:
+            send_request(socket_path, {"op": "ping"}, timeout=self.ping_timeout)
+        except TimeoutError:
+            raise CliError(not_responding_text(host, info, self.ping_timeout,
+                                               SystemClock().now()),
+                           EXIT_NOT_RESPONDING) from None
+        except (NoHostRunning, OSError):
+            raise CliError(_(NO_HOST_HINT).format(dir=self.paths.data_dir), EXIT_NO_HOST
+                           ) from None
+        except ValueError:
+            raise CliError(_("the reply from {host} was cut off or unreadable; nothing was "
+                             "sent to it").format(host=host)) from None
+
+
+@dataclass(frozen=True)
+class HostView:
+    """What a command can tell about the host: ``running`` (with its health),
+    ``not_running`` or ``not_responding``."""
+
+    state: str
+    info: HostInfo | None = None
+    health: HostHealth | None = None
+
+
+def not_responding_text(host: str, info: HostInfo | None, waited: float, now: datetime) -> str:
+    silent = info.silent_for(now) if info is not None else None
+    since = (_("; its last heartbeat was {seconds} s ago").format(seconds=f"{silent:.0f}")
+             if silent is not None else "")
+    return _("host not responding: {host} did not answer within {waited} s{since} — it may be "
+             "hung or stopped (SIGSTOP). A new host replaces it once it has been silent for "
+             "host_stale_seconds (see `goalkeeper daemon`).").format(
+                 host=host, waited=f"{waited:g}", since=since)
 
 
 def make_context(args: argparse.Namespace) -> Context:

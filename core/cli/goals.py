@@ -6,34 +6,37 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
 from typing import Any
 
-from core.cli import notify
 from core.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
     EXIT_REFUSED,
     EXIT_UNKNOWN_GOAL,
+    EXIT_USAGE,
     CliError,
     Context,
     warn,
 )
-from core.clock import SystemClock, iso
+from core.cli.status import cmd_status
+from core.clock import iso
 from core.i18n import _, localized
-from core.i18n.words import word
+from core.i18n.words import origin_word, word
+from core.limits import MAX_PAGE
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
-from core.quota import effective
 from core.results import ActionResult
-from core.textfmt import countdown, local_time, pad
+from core.textfmt import local_time
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("status", parents=[common], help=_("goals and quota windows"))
+    p = sub.add_parser("status", parents=[common], help=_("the host, goals and quota windows"))
     p.set_defaults(func=cmd_status)
     p = sub.add_parser("history", parents=[common], help=_("the resume history, newest first"))
     p.add_argument("goal", nargs="?", help=_("only this goal"))
-    p.add_argument("--limit", type=int, default=50, help=_("at most N rows (default 50)"))
+    p.add_argument("--limit", type=int, default=50,
+                   help=_("at most N rows (default 50, at most {most}: page with --offset)"
+                          ).format(most=MAX_PAGE))
+    p.add_argument("--offset", type=int, default=0, help=_("skip the N newest rows (paging)"))
     p.set_defaults(func=cmd_history)
     for name, text in (("resume", _("resume a paused goal now")),
                        ("pause", _("pause a goal (it is never auto-resumed)")),
@@ -89,44 +92,17 @@ def quota_json(reading: QuotaReading) -> dict[str, Any]:
     }
 
 
-def cmd_status(ctx: Context) -> int:
-    now = SystemClock().now()
-    policy = ctx.settings.hysteresis()
-    with ctx.store() as store:
-        goals = store.list_goals()
-        readings = [effective(r, now, policy) for r in store.latest_readings()]
-    cap = ctx.settings.max_auto_attempts
-    channels = notify.channel_status(ctx, ctx.settings)
-    data = {"goals": [goal_json(g, cap) for g in goals],
-            "quotas": [quota_json(r) for r in readings],
-            "notifications": [h.to_json() for h in channels]}
-    ctx.emit(data, lambda: "\n".join([_status_text(goals, readings, now, cap),
-                                      *notify.status_lines(channels, now)]))
+def no_data_text(ctx: Context) -> str:
+    return _("no data yet: nothing has been stored in {dir} (start a host with "
+             "`goalkeeper daemon` or `goalkeeper`)").format(dir=ctx.paths.data_dir)
+
+
+def _no_data(ctx: Context, data: Any) -> int:
+    if ctx.json:
+        ctx.emit(data, lambda: "")
+    else:
+        print(no_data_text(ctx))
     return EXIT_OK
-
-
-def _status_text(goals: list[Goal], readings: list[QuotaReading], now: datetime,
-                 cap: int) -> str:
-    lines = [_("Goals:") if goals else _("No goals yet.")]
-    for g in goals:
-        state = word(g.state) + (_(" ({reason})").format(reason=word(g.pause_reason))
-                                 if g.pause_reason else "")
-        if g.next_resume_at:
-            nxt = _("auto-resume {countdown}").format(countdown=countdown(g.next_resume_at, now))
-        elif g.auto_resume_note:
-            nxt = localized(g.auto_resume_note)
-        else:
-            nxt = _("auto-resume on") if g.auto_resume else _("auto-resume off")
-        lines.append(f"  {g.id:<28} {pad(state, 20)} {g.attempts}/{cap}  {nxt}")
-        lines.append(f"    {g.title}")
-    lines.append(_("Quotas:") if readings else _("No quota readings yet."))
-    for r in readings:
-        used = f"{r.used_percent:.0f}%" if r.used_percent is not None else "?"
-        reset = (_("resets {countdown}").format(countdown=countdown(r.resets_at, now))
-                 if r.resets_at else _("no timed reset"))
-        lines.append(f"  {pad(localized(r.label), 20)} {used:>5}  {reset}  [{word(r.exactness)}]"
-                     + (f"  {localized(r.note)}" if r.note else ""))
-    return "\n".join(lines)
 
 
 def history_json(row: HistoryRow) -> dict[str, Any]:
@@ -146,23 +122,43 @@ def history_json(row: HistoryRow) -> dict[str, Any]:
     }
 
 
+def page_args(ctx: Context) -> tuple[int, int]:
+    """``--limit`` and ``--offset``, checked: a page is at most :data:`MAX_PAGE` rows."""
+    limit, offset = ctx.args.limit, getattr(ctx.args, "offset", 0)
+    if not 1 <= limit <= MAX_PAGE:
+        raise CliError(_("--limit must be between 1 and {most} (a page); page through more "
+                         "with --offset").format(most=MAX_PAGE), EXIT_USAGE)
+    if offset < 0:
+        raise CliError(_("--offset must not be negative"), EXIT_USAGE)
+    return limit, offset
+
+
 def cmd_history(ctx: Context) -> int:
-    if ctx.args.limit < 1:
-        raise CliError(_("--limit must be at least 1"), 2)
-    with ctx.store() as store:
+    limit, offset = page_args(ctx)
+    with ctx.reader() as store:
+        if store is None:
+            if ctx.args.goal:
+                raise CliError(_("unknown goal {goal!r} ({why})").format(
+                    goal=ctx.args.goal, why=no_data_text(ctx)), EXIT_UNKNOWN_GOAL)
+            return _no_data(ctx, [])
         if ctx.args.goal and store.get_goal(ctx.args.goal) is None and not store.count_history(
                 ctx.args.goal):
             raise CliError(_("unknown goal {goal!r}").format(goal=ctx.args.goal),
                            EXIT_UNKNOWN_GOAL)
-        rows = store.history(ctx.args.goal, ctx.args.limit)
-    ctx.emit([history_json(r) for r in rows], lambda: "\n".join(_history_line(r) for r in rows))
+        rows = store.history(ctx.args.goal, limit, offset)
+        more = store.count_history(ctx.args.goal) - offset - len(rows)
+    lines = [_history_line(r) for r in rows]
+    if more > 0:
+        lines.append(_("… {count} older rows (--offset {offset})").format(
+            count=more, offset=offset + len(rows)))
+    ctx.emit([history_json(r) for r in rows], lambda: "\n".join(lines))
     return EXIT_OK
 
 
 def _history_line(row: HistoryRow) -> str:
     parts = [local_time(row.at), row.goal or "-", row.event]
     if row.trigger:
-        parts.append(f"[{word(row.trigger)}/{row.origin}]")
+        parts.append(f"[{word(row.trigger)}/{origin_word(row.origin)}]")
     if row.outcome:
         parts.append(word(row.outcome))
     if row.reason:
@@ -175,7 +171,10 @@ def _history_line(row: HistoryRow) -> str:
 
 def require_goal(ctx: Context, goal_id: str) -> Goal:
     """Exit 3 when the store does not know the goal (checked before contacting the host)."""
-    with ctx.store() as store:
+    with ctx.reader() as store:
+        if store is None:
+            raise CliError(_("unknown goal {goal!r} ({why})").format(
+                goal=goal_id, why=no_data_text(ctx)), EXIT_UNKNOWN_GOAL)
         goal = store.get_goal(goal_id)
     if goal is None:
         raise CliError(_("unknown goal {goal!r} (see `goalkeeper status`)").format(goal=goal_id),

@@ -71,9 +71,11 @@ async def serve_until_signal(host: Host, until: asyncio.Future[Any] | None = Non
         loop.add_signal_handler(sig, stop.set)
     await host.start()
     try:
-        waiters = [asyncio.ensure_future(stop.wait())]
+        waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(stop.wait())]
         if until is not None:
             waiters.append(asyncio.ensure_future(until))
+        if host.ended is not None:
+            waiters.append(host.ended)
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         for waiter in waiters:
             waiter.cancel()
@@ -91,6 +93,8 @@ def _run_host(make: Callable[[], Host], body: Callable[[Host], Any]) -> int:
         raise CliError(str(exc)) from None
     except StoreError as exc:
         raise CliError(str(exc)) from None
+    except OSError as exc:  # e.g. a read-only runtime directory: no control socket
+        raise CliError(f"the host cannot start: {exc}") from None
 
 
 def cmd_daemon(ctx: Context) -> int:
@@ -102,6 +106,9 @@ def cmd_daemon(ctx: Context) -> int:
 
         async def body(host: Host) -> int:
             await serve_until_signal(host)
+            if host.ended is not None and host.ended.done() and not host.ended.cancelled():
+                warn(f"stopped: {host.ended.result()}")
+                return EXIT_ERROR
             return EXIT_OK
 
         return _run_host(lambda: Host(ctx.paths, settings, providers, "daemon", clock), body)

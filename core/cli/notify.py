@@ -72,17 +72,18 @@ def _report_text(report: DeliveryReport) -> str:
 # -- status ------------------------------------------------------------------------------------
 
 
-def channel_status(ctx: Context, settings: Settings) -> list[ChannelHealth]:
-    """The running host's channel records; without a host, the configured channels as idle
-    with the reason that nothing is sent."""
+def channel_status(ctx: Context, settings: Settings, *, ask: bool = True) -> list[ChannelHealth]:
+    """The running host's channel records; without a host (or with ``ask`` false: one that did
+    not answer a ping), the configured channels as idle with the reason that nothing is sent."""
     configured = channels_from(settings)
     info = host_running(ctx.paths)
     reply: dict[str, Any] | None = None
-    if info is not None:
+    if info is not None and ask:
         reply = _ask(ctx, info.socket)
     if reply is not None and isinstance(reply.get("channels"), list):
         return [ChannelHealth.from_json(c) for c in reply["channels"]]
     why = (N_("no host is running: nothing is sent") if info is None
+           else N_("the host does not answer: nothing is sent") if not ask
            else N_("the host did not say (an older version, or busy)"))
     return [ChannelHealth(c.name, c.target, c.min_kind, ChannelState.IDLE, why)
             for c in configured]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from core.cli.common import (
@@ -27,14 +29,17 @@ from core.goal_ops import note_row
 from core.host import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
+from core.limits import MAX_PAGE
 from core.models import GoalState, Outcome, PauseReason
 from core.providers.pipeline.catalog import Entry, PipelineCatalog, goal_name
 from core.providers.pipeline.checkpoint import CheckpointError, RunRecord
 from core.providers.pipeline.coverage import display_state, run_json, summary
-from core.providers.pipeline.goalfile import GOAL_PREFIX, GoalFileError
+from core.providers.pipeline.envsecrets import move_to_keyring, plain_secrets
+from core.providers.pipeline.goalfile import GOAL_PREFIX, GoalFile, GoalFileError
 from core.providers.pipeline.ledger import QuotaLedger, QuotaLedgerError
 from core.providers.pipeline.schedule import next_fire, parse_schedule
 from core.results import ActionResult
+from core.secrets import SecretStore, SecretStoreError
 from core.textfmt import local_time, pad
 
 POLL_SECONDS = 0.25
@@ -93,15 +98,17 @@ def entry_for(ctx: Context, name: str) -> Entry:
 
 
 def cmd_add(ctx: Context) -> int:
-    from pathlib import Path
-
     path = Path(ctx.args.file).expanduser()
     now = SystemClock().now()
     try:
-        goal, created = catalog(ctx).add(path, now)
+        goal, created = catalog(ctx).add(path, now, _secrets_to_keyring(path))
     except GoalFileError as exc:
         raise CliError(_("the goal file is not valid:") + "\n  " + "\n  ".join(
             localized(p) for p in exc.problems), EXIT_USAGE) from None
+    except SecretStoreError as exc:
+        raise CliError(_("the goal file sets secrets in `env`, which Goalkeeper keeps only in the "
+                         "OS keyring — and {error}; nothing was added").format(
+                             error=localized(str(exc))), EXIT_USAGE) from None
     unknown = [q for q in goal.quota_names() if q not in ctx.settings.quotas]
     notified = _tell_host(ctx)
     next_run = None
@@ -127,6 +134,15 @@ def cmd_add(ctx: Context) -> int:
 
     ctx.emit(data, human)
     return EXIT_OK
+
+
+def _secrets_to_keyring(path: Path) -> Callable[[GoalFile, str], str]:
+    def rewrite(goal: GoalFile, text: str) -> str:
+        if not plain_secrets(goal):
+            return text
+        return move_to_keyring(goal, text, path, SecretStore())
+
+    return rewrite
 
 
 def _tell_host(ctx: Context) -> bool:
@@ -160,8 +176,8 @@ def cmd_remove(ctx: Context) -> int:
 
 def cmd_run(ctx: Context) -> int:
     entry = entry_for(ctx, ctx.args.name)
-    with ctx.store() as store:
-        known = store.get_goal(entry.goal_id) is not None
+    with ctx.reader() as store:
+        known = store is not None and store.get_goal(entry.goal_id) is not None
     if not known:
         ctx.ask_host({"op": "refresh"})  # added while the host runs: let it discover the file
     reply = ctx.ask_host({"op": "run", "goal": entry.goal_id, "new": bool(ctx.args.new)})
@@ -231,8 +247,8 @@ def _verdict(ctx: Context, entry: Entry, run_id: str
     if display_state(record) == "blocked":
         return EXIT_ERROR, N_("run {run} blocked: {error}").format(
             run=run_id, error=record.last_error), record
-    with ctx.store() as store:
-        goal = store.get_goal(entry.goal_id)
+    with ctx.reader() as store:
+        goal = store.get_goal(entry.goal_id) if store is not None else None
     if goal is None:
         return EXIT_ERROR, N_("{goal} was removed").format(goal=entry.goal_id), record
     if goal.state is GoalState.PAUSED and goal.pause_reason not in (PauseReason.QUOTA, None):
@@ -249,8 +265,9 @@ def _verdict(ctx: Context, entry: Entry, run_id: str
 
 
 def cmd_runs(ctx: Context) -> int:
-    if ctx.args.limit < 1:
-        raise CliError(_("--limit must be at least 1"), EXIT_USAGE)
+    if not 1 <= ctx.args.limit <= MAX_PAGE:
+        raise CliError(_("--limit must be between 1 and {most}").format(most=MAX_PAGE),
+                       EXIT_USAGE)
     entry = entry_for(ctx, ctx.args.name)
     runs = catalog(ctx).runs(entry)[: ctx.args.limit]
     data = [run_json(r) if isinstance(r, RunRecord) else _broken_json(*r) for r in runs]

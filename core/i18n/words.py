@@ -33,6 +33,8 @@ WORDS = (
     N_("abandoned"), N_("blocked"), N_("triggered"), N_("source check"), N_("fetching"),
     N_("aggregating"), N_("partial aggregating"), N_("filtering"), N_("delivering"),
     N_("completed"),
+    # resume-policy rules (Deferral.rule, a history row's "rule")
+    N_("allowed hours"), N_("reserve"), N_("waiting for a slot"), N_("budget"),
     # host kinds (host.json)
     N_("daemon"), N_("gui"), N_("demo"),
     # integration.files.Change (desktop and service files)
@@ -60,6 +62,18 @@ PYDANTIC = (
     N_("Extra inputs are not permitted"),
     N_("Field required"),
 )
+
+
+#: who asked (a history row's ``origin``) as people read it; an unknown origin shows as it is
+ORIGINS = {"gui": N_("desktop app"), "cli": N_("CLI"), "scheduler": N_("scheduler"),
+           "tray": N_("tray")}
+
+
+def origin_word(origin: str | None) -> str:
+    """A history row's origin (``scheduler``) as a word (``调度器``); ``-`` for none."""
+    if not origin:
+        return "-"
+    return localized(ORIGINS[origin]) if origin in ORIGINS else origin
 
 
 def word(value: StrEnum | str) -> str:

@@ -81,11 +81,23 @@ def _kind_and_text(row: HistoryRow, title: str, now: datetime,
 def _scheduled(row: HistoryRow, title: str, now: datetime,
                zone: tzinfo | None) -> tuple[Kind, str, str] | None:
     when = _not_before(row)
-    if when is None:
-        return None
+    if when is None or "slot_free" in row.detail:
+        return None  # a freed resume slot: the resume itself follows at once, and says so
+    reason = row.reason or ""
+    body = _(_SCHEDULED_BODY.get(reason.split(" ", 1)[0], _SCHEDULED_BODY["quota"]))
+    if row.detail.get("rule") == "allowed hours":
+        body += _(" That is the start of its allowed hours.")
     return (Kind.SCHEDULED, _("{title} will resume at {time}").format(
-                title=title, time=short_time(when, now, zone)),
-            _("Out of quota; Goalkeeper resumes it automatically once the quota has refreshed."))
+                title=title, time=short_time(when, now, zone)), body)
+
+
+_SCHEDULED_BODY = {
+    "quota": N_("Out of quota; Goalkeeper resumes it automatically once the quota has refreshed."),
+    "reserve": N_("Paused at your reserve of the window; Goalkeeper resumes it automatically "
+                  "when the window resets."),
+    "budget": N_("It spent its budget of the window; Goalkeeper resumes it automatically in the "
+                 "next window period."),
+}
 
 
 def _not_before(row: HistoryRow) -> datetime | None:

@@ -131,6 +131,12 @@ class ProviderSink(Protocol):
     async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
                      context: dict[str, Any] | None = None) -> ActionResult: ...
 
+    async def release(self, goal_id: str, windows: list[str]) -> None:
+        """Bring a quota-paused goal's not-before time forward to now: its provider has an
+        authoritative reading that ``windows`` are back before the planned reset (an early
+        reset). The pre-resume read and the hysteresis still decide."""
+        ...
+
 
 class Provider(abc.ABC):
     """Base class of every provider. Subclasses set ``name`` and implement the abstract methods.
@@ -184,6 +190,16 @@ class Provider(abc.ABC):
     @abc.abstractmethod
     async def pause_goal(self, goal: Goal) -> None:
         """Stop working on the goal, leaving it resumable."""
+
+    async def pause_goal_gracefully(self, goal: Goal) -> None:
+        """Stop working on the goal at the end of its current turn, leaving it resumable.
+
+        What the resume policies use (the reserve, a budget): the goal is already ``paused`` in
+        the store — its fence moved on, so anything the runner still reports is ignored — and
+        the agent may finish the turn it is in. A provider whose agent can stop between turns
+        overrides this; the default stops it now, like :meth:`pause_goal`.
+        """
+        await self.pause_goal(goal)
 
     @abc.abstractmethod
     async def cancel_goal(self, goal: Goal) -> None:

@@ -66,6 +66,13 @@ MIGRATIONS: list[str] = [
         value TEXT NOT NULL
     );
     """,
+    # 1 -> 2: each goal's own resume policy (priority, budget, allowed hours) and the rule that
+    # last moved its not-before time (issue 13); goals by state, for counting resume slots
+    """
+    ALTER TABLE goals ADD COLUMN policy TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE goals ADD COLUMN deferral TEXT;
+    CREATE INDEX goals_state ON goals (state);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

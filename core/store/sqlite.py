@@ -5,12 +5,15 @@ WAL mode so that CLI readers never block the host; every write is an explicit ``
 transaction — Python 3.11's implicit deferred transactions fail at once with "database is locked"
 when two writers race (the write lock is not waited for on a read-to-write upgrade).
 
-A file that is not a database, or fails its integrity check, is never overwritten: it is moved
-aside with a timestamp and a fresh database is created (:func:`open_store` reports it).
+Three ways in: :func:`open_read_only` for read-only commands (never creates, converts, migrates,
+checks or moves anything), :func:`open_store` for the few commands that write without a host, and
+the host's own open in :mod:`core.store.guard` — the only one that checks the whole file, and that
+never silently replaces a damaged one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -19,18 +22,33 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
+from urllib.parse import quote
 
 from core.clock import iso, parse_iso
-from core.models import Goal, HistoryRow, QuotaReading
+from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
+from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
+from core.redact import KNOWN
 from core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 T = TypeVar("T")
 
 _CORRUPT = {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
+BUSY_TIMEOUT_SECONDS = 10.0
+WAL_ATTEMPTS = 20
+#: the ``meta`` key holding the current host's epoch (see :mod:`core.host`)
+EPOCH_KEY = "host_epoch"
 
 
 class StoreError(Exception):
     """The store cannot be used; the message says why and what to do."""
+
+
+class NoData(StoreError):
+    """A read-only open found no database (or an empty one): nothing has been stored yet."""
+
+
+class LeaseLost(StoreError):
+    """This host's epoch is no longer the current one: another host replaced it."""
 
 
 @dataclass
@@ -53,7 +71,7 @@ class Committed(Generic[T]):
 _GOAL_COLUMNS = (
     "id, provider, title, state, pause_reason, pause_detail, windows, auto_resume, "
     "next_resume_at, auto_resume_note, resets_at, attempts, fence, hosted, resumed_at, data, "
-    "created_at, updated_at, state_since"
+    "created_at, updated_at, state_since, policy, deferral"
 )
 _HISTORY_COLUMNS = (
     "id, at, goal, event, trigger, origin, outcome, reason, state_from, state_to, fence, quotas, "
@@ -68,31 +86,62 @@ def _goal_from_row(row: Sequence[Any]) -> Goal:
     raw["data"] = json.loads(raw["data"])
     raw["auto_resume"] = bool(raw["auto_resume"])
     raw["hosted"] = bool(raw["hosted"])
+    raw["policy"] = json.loads(raw["policy"])
+    raw["deferral"] = json.loads(raw["deferral"]) if raw["deferral"] else None
     return Goal.model_validate(raw)
 
 
+def _masked(text: str | None) -> str | None:
+    """Every secret the process knows of, masked — in whatever encoding it arrived."""
+    return KNOWN.text(text) if text is not None and KNOWN else text
+
+
+def _masked_data(value: Any) -> Any:
+    """The same for every string inside a JSON-able structure (the JSON stays valid)."""
+    if not KNOWN:
+        return value
+    if isinstance(value, str):
+        return KNOWN.text(value)
+    if isinstance(value, dict):
+        return {_masked_data(k): _masked_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_masked_data(v) for v in value]
+    return value
+
+
 def _goal_params(goal: Goal) -> tuple[Any, ...]:
+    # texts are cut to their limits here too: a model_copy() is not validated again
     return (
         goal.id,
         goal.provider,
-        goal.title,
+        _masked(clip(goal.title, MAX_TITLE_CHARS)),
         goal.state.value,
         goal.pause_reason.value if goal.pause_reason else None,
-        goal.pause_detail,
+        _masked(clip(goal.pause_detail, MAX_DESCRIPTION_CHARS)),
         json.dumps(list(goal.windows)),
         int(goal.auto_resume),
         iso(goal.next_resume_at),
-        goal.auto_resume_note,
+        _masked(clip(goal.auto_resume_note, MAX_DESCRIPTION_CHARS)),
         iso(goal.resets_at),
         goal.attempts,
         goal.fence,
         int(goal.hosted),
         iso(goal.resumed_at),
-        json.dumps(goal.data, sort_keys=True),
+        json.dumps(_masked_data(goal.data), sort_keys=True),
         iso(goal.created_at),
         iso(goal.updated_at),
         iso(goal.state_since),
+        goal.policy.model_dump_json(),
+        goal.deferral.model_dump_json() if goal.deferral else None,
     )
+
+
+def _validated(goal: Goal | None) -> Goal | None:
+    """``goal`` as the store will hold it: a ``model_copy`` skipped validation (and the cutting
+    of over-long texts), so it runs again here — the engine's copy then equals the row."""
+    if goal is None:
+        return None
+    return Goal.model_validate(_masked_data(goal.model_dump(mode="json")))
 
 
 def _history_from_row(row: Sequence[Any]) -> HistoryRow:
@@ -106,33 +155,74 @@ def _history_from_row(row: Sequence[Any]) -> HistoryRow:
 class SqliteStore:
     """Persistence for one data directory. Not thread-safe: one thread per instance."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, read_only: bool = False, migrate: bool = True,
+                 uri_given: bool = False) -> None:
+        """Open ``path`` — for writing (switched to WAL and migrated unless ``migrate`` is
+        False), or with ``read_only`` for reading only (nothing is created or changed).
+        ``uri_given``: ``path`` already is an SQLite URI."""
         self.path = path
+        self.read_only = read_only
+        #: the host's fencing epoch; when set, every write first checks it is still current
+        self.epoch: int | None = None
+        if uri_given:
+            target = str(path)
+        else:
+            target = f"file:{quote(str(path))}?mode=ro" if read_only else str(path)
         try:
-            self._con = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+            self._con = sqlite3.connect(target, timeout=BUSY_TIMEOUT_SECONDS,
+                                        isolation_level=None, uri=read_only or uri_given)
         except sqlite3.OperationalError as exc:
             raise StoreError(f"cannot open the database {path}: {exc}") from None
         try:
-            self._con.execute("PRAGMA busy_timeout = 30000")
-            self._check_integrity()
+            self._con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
             self._check_version()  # before anything writes to a file we may not understand
-            if str(path) != ":memory:":
-                self._con.execute("PRAGMA journal_mode = WAL")
-            self._con.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
+            if read_only:
+                self._con.execute("PRAGMA query_only = ON")
+            else:
+                # FULL: a commit is on disk when it returns, so an acknowledged action survives
+                # power loss (NORMAL in WAL mode may lose the last ones: bench/store_sync.py)
+                self._con.execute("PRAGMA synchronous = FULL")
+                if migrate:
+                    self.use_wal()
+                    self._migrate()
         except BaseException:
             self._con.close()
             raise
 
+    def use_wal(self) -> None:
+        """Switch a new file to WAL. Two processes converting the same new file can get
+        SQLITE_BUSY at once (the busy handler is skipped to avoid a deadlock), so the loser
+        waits for the write lock — through SQLite's own busy handler — and tries again."""
+        for _ in range(WAL_ATTEMPTS):
+            try:
+                self._con.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorname", "") != "SQLITE_BUSY":
+                    raise
+            self._con.execute("BEGIN IMMEDIATE")
+            self._con.execute("COMMIT")
+        self._con.execute("PRAGMA journal_mode = WAL")
+
     def close(self) -> None:
         self._con.close()
 
+    def set_busy_timeout(self, seconds: float) -> None:
+        """How long a write waits for another connection's lock before SQLITE_BUSY."""
+        self._con.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+
     # -- schema --------------------------------------------------------------------------------
 
-    def _check_integrity(self) -> None:
+    def quick_check(self) -> str | None:
+        """None when SQLite's quick check finds nothing wrong, else its first complaint.
+
+        Reads the whole file (0.5 s for 300 MB): the host runs it at start and after an
+        error, under its lease — never a read-only command.
+        """
         row = self._con.execute("PRAGMA quick_check").fetchone()
-        if row is None or row[0] != "ok":
-            raise sqlite3.DatabaseError(f"integrity check failed: {row[0] if row else 'no answer'}")
+        if row is not None and row[0] == "ok":
+            return None
+        return str(row[0]) if row else "no answer"
 
     def _check_version(self) -> None:
         version = self.schema_version
@@ -141,30 +231,62 @@ class SqliteStore:
                 f"the database {self.path} has schema version {version}, newer than this "
                 f"Goalkeeper understands ({SCHEMA_VERSION}); upgrade Goalkeeper to use it"
             )
+        if self.read_only and version < SCHEMA_VERSION:
+            if version == 0:
+                raise NoData(f"no data yet in {self.path}")
+            raise StoreError(
+                f"the database {self.path} has schema version {version}, older than this "
+                f"Goalkeeper's ({SCHEMA_VERSION}); start the host (`goalkeeper daemon` or the "
+                "desktop app) once to upgrade it"
+            )
 
     def _migrate(self) -> None:
+        """Bring the schema up to date: the version is read and every step applied inside one
+        write transaction, so processes opening a new file together cannot both migrate it
+        (the loser waits for the lock and then finds the schema current)."""
+        with self.write(fenced=False):
+            self.migrate_in_transaction()
+
+    def migrate_in_transaction(self) -> None:
+        """The migration steps still missing; the caller holds the write transaction."""
         version = self.schema_version
+        if version > SCHEMA_VERSION:  # another process upgraded it meanwhile
+            raise StoreError(f"the database {self.path} was upgraded to schema version "
+                             f"{version} by a newer Goalkeeper")
         for target in range(version + 1, SCHEMA_VERSION + 1):
-            with self.write():
-                for statement in MIGRATIONS[target - 1].split(";"):
-                    if statement.strip():
-                        self._con.execute(statement)
-                self._con.execute(f"PRAGMA user_version = {target}")
+            for statement in MIGRATIONS[target - 1].split(";"):
+                if statement.strip():
+                    self._con.execute(statement)
+            self._con.execute(f"PRAGMA user_version = {target}")
 
     @property
     def schema_version(self) -> int:
         return int(self._con.execute("PRAGMA user_version").fetchone()[0])
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken with the write lock up front."""
+    def write(self, fenced: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken with the write lock up front.
+
+        With :attr:`epoch` set (a host's store), the transaction first checks that the host's
+        epoch in ``meta`` is still ours: a host that was replaced while it was hung gets
+        :class:`LeaseLost` instead of writing over its successor.
+        """
         self._con.execute("BEGIN IMMEDIATE")
         try:
+            if fenced and self.epoch is not None:
+                self._check_epoch(self.epoch)
             yield self._con
         except BaseException:
-            self._con.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                self._con.execute("ROLLBACK")
             raise
         self._con.execute("COMMIT")
+
+    def _check_epoch(self, epoch: int) -> None:
+        current = self.current_epoch()
+        if current != epoch:
+            raise LeaseLost(f"another host took over this data directory (epoch {current}, "
+                            f"ours {epoch}): this host may no longer write")
 
     # -- goals ---------------------------------------------------------------------------------
 
@@ -178,6 +300,39 @@ class SqliteStore:
         rows = self._con.execute(f"SELECT {_GOAL_COLUMNS} FROM goals ORDER BY id").fetchall()
         return [_goal_from_row(row) for row in rows]
 
+    def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]:
+        """Goals in one of ``states`` that draw on ``window_id``.
+
+        The resume slots of a window are counted with this query, inside the claim's
+        transaction — so the count holds across processes (and hosts sharing a store).
+        """
+        marks = ", ".join("?" * len(states))
+        rows = self._con.execute(
+            f"SELECT {_GOAL_COLUMNS} FROM goals WHERE state IN ({marks}) AND EXISTS "
+            "(SELECT 1 FROM json_each(goals.windows) WHERE json_each.value = ?) "
+            "ORDER BY id",
+            [*(state.value for state in states), window_id],
+        ).fetchall()
+        return [_goal_from_row(row) for row in rows]
+
+    def goals_due_on_window(self, window_id: str, now: datetime,
+                            reasons: Sequence[PauseReason]) -> list[Goal]:
+        """Paused goals with auto-resume on, waiting for one of ``reasons``, that draw on
+        ``window_id`` and whose not-before time has come by ``now``.
+
+        Instants are compared with ``julianday`` (the stored text has a varying number of
+        fractional digits, so it does not sort as text); callers check again exactly.
+        """
+        marks = ", ".join("?" * len(reasons))
+        rows = self._con.execute(
+            f"SELECT {_GOAL_COLUMNS} FROM goals WHERE state = 'paused' AND auto_resume = 1 "
+            f"AND pause_reason IN ({marks}) AND next_resume_at IS NOT NULL "
+            "AND julianday(next_resume_at) <= julianday(?) AND EXISTS "
+            "(SELECT 1 FROM json_each(goals.windows) WHERE json_each.value = ?) ORDER BY id",
+            [*(reason.value for reason in reasons), iso(now), window_id],
+        ).fetchall()
+        return [_goal_from_row(row) for row in rows]
+
     def transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]) -> Committed[T]:
         """Read a goal, let ``decide`` compute its new row and history, write both — atomically.
 
@@ -188,10 +343,11 @@ class SqliteStore:
         with self.write():
             before = self.get_goal(goal_id)
             mutation = decide(before)
-            if mutation.goal is not None and mutation.goal != before:
-                self._write_goal(mutation.goal)
+            new = _validated(mutation.goal)
+            if new is not None and new != before:
+                self._write_goal(new)
             rows = [self._insert_history(row) for row in mutation.history]
-        after = mutation.goal if mutation.goal is not None else before
+        after = new if new is not None else before
         return Committed(before, after, mutation.result, rows)
 
     def _write_goal(self, goal: Goal) -> None:
@@ -220,12 +376,12 @@ class SqliteStore:
                 row.trigger.value if row.trigger else None,
                 row.origin,
                 row.outcome.value if row.outcome else None,
-                row.reason,
+                _masked(clip(row.reason, MAX_DESCRIPTION_CHARS)),
                 row.state_from.value if row.state_from else None,
                 row.state_to.value if row.state_to else None,
                 row.fence,
-                json.dumps(list(row.quotas), default=str),
-                json.dumps(row.detail, default=str, sort_keys=True),
+                json.dumps(_masked_data(list(row.quotas)), default=str),
+                json.dumps(_masked_data(row.detail), default=str, sort_keys=True),
             ),
         )
         return row.model_copy(update={"id": cur.lastrowid})
@@ -265,7 +421,7 @@ class SqliteStore:
                     reading.window_id,
                     reading.provider,
                     iso(reading.observed_at),
-                    reading.model_dump_json(),
+                    _masked(reading.model_dump_json()),
                 ),
             )
             self._con.execute(
@@ -314,6 +470,26 @@ class SqliteStore:
         with self.write():
             self._con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
+    # -- upkeep --------------------------------------------------------------------------------
+
+    def vacuum_into(self, target: Path) -> None:
+        """A consistent copy of the whole database into the new file ``target``."""
+        self._con.execute("VACUUM INTO ?", (str(target),))
+
+    def take_over(self, expected: int) -> int:
+        """Bump the host epoch from ``expected`` (compare-and-set): a new host replacing a hung
+        one. Raises :class:`LeaseLost` when another host bumped it first."""
+        with self.write(fenced=False):
+            self._check_epoch(expected)
+            self._con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                              (EPOCH_KEY, str(expected + 1)))
+        self.epoch = expected + 1
+        return expected + 1
+
+    def current_epoch(self) -> int:
+        row = self._con.execute("SELECT value FROM meta WHERE key = ?", (EPOCH_KEY,)).fetchone()
+        return int(row[0]) if row else 0
+
 
 def is_corruption(exc: BaseException) -> bool:
     if not isinstance(exc, sqlite3.DatabaseError):
@@ -325,27 +501,46 @@ def is_corruption(exc: BaseException) -> bool:
 
 
 def open_store(path: Path, now: datetime) -> tuple[SqliteStore, str | None]:
-    """Open (creating if needed) the database at ``path``.
+    """Open (creating if needed) the database at ``path`` for writing, outside a host.
 
-    A corrupt file is moved aside to ``<name>.corrupt-<UTC timestamp>`` (with its ``-wal`` and
-    ``-shm`` companions) and a fresh database created; the second value then says so. Any other
-    problem raises :class:`StoreError` and leaves the file alone.
+    For the few commands that write while no host runs (``remove``, ``claude untrack``...). It
+    never checks the whole file and never moves it: integrity checks, quarantine and restore
+    belong to the host, under its lease (:mod:`core.store.guard`). A damaged file raises
+    :class:`StoreError` saying so. The second value is kept for callers that print a notice;
+    it is always None now.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         return SqliteStore(path), None
     except sqlite3.DatabaseError as exc:
-        if not is_corruption(exc):
-            raise StoreError(f"cannot use the database {path}: {exc}") from None
-        reason = str(exc)
-    stamp = now.strftime("%Y%m%dT%H%M%SZ")
-    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
-    for suffix in ("", "-wal", "-shm"):
-        source = Path(str(path) + suffix)
-        if source.exists():
-            source.rename(Path(str(aside) + suffix))
-    notice = (
-        f"The database {path} was unreadable ({reason}); it was moved aside to {aside} "
-        "and a new, empty one was created. Nothing in the old file was deleted."
-    )
-    return SqliteStore(path), notice
+        raise StoreError(describe_failure(path, exc)) from None
+
+
+def open_read_only(path: Path) -> SqliteStore:
+    """Open the database for reading only: never creates, converts, migrates or checks it.
+
+    :class:`NoData` when there is no database yet; :class:`StoreError` (with the reason) when
+    the file cannot be read.
+    """
+    try:
+        if not path.exists() or path.stat().st_size == 0:
+            raise NoData(f"no data yet in {path}")
+    except OSError as exc:
+        raise StoreError(f"cannot read the database {path}: {exc.strerror or exc}") from None
+    try:
+        return SqliteStore(path, read_only=True)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(describe_failure(path, exc)) from None
+
+
+def describe_failure(path: Path, exc: sqlite3.Error) -> str:
+    """A precise sentence for an error met while opening or using the database."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    if is_corruption(exc):
+        return (f"the database {path} is damaged ({exc}); the host checks it at start and "
+                "offers a backup to restore (`goalkeeper store`)")
+    if name.startswith("SQLITE_READONLY"):
+        return f"the database {path} is read-only ({exc})"
+    if name == "SQLITE_FULL":
+        return f"the disk holding {path} is full ({exc})"
+    return f"cannot use the database {path}: {exc}"

@@ -4,6 +4,11 @@ SQLite connections are bound to the thread that made them, and under qasync ``as
 runs on a pool of QThreads, so the host gives the store one dedicated worker thread: the
 connection is opened there and every call is queued to it. Callers ``await store.run(fn)`` where
 ``fn`` receives the :class:`~core.store.sqlite.SqliteStore`.
+
+A host opens it through :func:`core.store.guard.open_for_host`. When that finds a problem the
+thread holds no writable store, only (where the file can still be read) a read-only one that
+:meth:`StoreThread.run` hands out instead: safe mode shows what can be read, and any write
+fails.
 """
 
 from __future__ import annotations
@@ -15,56 +20,75 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from core.store.sqlite import SqliteStore, open_store
+from core.store.guard import StoreProblem, open_for_host
+from core.store.sqlite import SqliteStore
 
 T = TypeVar("T")
 
 
 class StoreThread:
-    """Owns one :class:`SqliteStore` and the single thread that may touch it."""
+    """Owns one :class:`SqliteStore` (or safe mode's reader) and the one thread that may touch
+    it. Attributes: ``problem`` (why the store cannot be written, or None)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, backups_dir: Path | None = None, fenced: bool = False) -> None:
         self.path = path
+        #: whether writes check the host epoch (a host under its lease; bare engines in tests
+        #: and benchmarks share a file on purpose)
+        self.fenced = fenced
+        self.backups_dir = backups_dir or path.parent / "backups"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="goalkeeper-store")
         self._store: SqliteStore | None = None
-        self.notice: str | None = None
+        self._reader: SqliteStore | None = None
+        self.problem: StoreProblem | None = None
+        #: the host epoch this open took (whether or not writes are fenced by it)
+        self.opened_epoch: int | None = None
         self._closed = False
 
     async def open(self, now: datetime) -> None:
-        def _open() -> None:
-            self._store, self.notice = open_store(self.path, now)
+        await self.call(lambda: self._open(now))
 
-        await asyncio.get_running_loop().run_in_executor(self._executor, _open)
+    def _open(self, now: datetime) -> None:
+        self._close_all()
+        opened = open_for_host(self.path, self.backups_dir, now)
+        self._store, self._reader, self.problem = opened.store, opened.reader, opened.problem
+        if self._store is not None:
+            self.opened_epoch = self._store.epoch
+            if not self.fenced:
+                self._store.epoch = None
+
+    async def call(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the store's thread (for work on the files themselves: restore)."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
+
+    def _current(self) -> SqliteStore:
+        store = self._store or self._reader
+        if store is None:
+            raise RuntimeError(self.problem.message if self.problem else "the store is not open")
+        return store
 
     async def run(self, fn: Callable[[SqliteStore], T]) -> T:
-        def _call() -> T:
-            if self._store is None:
-                raise RuntimeError("the store is not open")
-            return fn(self._store)
-
-        return await asyncio.get_running_loop().run_in_executor(self._executor, _call)
+        return await self.call(lambda: fn(self._current()))
 
     def run_blocking(self, fn: Callable[[SqliteStore], T]) -> T:
         """The same, from a thread that is not the event loop (tests, benchmarks)."""
+        return self._executor.submit(lambda: fn(self._current())).result()
 
-        def _call() -> T:
-            if self._store is None:
-                raise RuntimeError("the store is not open")
-            return fn(self._store)
+    def release(self) -> None:
+        """Close the files (on the store's thread: call it through :meth:`call`), e.g. before
+        a restore swaps them."""
+        self._close_all()
 
-        return self._executor.submit(_call).result()
+    def _close_all(self) -> None:
+        for store in (self._store, self._reader):
+            if store is not None:
+                store.close()
+        self._store = self._reader = None
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-
-        def _close() -> None:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
-
         try:
-            await asyncio.get_running_loop().run_in_executor(self._executor, _close)
+            await self.call(self._close_all)
         finally:
             self._executor.shutdown(wait=True)

@@ -21,13 +21,15 @@ from core.models import Goal
 from core.textfmt import long_time
 from gui import format as fmt
 from gui.bridge import Bridge
+from gui.dialogs.goal_policy_form import GoalPolicyForm
 from gui.i18n import QT_TR_NOOP, tr
 
 #: the rows, in order (``field()`` takes these English names)
 FIELDS = (QT_TR_NOOP("Title"), QT_TR_NOOP("Id"), QT_TR_NOOP("Provider"), QT_TR_NOOP("State"),
           QT_TR_NOOP("Pause reason"), QT_TR_NOOP("Windows"), QT_TR_NOOP("Auto-resume"),
           QT_TR_NOOP("Next auto-resume"), QT_TR_NOOP("Quota resets"), QT_TR_NOOP("Attempts"),
-          QT_TR_NOOP("Last resumed"), QT_TR_NOOP("Created"), QT_TR_NOOP("Last change"))
+          QT_TR_NOOP("Budget spent"), QT_TR_NOOP("Last run"), QT_TR_NOOP("Last resumed"),
+          QT_TR_NOOP("Created"), QT_TR_NOOP("Last change"))
 
 
 def _when(instant: datetime | None) -> str:
@@ -45,7 +47,7 @@ class GoalDetailsDialog(QDialog):
         self.goal_id = goal_id
         self.setWindowTitle(tr("Goal details"))
         self.setAccessibleName(tr("Goal details"))
-        self.resize(560, 520)
+        self.resize(600, 720)
         self._fields: dict[str, QLabel] = {}
         form = QFormLayout()
         for name in FIELDS:
@@ -60,6 +62,7 @@ class GoalDetailsDialog(QDialog):
         self.data_view.setReadOnly(True)
         self.data_view.setAccessibleName(tr("Provider data"))
         form.addRow(tr("Provider data:"), self.data_view)
+        self.policy_form = GoalPolicyForm(bridge, goal_id, self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         history = QPushButton(tr("Show &history"), self)
         buttons.addButton(history, QDialogButtonBox.ButtonRole.ActionRole)
@@ -67,6 +70,7 @@ class GoalDetailsDialog(QDialog):
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.policy_form)
         layout.addWidget(buttons)
         bridge.goals_changed.connect(self._on_bridge_goals_changed)
         self.refresh()
@@ -74,6 +78,7 @@ class GoalDetailsDialog(QDialog):
     def _on_bridge_goals_changed(self, goals: list[Goal]) -> None:
         if any(goal.id == self.goal_id for goal in goals):
             self.refresh()
+            self.policy_form.show_policy()
 
     def field(self, name: str) -> str:
         return self._fields[name].text()
@@ -98,6 +103,8 @@ class GoalDetailsDialog(QDialog):
             "Quota resets": _when(goal.resets_at),
             "Attempts": tr("{attempts} in this episode (runner fence {fence})").format(
                 attempts=fmt.attempts_text(goal, self._bridge.max_attempts), fence=goal.fence),
+            "Budget spent": fmt.budget_text(goal, now) or "—",
+            "Last run": fmt.last_run_text(goal) or "—",
             "Last resumed": _when(goal.resumed_at),
             "Created": _when(goal.created_at),
             "Last change": _when(goal.updated_at),

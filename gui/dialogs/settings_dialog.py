@@ -87,7 +87,7 @@ class SettingsDialog(QDialog):
         self._tasks = TaskKeeper()
         self.setWindowTitle(tr("Goalkeeper settings"))
         self.setAccessibleName(tr("Goalkeeper settings"))
-        self.resize(880, 560)  # every tab visible without scroll arrows
+        self.resize(1010, 560)  # every tab visible without scroll arrows
         self.specs = {spec.name: spec for spec in field_specs()}
         self.editors: dict[str, Editor] = {}
         self.errors: dict[str, QLabel] = {}

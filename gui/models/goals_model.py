@@ -264,7 +264,7 @@ class GoalsModel(QAbstractTableModel):
         if column is Column.AUTO:
             return tr("on") if goal.auto_resume else tr("off")
         if column is Column.NEXT:
-            return fmt.next_resume_text(goal, self._now)
+            return fmt.next_resume_text(goal, self._now, self.zone)
         if column is Column.ATTEMPTS:
             return fmt.attempts_text(goal, self._cap())
         return fmt.last_change_text(goal, self._now, self.zone)

@@ -156,7 +156,8 @@ class ChartPanel(QWidget):
         settings = self._bridge.settings
         return ChartData(localized(reading.label) if reading else window_id, start, end, points,
                          sorted(markers, key=lambda m: m.at), settings.pause_threshold_percent,
-                         settings.resume_threshold_percent)
+                         settings.resume_threshold_percent,
+                         self._bridge.reserve_percent(window_id))
 
     # -- live updates --------------------------------------------------------------------------
 

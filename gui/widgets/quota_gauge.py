@@ -1,11 +1,12 @@
-"""One quota window as a gauge: label, used %, a bar coloured by level, the reset countdown and an
-exactness badge — painted directly (20 of these repaint every second; no child widgets)."""
+"""One quota window as a gauge: label, used %, a bar coloured by level with the reserve line, the
+reset countdown, an exactness badge and the forecast ("runs out ≈ 14:20") — painted directly (20
+of these repaint every second; no child widgets)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFocusEvent,
@@ -16,6 +17,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
+    QPen,
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -24,7 +26,7 @@ from core.models import QuotaReading
 from core.textfmt import short_time
 from gui import format as fmt
 from gui.i18n import tr
-from gui.theme import LEVEL_COLORS, muted
+from gui.theme import LEVEL_COLORS, RESERVE_COLOR, muted
 
 MAX_WIDTH = 340
 
@@ -41,6 +43,9 @@ class QuotaGauge(QWidget):
         self.exhausted = False
         self.high_percent = 90.0
         self.is_current = False
+        self.reserve = 0.0  # % of the window kept for the user (0: no reserve line)
+        self.forecast = ""  # "runs out ≈ 14:20", "lasts until reset" or nothing
+        self.runs_out = False  # the forecast says it runs out before it resets (drawn warm)
         self._now: datetime | None = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
@@ -51,13 +56,24 @@ class QuotaGauge(QWidget):
     # -- data ----------------------------------------------------------------------------------
 
     def set_reading(self, reading: QuotaReading, exhausted: bool, now: datetime,
-                    high_percent: float) -> None:
+                    high_percent: float, reserve: float = 0.0, forecast: str = "",
+                    runs_out: bool = False) -> None:
         self.reading = reading
         self.exhausted = exhausted
         self.high_percent = high_percent
+        self.reserve = reserve
+        self.forecast = forecast
+        self.runs_out = runs_out
         self._now = now
         self._describe()
         self.update()
+
+    def policy_text(self) -> str:
+        """The fourth line: the forecast and the reserve, ``runs out ≈ 14:20 · keeps 30 %``."""
+        parts = [self.forecast] if self.forecast else []
+        if self.reserve > 0:
+            parts.append(tr("keeps {percent} %").format(percent=f"{self.reserve:g}"))
+        return " · ".join(parts)
 
     def set_current(self, current: bool) -> None:
         if current != self.is_current:
@@ -88,15 +104,24 @@ class QuotaGauge(QWidget):
         state = tr(", exhausted") if self.exhausted else ""
         name = tr("{label} quota: {used}{state}, {when}, {badge}").format(
             label=label, used=used, state=state, when=when, badge=badge)
+        if self.forecast:
+            name += tr(", {forecast}").format(forecast=self.forecast)
+        if self.reserve > 0:
+            name += tr(", {percent} % kept for you").format(percent=f"{self.reserve:g}")
         if name != self.accessibleName():
             self.setAccessibleName(name)
-        self.setToolTip(fmt.reset_tooltip(self.reading, self._now))
+        tip = fmt.reset_tooltip(self.reading, self._now)
+        if self.reserve > 0:
+            tip += "\n" + tr("Reserve: automatic resumes need more than {reserve} % left; goals "
+                              "Goalkeeper resumed pause at {used} % used").format(
+                                  reserve=f"{self.reserve:g}", used=f"{100 - self.reserve:g}")
+        self.setToolTip(tip)
 
     # -- painting ------------------------------------------------------------------------------
 
     def sizeHint(self) -> QSize:
         metrics = QFontMetrics(self.font())
-        return QSize(236, metrics.height() * 3 + 26)
+        return QSize(236, metrics.height() * 4 + 28)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -131,7 +156,17 @@ class QuotaGauge(QWidget):
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                          metrics.elidedText(reset, Qt.TextElideMode.ElideRight,
                                             int(bottom.width() - badge_width - 6)))
+        self._paint_policy(painter, bottom.translated(0, line + 2))
         painter.end()
+
+    def _paint_policy(self, painter: QPainter, row: QRectF) -> None:
+        text = self.policy_text()
+        if not text:
+            return
+        painter.setPen(QColor(LEVEL_COLORS["high"]) if self.runs_out else muted(self.palette()))
+        painter.drawText(row, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         QFontMetrics(self.font()).elidedText(
+                             text, Qt.TextElideMode.ElideRight, int(row.width())))
 
     def _paint_bar(self, painter: QPainter, rect: QRectF) -> None:
         painter.setPen(Qt.PenStyle.NoPen)
@@ -141,12 +176,34 @@ class QuotaGauge(QWidget):
         if used is None and self.reading is not None and self.reading.used is not None and (
                 self.reading.limit):
             used = 100.0 * self.reading.used / self.reading.limit
-        if used is None:
-            return
+        if used is not None:
+            self._paint_used(painter, rect, used)
+        self._paint_reserve(painter, rect)
+
+    def _paint_used(self, painter: QPainter, rect: QRectF, used: float) -> None:
         filled = QRectF(rect.x(), rect.y(), rect.width() * max(0.0, min(used, 100.0)) / 100.0,
                         rect.height())
         painter.setBrush(QColor(LEVEL_COLORS[self.level]))
         painter.drawRoundedRect(filled, 4, 4)
+
+    def reserve_x(self, rect: QRectF) -> float | None:
+        """Where the reserve line is drawn on the bar (None: no reserve)."""
+        if self.reserve <= 0:
+            return None
+        return rect.x() + rect.width() * (100.0 - self.reserve) / 100.0
+
+    def _paint_reserve(self, painter: QPainter, rect: QRectF) -> None:
+        x = self.reserve_x(rect)
+        if x is None:
+            return
+        colour = QColor(RESERVE_COLOR)
+        kept = QColor(colour)
+        kept.setAlpha(60)  # the share kept for the user, lightly shaded
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(kept)
+        painter.drawRect(QRectF(x, rect.y(), rect.right() - x, rect.height()))
+        painter.setPen(QPen(colour, 2))
+        painter.drawLine(QPointF(x, rect.y() - 3), QPointF(x, rect.bottom() + 3))
 
     def _paint_badge(self, painter: QPainter, row: QRectF, text: str) -> float:
         if not text:

@@ -79,8 +79,12 @@ class QuotaPanel(QWidget):
     def _refresh(self, gauge: QuotaGauge, now: datetime) -> None:
         reading = self._bridge.reading(gauge.window_id)
         if reading is not None:
+            ahead = self._bridge.forecast(gauge.window_id)
             gauge.set_reading(reading, self._bridge.is_exhausted(gauge.window_id), now,
-                              self._bridge.settings.resume_threshold_percent)
+                              self._bridge.settings.resume_threshold_percent,
+                              self._bridge.reserve_percent(gauge.window_id),
+                              ahead.text(now) if ahead is not None else "",
+                              runs_out=ahead is not None and ahead.runs_out_at is not None)
 
     def tick(self, now: datetime) -> None:
         for gauge in self.gauges.values():

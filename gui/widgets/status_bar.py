@@ -1,4 +1,5 @@
-"""The status bar's permanent part: host state, last provider refresh, next scheduled wake."""
+"""The status bar's permanent part: host state, what is wrong with the host (store unavailable,
+safe mode, a provider that failed to start), last provider refresh, next scheduled wake."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from datetime import datetime
 
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from core.health import HostHealth
+from core.i18n import localized
 from core.textfmt import countdown, long_time, short_time
 from gui.bridge import Bridge
 from gui.i18n import QT_TR_NOOP, tr
@@ -13,22 +16,29 @@ from gui.i18n import QT_TR_NOOP, tr
 HOST_STATES = {
     "starting": QT_TR_NOOP("Starting the host…"),
     "running": QT_TR_NOOP("Host: {text}"),
+    "replaced": QT_TR_NOOP("Host not running: another Goalkeeper host took over this data "
+                           "directory"),
     "stopping": QT_TR_NOOP("Stopping the host…"),
     "stopped": QT_TR_NOOP("Host stopped"),
 }
+PROBLEM_STYLE = "QLabel { color: #c62828; font-weight: bold; }"
 
 
 class HostStatus(QWidget):
-    """Three labels added to a QStatusBar; the wake countdown needs the display tick."""
+    """Four labels added to a QStatusBar; the wake countdown needs the display tick. The
+    problem label is shown only while the host reports a problem."""
 
     def __init__(self, bridge: Bridge, bar: QStatusBar) -> None:
         super().__init__(bar)
         self._bridge = bridge
         self.next_wake: datetime | None = bridge.next_wake
         self.host = QLabel(bar)
+        self.problem = QLabel(bar)
+        self.problem.setStyleSheet(PROBLEM_STYLE)
+        self.problem.hide()
         self.refresh = QLabel(bar)
         self.wake = QLabel(bar)
-        for label, name in ((self.host, tr("Host state")),
+        for label, name in ((self.host, tr("Host state")), (self.problem, tr("Host problem")),
                             (self.refresh, tr("Last provider refresh")),
                             (self.wake, tr("Next scheduled wake"))):
             label.setAccessibleName(name)
@@ -36,6 +46,7 @@ class HostStatus(QWidget):
         bridge.host_state_changed.connect(self._on_bridge_host_state_changed)
         bridge.providers_refreshed.connect(self._on_bridge_providers_refreshed)
         bridge.scheduler_woke.connect(self._on_bridge_scheduler_woke)
+        bridge.health_changed.connect(self._on_bridge_health_changed)
         self._on_bridge_host_state_changed(bridge.host_state)
         self.refresh.setText(tr("Providers not read yet"))
         self.tick(bridge.now())
@@ -44,6 +55,15 @@ class HostStatus(QWidget):
         text = tr(HOST_STATES[state]) if state in HOST_STATES else state
         self.host.setText(text.format(text=self._bridge.host_text))
         self.host.setToolTip(tr("Data directory: {dir}").format(dir=self._bridge.data_dir))
+
+    def _on_bridge_health_changed(self, health: HostHealth) -> None:
+        problems = [localized(problem) for problem in health.problems()]
+        self.problem.setVisible(bool(problems))
+        if problems:
+            more = (tr(" (+{count} more)").format(count=len(problems) - 1) if len(problems) > 1
+                    else "")
+            self.problem.setText(_short(problems[0]) + more)
+            self.problem.setToolTip("\n".join(problems))
 
     def _on_bridge_providers_refreshed(self, at: datetime) -> None:
         self.refresh.setText(tr("Providers read {when}").format(
@@ -65,3 +85,7 @@ class HostStatus(QWidget):
 
     def needs_tick(self) -> bool:
         return self.next_wake is not None
+
+
+def _short(text: str, limit: int = 110) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

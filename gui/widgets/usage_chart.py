@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from core.textfmt import weekday_day
 from gui.bridge import Marker
 from gui.i18n import tr
-from gui.theme import MARKER_COLORS, muted
+from gui.theme import MARKER_COLORS, RESERVE_COLOR, muted
 
 TICK_STEPS = [timedelta(seconds=s) for s in (10, 15, 30)] + [
     timedelta(minutes=m) for m in (1, 2, 5, 10, 15, 30)] + [
@@ -40,6 +40,7 @@ class ChartData:
     markers: list[Marker] = field(default_factory=list)
     pause_threshold: float = 100.0
     resume_threshold: float = 90.0
+    reserve: float = 0.0  # % kept for the user: a line at 100 − reserve (0: none)
 
 
 def x_ticks(start: datetime, end: datetime, zone: tzinfo | None = None) -> list[datetime]:
@@ -168,8 +169,10 @@ class UsageChart(QWidget):
 
     def _paint_thresholds(self, painter: QPainter, plot: QRectF) -> None:
         assert self.data is not None
-        for value, colour in ((self.data.pause_threshold, "#c62828"),
-                              (self.data.resume_threshold, "#b26a00")):
+        lines = [(self.data.pause_threshold, "#c62828"), (self.data.resume_threshold, "#b26a00")]
+        if self.data.reserve > 0:
+            lines.append((100.0 - self.data.reserve, RESERVE_COLOR))
+        for value, colour in lines:
             y = self.y_of(value, plot)
             painter.setPen(QPen(QColor(colour), 1, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))

@@ -105,3 +105,34 @@ def write_session(config_dir: Path, records: list[dict[str, Any]], *, cwd: str |
     with open(path, "a" if append else "w", encoding="utf-8") as handle:
         handle.writelines(dumps(r) for r in records)
     return path
+
+
+def usage_limit(text: str, at: datetime | str, *, kind: str = "five_hour",
+                resets: int | None = None, session: str = SESSION,
+                cwd: str = "/home/dev/myrepo", entrypoint: str = "sdk-cli",
+                **kw: Any) -> dict[str, Any]:
+    """A 2.1.328 limit stop: the structured fields B0 describes (``apiError``,
+    ``apiErrorParams.rate_limit_info`` with the exact ``resetsAt``, ``quotaLimits``)."""
+    record = limit_stop(text, at, session=session, cwd=cwd, version="2.1.328", **kw)
+    info: dict[str, Any] = {"status": "rejected", "rateLimitType": kind,
+                            "overageStatus": "rejected", "overageDisabledReason": "out_of_credits",
+                            "isUsingOverage": False}
+    if resets is not None:
+        info["resetsAt"] = resets
+    record.update(apiError="usage_limit_reached", apiErrorParams={"rate_limit_info": info},
+                  quotaLimits={**info, "unifiedRateLimitFallbackAvailable": False},
+                  apiErrorType="rate_limit_error", entrypoint=entrypoint)
+    return record
+
+
+TRANSIENT_TEXT = ("API Error: Server is temporarily limiting requests (not your usage limit) · "
+                  "Rate limit exceeded")
+
+
+def transient_error(at: datetime | str, session: str = SESSION, cwd: str = "/home/dev/myrepo",
+                    text: str = TRANSIENT_TEXT, entrypoint: str = "sdk-cli") -> dict[str, Any]:
+    """A 2.1.328 transient 429 record (``error: "rate_limit"`` too, but no usage limit)."""
+    record = limit_stop(text, at, session=session, cwd=cwd, version="2.1.328")
+    record.update(apiErrorIsTransient="temporarily limiting" in text,
+                  apiErrorType="rate_limit_error", entrypoint=entrypoint)
+    return record

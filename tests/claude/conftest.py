@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -83,3 +85,19 @@ class FakeClaude:
 @pytest.fixture
 def fake_claude(tmp_path: Path) -> FakeClaude:
     return FakeClaude(tmp_path / "fake-claude")
+
+
+def live_session(config_dir: Path, session_id: str, pid: int | None = None,
+                 kind: str = "interactive") -> Path:
+    """``<config>/sessions/<pid>.json`` as a running Claude Code TUI writes it (B0); the pid is
+    this test's own (or its parent's), so it is alive."""
+    pid = pid or os.getpid()
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    start = stat[stat.rfind(")") + 2:].split()[19]
+    path = config_dir / "sessions" / f"{pid}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"pid": pid, "sessionId": session_id, "cwd": "/home/dev/myrepo",
+                                "startedAt": 1783400000000, "procStart": start,
+                                "version": "2.1.328", "kind": kind, "entrypoint": "cli",
+                                "status": "idle"}))
+    return path

@@ -14,6 +14,9 @@ Environment:
        "ignore_sigint": false}      # ...and shrug SIGINT off (SIGTERM still ends it)
 
 The string ``$SESSION`` anywhere in a play is replaced by the ``--resume`` argument.
+
+Like Claude Code 2.1.328 in print mode, it keeps ``<config>/sessions/<pid>.json`` (``kind:
+"interactive"``, ``entrypoint: "sdk-cli"``) while it runs and removes it when it exits.
 """
 
 from __future__ import annotations
@@ -71,6 +74,26 @@ def main(argv: list[str]) -> int:
     if "-p" not in argv:
         return 0  # interactive: nothing to play
     play = substitute(next_play(), session)
+    process_file = announce(session)
+    try:
+        return run_play(play, session)
+    finally:
+        process_file.unlink(missing_ok=True)
+
+
+def announce(session: str) -> Path:
+    """``sessions/<pid>.json`` as print mode writes it (B0)."""
+    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
+    path = Path(config) / "sessions" / f"{os.getpid()}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"pid": os.getpid(), "sessionId": session, "cwd": os.getcwd(),
+                                "startedAt": int(time.time() * 1000), "version": "2.1.328",
+                                "kind": "interactive", "entrypoint": "sdk-cli",
+                                "status": "busy"}))
+    return path
+
+
+def run_play(play: dict[str, Any], session: str) -> int:
     if play.get("hang"):  # before saying anything: a stop may come right after "init"
         catch_signals(bool(play.get("ignore_sigint")))
     if play.get("append"):

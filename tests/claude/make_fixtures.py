@@ -178,12 +178,22 @@ def main() -> None:
         "rate_limits": {"five_hour": {"used_percentage": 87.5, "resets_at": 1783440000},
                         "seven_day": {"used_percentage": 41.0, "resets_at": 1783900800}},
         "context_window": {"used_percentage": 34}}) + "\n", encoding="utf-8")
+    # the shapes Claude Code 2.1.328 sends (B0): no error_details; the limit's own words
     (payloads / "stop_failure.json").write_text(json.dumps({
         "session_id": s["session_limit"],
-        "transcript_path": "~/.claude/projects/-home-dev-myrepo/x.jsonl", "cwd": REPO,
-        "permission_mode": "default", "hook_event_name": "StopFailure", "error": "rate_limit",
-        "error_details": "429 Too Many Requests",
-        "last_assistant_message": "API Error: Rate limit reached"}) + "\n", encoding="utf-8")
+        "transcript_path": "/home/dev/.claude/projects/-home-dev-myrepo/x.jsonl", "cwd": REPO,
+        "prompt_id": "66ca1191-edca-4ef8-b096-be295337e348", "effort": {"level": "medium"},
+        "hook_event_name": "StopFailure", "error": "rate_limit",
+        "last_assistant_message": "You've hit your session limit · resets 6:40pm "
+                                  "(Europe/Berlin)"}) + "\n", encoding="utf-8")
+    (payloads / "stop_failure_transient.json").write_text(json.dumps({
+        "session_id": s["session_limit"],
+        "transcript_path": "/home/dev/.claude/projects/-home-dev-myrepo/x.jsonl", "cwd": REPO,
+        "prompt_id": "b07a9d23-de26-4fb7-a4f5-5acde633f120", "effort": {"level": "medium"},
+        "hook_event_name": "StopFailure", "error": "rate_limit",
+        "last_assistant_message": "API Error: Server is temporarily limiting requests (not your "
+                                  "usage limit) · Rate limit exceeded"}) + "\n",
+        encoding="utf-8")
     (payloads / "stop_failure_fork.json").write_text(json.dumps({
         "session_id": s["weekly"], "hook_event_name": "StopFailure", "error_type": "rate_limit",
         "error_message": "You've hit your weekly limit · resets Thursday"}) + "\n",

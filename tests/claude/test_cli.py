@@ -19,6 +19,7 @@ from core.clock import FakeClock
 from core.hosting import Host
 from core.models import Exactness, GoalState
 from core.paths import Paths
+from core.providers.claude.events import event_from_json
 from core.providers.claude.provider import ClaudeProvider
 from core.providers.claude.state import HookSpool, TrackingFile
 from core.settings import Settings
@@ -105,12 +106,23 @@ def test_stop_failure_without_a_host_is_spooled_for_the_next_one(
     for name in ("stop_failure.json", "stop_failure_fork.json", "notification_fired.json"):
         done = run(cli_env, "hook", "claude-stop-failure", stdin=(PAYLOADS / name).read_bytes())
         assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-    events = HookSpool(paths.data_dir).read_new()
-    assert [(e["session_id"], e["kind"]) for e in events] == [
+    spool = HookSpool(paths.data_dir)
+    lines = spool.read_new()
+    assert [line["payload"]["session_id"] for line in lines] == [
+        SESSIONS["session_limit"], SESSIONS["weekly"], SESSIONS["session_limit"]]
+    events = [event_from_json(line) for line in lines]  # the host's reading of the spool
+    assert [(e.session_id, e.kind) for e in events if e is not None] == [
         (SESSIONS["session_limit"], "stop_failure"), (SESSIONS["weekly"], "stop_failure"),
         (SESSIONS["session_limit"], "quota_auto_resume_fired")]
-    assert "429 Too Many Requests" in events[0]["text"]
+    assert events[0] is not None and "resets 6:40pm" in events[0].text
     assert run(cli_env, "hook", "claude-stop-failure", stdin=b"{broken").returncode == 0
+    assert spool.read_new() == []
+    # a transient 429 says error "rate_limit" too, but is no limit stop
+    transient = run(cli_env, "hook", "claude-stop-failure",
+                    stdin=(PAYLOADS / "stop_failure_transient.json").read_bytes())
+    assert transient.returncode == 0
+    (line,) = spool.read_new()
+    assert event_from_json(line) is None
 
 
 @pytest.mark.asyncio
@@ -157,12 +169,19 @@ async def test_with_a_host_the_hooks_report_to_it(host: Host, cli_env: dict[str,
                 and r.used_percent == 87.5 and r.exactness is Exactness.EXACT)
     goal = f"claude:{SESSIONS['malformed']}"
     payload = json.dumps({"session_id": SESSIONS["malformed"], "hook_event_name": "StopFailure",
-                          "error": "rate_limit", "error_details": "429 Too Many Requests"})
+                          "error": "rate_limit",
+                          "last_assistant_message": "You've hit your 5-hour limit · resets "
+                                                    "11pm (UTC)"})
     code, out, _ = await arun(cli_env, "hook", "claude-stop-failure", stdin=payload.encode())
     assert (code, out) == (0, b"")
-    await until(lambda: goal in engine.goals)
+    clock = host.engine.clock
+    assert isinstance(clock, FakeClock)
+    for _ in range(20):  # the host reads the spool on its next poll
+        if goal in engine.goals:
+            break
+        await clock.run_for(1.0)
+        await engine.drain()
     assert engine.goals[goal].state is GoalState.PAUSED
-    assert HookSpool(host.paths.data_dir).read_new() == []  # delivered, not spooled
 
 
 @pytest.mark.asyncio

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,11 +18,12 @@ from core.models import Exactness, GoalState, PauseReason
 from core.paths import Paths
 from core.providers.base import GoalObservation
 from core.providers.claude.provider import ClaudeProvider
-from core.providers.claude.sessions import NATIVE_BLOCK, goal_id
+from core.providers.claude.sessions import LIVE_BLOCK, NATIVE_BLOCK, goal_id
 from core.providers.claude.state import TrackingFile
 from core.providers.registry import SPECS, build_providers, looked_for
 from core.settings import Settings
-from tests.claude.builders import user, write_session
+from tests.claude.builders import limit_stop, system_notice, user, write_session
+from tests.claude.conftest import live_session
 from tests.claude.make_fixtures import SESSIONS
 from tests.claude.support import RecordingSink
 
@@ -63,7 +66,7 @@ async def test_limit_stopped_sessions_are_goals_paused_for_quota(
     stopped = found[s["session_limit"]]
     assert stopped.id == f"claude:{s['session_limit']}"
     assert stopped.state is GoalState.PAUSED and stopped.pause_reason is PauseReason.QUOTA
-    assert stopped.resets_at == at("2026-07-07T16:40:00")
+    assert stopped.resets_at == at("2026-07-07T16:40:59")  # the minute's last second
     assert stopped.observed_at == at("2026-07-07T13:58:00.120")
     assert stopped.windows == ("claude:5h", "claude:7d")
     assert stopped.title == "Migrate the test suite to pytest and get CI green"
@@ -72,47 +75,99 @@ async def test_limit_stopped_sessions_are_goals_paused_for_quota(
     assert stopped.auto_resume_block is None
     assert found[s["weekly"]].resets_at == at("2026-07-10T00:00:00")  # end of Thursday (UTC)
     assert "end of that day" in (found[s["weekly"]].pause_detail or "")
-    assert found[s["extra_usage"]].resets_at == at("2026-07-07T06:00:00")
-    assert found[s["legacy"]].resets_at == at("2026-07-08T00:00:00")  # TZ=UTC
+    assert found[s["extra_usage"]].resets_at == at("2026-07-07T06:00:59")
+    assert found[s["extra_usage"]].windows == ("claude:5h", "claude:7d", "claude:overage")
+    assert found[s["legacy"]].resets_at == at("2026-07-08T00:00:59")  # TZ=UTC
     assert found[s["epoch"]].resets_at == at("2026-07-07T16:00:00")
-    assert found[s["after_midnight"]].resets_at == at("2026-07-08T00:00:00")
+    assert found[s["after_midnight"]].resets_at == at("2026-07-08T00:00:59")
     unreadable = found[s["unreadable"]]
     assert unreadable.resets_at is None and "cannot read" in (unreadable.pause_detail or "")
 
 
 @pytest.mark.asyncio
-async def test_claudes_own_auto_continue_blocks_goalkeepers(make: Make,
-                                                           late_clock: FakeClock) -> None:
+async def test_claude_resumes_itself_only_from_a_live_tui_that_armed_its_wait(
+        make: Make, late_clock: FakeClock, claude_dir: Path) -> None:
+    waiting = SESSIONS["native_waiting"]
+    # the "continuing automatically" notice, but no process: the TUI is gone, the wait with it
     provider = await make(late_clock)
-    waiting = by_session(await provider.discover())[SESSIONS["native_waiting"]]
-    assert waiting.auto_resume_block is not None
-    assert waiting.auto_resume_block.startswith(NATIVE_BLOCK)
-    assert "continuing automatically at 7pm" in waiting.auto_resume_block
+    assert by_session(await provider.discover())[waiting].auto_resume_block is None
+    # a live interactive Claude Code has the session open and armed its wait
+    live_session(claude_dir, waiting)
+    provider.poll()
+    block = by_session(await provider.discover())[waiting].auto_resume_block
+    assert block is not None and block.startswith(NATIVE_BLOCK)
+    assert "continuing automatically at 7pm" in block and f"pid {os.getpid()}" in block
+    # another live TUI with a stop it did not arm for: the user is there, Goalkeeper waits
+    # (a child of this test stands in for it: the test's parent may be gone, its pid then 1)
+    with subprocess.Popen(["sleep", "60"]) as other_tui:
+        try:
+            live_session(claude_dir, SESSIONS["session_limit"], pid=other_tui.pid)
+            provider.poll()
+            found = by_session(await provider.discover())
+        finally:
+            other_tui.kill()
+    other = found[SESSIONS["session_limit"]].auto_resume_block
+    assert other is not None and other.startswith(LIVE_BLOCK)
+    assert "did not arm its wait" in other and "waits for it to exit" in other
 
 
 @pytest.mark.asyncio
-async def test_the_native_setting_or_a_new_enough_version_blocks_too(
+async def test_a_cancel_record_or_a_dead_pid_ends_claudes_own_wait(
+        make: Make, late_clock: FakeClock, claude_dir: Path) -> None:
+    waiting = SESSIONS["native_waiting"]
+    path = live_session(claude_dir, waiting)
+    provider = await make(late_clock)
+    write_session(claude_dir, [system_notice(
+        "Automatic continue cancelled · /rate-limit-options to re-arm",
+        "2026-07-07T13:31:00.000Z", session=waiting)], session=waiting, append=True)
+    provider.poll()
+    block = by_session(await provider.discover())[waiting].auto_resume_block
+    assert block is not None and block.startswith(LIVE_BLOCK)
+    assert "Automatic continue cancelled" in block
+    # the process is gone but its file stayed behind (killed): Goalkeeper's to resume
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "procStart": "1"}))  # another process's start time
+    provider.poll()
+    assert by_session(await provider.discover())[waiting].auto_resume_block is None
+
+
+@pytest.mark.asyncio
+async def test_neither_the_setting_nor_the_version_makes_claude_resume_a_closed_session(
         make: Make, late_clock: FakeClock, claude_dir: Path) -> None:
     write_session(claude_dir, [
-        user("new version", "2026-07-07T20:00:00.000Z", session="s-new", version="2.1.240"),
-        {**json.loads(json.dumps(user("x", "2026-07-07T20:00:00Z"))), "type": "assistant",
-         "isApiErrorMessage": True, "error": "rate_limit", "sessionId": "s-new",
-         "version": "2.1.240", "timestamp": "2026-07-07T20:30:00.000Z",
-         "message": {"role": "assistant", "content": [
-             {"type": "text", "text": "You've hit your session limit · resets 11pm (UTC)"}]}},
+        user("new version", "2026-07-07T20:00:00.000Z", session="s-new", version="2.1.328"),
+        limit_stop("You've hit your 5-hour limit · resets 11pm (UTC)", "2026-07-07T20:30:00Z",
+                   session="s-new", version="2.1.328"),
     ], session="s-new")
-    provider = await make(late_clock)
-    obs = by_session(await provider.discover())
-    assert "continues automatically at usage limits" in (obs["s-new"].auto_resume_block or "")
-    assert obs[SESSIONS["session_limit"]].auto_resume_block is None  # 2.1.200: no native
     settings = json.loads((claude_dir / "settings.json").read_text())
     (claude_dir / "settings.json").write_text(json.dumps({**settings,
-                                                         "autoContinueAtUsageLimit": False}))
-    assert by_session(await provider.discover())["s-new"].auto_resume_block is None
-    (claude_dir / "settings.json").write_text(json.dumps({**settings,
                                                          "autoContinueAtUsageLimit": True}))
-    block = by_session(await provider.discover())[SESSIONS["session_limit"]].auto_resume_block
-    assert block is not None and "is on" in block
+    provider = await make(late_clock)
+    obs = by_session(await provider.discover())
+    assert obs["s-new"].auto_resume_block is None
+    assert obs[SESSIONS["session_limit"]].auto_resume_block is None
+
+
+@pytest.mark.asyncio
+async def test_a_reset_beyond_24_hours_or_overage_is_not_waited_for_by_claude(
+        make: Make, late_clock: FakeClock, claude_dir: Path) -> None:
+    info = {"status": "rejected", "resetsAt": int(at("2026-07-09T12:00:00").timestamp()),
+            "rateLimitType": "seven_day", "isUsingOverage": False}
+    far = limit_stop("You've hit your weekly limit · resets Jul 9, 12pm (UTC)",
+                     "2026-07-07T21:00:00.000Z", session="s-far")
+    far.update(apiError="usage_limit_reached", apiErrorParams={"rate_limit_info": info})
+    write_session(claude_dir, [user("weekly", "2026-07-07T20:00:00.000Z", session="s-far"), far,
+                               system_notice("Usage limit reached · continuing automatically at "
+                                             "Jul 9, 12pm · esc to cancel",
+                                             "2026-07-07T21:00:01.000Z", session="s-far")],
+                  session="s-far")
+    live_session(claude_dir, "s-far")
+    provider = await make(late_clock)
+    found = by_session(await provider.discover())["s-far"]
+    assert found.resets_at == at("2026-07-09T12:00:00")  # exact, from rate_limit_info
+    assert found.data["reset_exactness"] == "exact"
+    assert found.windows == ("claude:5h", "claude:7d")
+    assert "more than 24 hours away" in (found.auto_resume_block or "")
 
 
 @pytest.mark.asyncio
@@ -156,8 +211,8 @@ async def test_several_config_dirs(make: Make, late_clock: FakeClock, claude_dir
     env = {**environ, "CLAUDE_CONFIG_DIR": f"{claude_dir},{claude_dir_2}"}
     provider = await make(FakeClock(datetime(2026, 11, 1, 7, tzinfo=UTC)), env)
     found = by_session(await provider.discover())
-    assert found[SESSIONS["dst_first"]].resets_at == at("2026-11-01T05:45:00")
-    assert found[SESSIONS["dst_second"]].resets_at == at("2026-11-01T10:00:00")
+    assert found[SESSIONS["dst_first"]].resets_at == at("2026-11-01T05:45:59")
+    assert found[SESSIONS["dst_second"]].resets_at == at("2026-11-01T10:00:59")
     assert found[SESSIONS["dst_first"]].data["config_dir"] == str(claude_dir_2)
 
 
@@ -169,7 +224,7 @@ async def test_quota_readings_from_stops_and_the_cached_usage(
     five = readings["claude:5h"]
     assert five.limit_reached and five.used_percent == 100.0
     assert five.observed_at == at("2026-07-07T21:15:00")  # the newest 5-hour stop (legacy)
-    assert five.resets_at == at("2026-07-08T00:00:00")
+    assert five.resets_at == at("2026-07-08T00:00:59")
     assert five.exactness is Exactness.INFERRED
     # the weekly stop (10:00) is older than Claude's cached utilization (13:30): newest wins
     weekly = readings["claude:7d"]
@@ -249,19 +304,48 @@ async def _settle() -> None:
 
 
 @pytest.mark.asyncio
-async def test_quota_auto_resume_notifications_say_whether_claude_continues(
-        make: Make, late_clock: FakeClock) -> None:
+async def test_claudes_disabled_notification_ends_its_wait(
+        make: Make, late_clock: FakeClock, claude_dir: Path) -> None:
     from core.providers.claude.sessions import HookEvent
 
+    waiting = SESSIONS["native_waiting"]
+    live_session(claude_dir, waiting)
     provider = await make(late_clock)
-    waiting, plain = SESSIONS["native_waiting"], SESSIONS["session_limit"]
+    assert (by_session(await provider.discover())[waiting].auto_resume_block or "").startswith(
+        NATIVE_BLOCK)
     provider.events.add(HookEvent(waiting, at("2026-07-07T13:31:00"),
                                   "quota_auto_resume_disabled"))
-    provider.events.add(HookEvent(plain, at("2026-07-07T14:00:00"), "quota_auto_resume_fired"))
-    found = by_session(await provider.discover())
-    assert found[waiting].auto_resume_block is None  # Claude said it will not continue
-    assert "reported that it continued" in (found[plain].auto_resume_block or "")
-    # a notification from before the stop says nothing about this stop
-    provider.events.add(HookEvent(SESSIONS["extra_usage"], at("2026-07-07T03:00:00"),
+    block = by_session(await provider.discover())[waiting].auto_resume_block or ""
+    assert block.startswith(LIVE_BLOCK) and "quota_auto_resume_disabled" in block
+    # a notification from before the wait says nothing about it
+    provider.events.add(HookEvent(SESSIONS["native_waiting"], at("2026-07-07T13:00:00"),
                                   "quota_auto_resume_fired"))
-    assert by_session(await provider.discover())[SESSIONS["extra_usage"]].auto_resume_block is None
+    assert "quota_auto_resume_disabled" in (
+        by_session(await provider.discover())[waiting].auto_resume_block or "")
+
+
+@pytest.mark.asyncio
+async def test_claudes_own_goal_is_shown_and_a_met_goal_is_done(
+        make: Make, late_clock: FakeClock, claude_dir: Path, paths: Paths) -> None:
+    def goal_status(at_: str, **fields: object) -> dict[str, object]:
+        return {"type": "attachment", "timestamp": at_, "sessionId": "s-goal",
+                "isSidechain": False, "attachment": {"type": "goal_status",
+                                                     "condition": "all tests pass", **fields}}
+
+    write_session(claude_dir, [user("/goal all tests pass", "2026-07-07T20:00:00.000Z",
+                                    session="s-goal"),
+                               goal_status("2026-07-07T20:00:01.000Z", met=False, sentinel=True)],
+                  session="s-goal")
+    TrackingFile(paths.data_dir).update(lambda t: t.tracked.update({"s-goal": {}}))
+    provider = await make(late_clock)
+    found = by_session(await provider.discover())["s-goal"]
+    assert found.state is GoalState.IDLE
+    assert found.data["claude_goal"] == {"condition": "all tests pass", "met": False,
+                                         "failed": False}
+    write_session(claude_dir, [goal_status("2026-07-07T21:00:00.000Z", met=True)],
+                  session="s-goal", append=True)
+    provider.poll()
+    done = by_session(await provider.discover())["s-goal"]
+    assert done.state is GoalState.DONE and done.observed_at == at("2026-07-07T21:00:00")
+    assert done.data["claude_goal"]["met"] is True
+    assert "all tests pass" in (done.pause_detail or "")

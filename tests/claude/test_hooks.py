@@ -159,3 +159,20 @@ def test_a_statusline_set_anew_while_installed_is_the_one_uninstall_restores(
     hooks.uninstall(claude_dir, tmp_path)
     assert json.loads(settings.read_bytes())["statusLine"] == {"type": "command",
                                                                "command": "starship-claude"}
+
+
+def test_the_stop_failure_entry_is_the_fast_path_and_replaces_an_older_one(
+        claude_dir: Path, tmp_path: Path) -> None:
+    settings = claude_dir / "settings.json"
+    hooks.install(claude_dir, tmp_path, PROGRAM, NOW)  # an install from before the fast path
+    fast = hooks.stop_failure_command("/opt/gk/bin/python", Path("/opt/gk/stop_hook.py"),
+                                      tmp_path / "claude" / "hook-events.jsonl")
+    assert fast.startswith("trap '' TERM; exec /opt/gk/bin/python -I -S /opt/gk/stop_hook.py ")
+    change = hooks.install(claude_dir, tmp_path, PROGRAM, NOW, fast)
+    assert change.changes == ["hooks.StopFailure: updated Goalkeeper's hook"]
+    groups = json.loads(settings.read_text())["hooks"]["StopFailure"]
+    assert [g["hooks"][0]["command"] for g in groups] == ["notify-send 'Claude stopped'", fast]
+    assert hooks.install(claude_dir, tmp_path, PROGRAM, NOW, fast).changes == []
+    hooks.uninstall(claude_dir, tmp_path)
+    groups = json.loads(settings.read_text())["hooks"]["StopFailure"]
+    assert [g["hooks"][0]["command"] for g in groups] == ["notify-send 'Claude stopped'"]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from core.providers.claude.records import Kind, classify, title_of
+import pytest
+
+from core.providers.claude.records import GoalStatus, Kind, LimitInfo, classify, title_of
 from tests.claude.builders import assistant, limit_stop, system_notice, tool_result, user
 
 
@@ -75,3 +77,78 @@ def test_titles_are_one_trimmed_line_of_bounded_length() -> None:
 def test_unknown_shapes_are_other() -> None:
     assert classify({"type": "summary", "summary": "x"}).kind is Kind.OTHER
     assert classify({"type": "assistant", "timestamp": "not a time"}).at is None
+
+
+def _real_stop(**fields: object) -> dict[str, object]:
+    """A 2.1.328 limit-stop record (the shape the real CLI writes, see B0)."""
+    record = limit_stop("You've hit your 5-hour limit · resets 11:33pm (UTC)",
+                        "2026-12-01T21:33:11.991Z")
+    record.update(fields)
+    return record
+
+
+def test_a_2_1_328_usage_limit_is_read_by_its_structured_fields() -> None:
+    info = {"status": "rejected", "resetsAt": 1796168008, "rateLimitType": "seven_day_opus",
+            "overageStatus": "rejected", "isUsingOverage": False}
+    stop = classify(_real_stop(apiError="usage_limit_reached",
+                               apiErrorParams={"rate_limit_info": info}, quotaLimits=info,
+                               entrypoint="sdk-cli"))
+    assert stop.kind is Kind.LIMIT_STOP
+    assert stop.limit == LimitInfo("seven_day_opus", 1796168008.0, False)
+    assert stop.entrypoint == "sdk-cli"
+    # quotaLimits alone is enough
+    assert classify(_real_stop(quotaLimits=info)).limit == LimitInfo("seven_day_opus",
+                                                                     1796168008.0, False)
+
+
+@pytest.mark.parametrize(("text", "transient"), [
+    ("API Error: Server is temporarily limiting requests (not your usage limit) · Rate limit "
+     "exceeded", True),
+    ("API Error: Request rejected (429) · Rate limit exceeded", False),
+    ("API Error: Rate limit reached", None),
+])
+def test_transient_429s_are_not_limit_stops(text: str, transient: bool | None) -> None:
+    fields: dict[str, object] = {"apiErrorType": "rate_limit_error"}
+    if transient is not None:
+        fields["apiErrorIsTransient"] = transient
+    record = limit_stop(text, "2026-12-01T21:33:25.774Z")
+    record.update(fields)
+    assert classify(record).kind is Kind.TRANSIENT
+
+
+def test_every_way_claude_stands_its_wait_down_is_a_cancel() -> None:
+    for text in ("Automatic continue cancelled · /rate-limit-options to re-arm",
+                 "Automatic continue cancelled · Claude Code exited during the wait, so the task "
+                 "will not resume on its own when the usage limit resets",
+                 "Automatic continue stopped · the usage limit now resets more than 24 hours out",
+                 "Automatic continue was turned off · this task will not resume on its own",
+                 "Automatic continue did not run · the continuation was blocked",
+                 "Usage limit has reset · Press enter to continue",
+                 "Workflow paused · your login changed or ended · a prompt continues it"):
+        assert classify(system_notice(text, "2026-12-01T21:36:14Z")).kind is (
+            Kind.NATIVE_CANCELLED), text
+    for text in ("Usage limit reached · continuing automatically at 11:36pm · esc to cancel",
+                 "Usage limit reached again · continuing automatically shortly · esc to cancel"):
+        assert classify(system_notice(text, "2026-12-01T21:36:02Z")).kind is Kind.NATIVE_WAITING
+    for text in ("Usage limit reset · Continuing automatically",
+                 "Usage limit available again · continuing now"):
+        assert classify(system_notice(text, "2026-12-01T23:36:02Z")).kind is Kind.NATIVE_FIRED
+
+
+def test_a_wait_chosen_in_rate_limit_options_is_armed() -> None:
+    chosen = user("<local-command-stdout>Claude Code will continue automatically at Dec 5, "
+                  "8:59am. Keep this session open; it may still pause for permission prompts. "
+                  "Press esc to cancel the wait.</local-command-stdout>", "2026-12-01T21:39:50Z")
+    assert classify(chosen).kind is Kind.NATIVE_WAITING
+
+
+def test_claudes_own_goal_status_attachments() -> None:
+    record = {"type": "attachment", "timestamp": "2026-12-01T21:40:00Z", "sessionId": "s",
+              "attachment": {"type": "goal_status", "met": True, "condition": "tests pass",
+                             "reason": "they do"}}
+    goal = classify(record)
+    assert goal.kind is Kind.GOAL_STATUS
+    assert goal.goal == GoalStatus("tests pass", True, False)
+    record["attachment"] = {"type": "goal_status", "met": False, "failed": True,
+                            "condition": "tests pass"}
+    assert classify(record).goal == GoalStatus("tests pass", False, True)

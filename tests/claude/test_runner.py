@@ -12,8 +12,20 @@ from core.clock import FakeClock
 from core.models import Exactness
 from core.providers.base import RunnerError
 from core.providers.claude.runner import HeadlessRun, RunSpec, child_env, command
+from core.retry import RetryPolicy
 from tests.claude.conftest import FakeClaude
-from tests.claude.plays import RESET_EPOCH, allowed, hanging, init, limited, rate_limit, result
+from tests.claude.plays import (
+    RESET_EPOCH,
+    allowed,
+    hanging,
+    init,
+    legacy_limited,
+    limited,
+    rate_limit,
+    result,
+    transient,
+    unknown_session,
+)
 from tests.claude.support import RecordingSink
 from tests.support.fakes import until
 
@@ -21,12 +33,14 @@ SESSION = "3b9e2f4a-1c2d-4e5f-8a6b-7c8d9e0f1a2b"
 
 
 def make_run(fake: FakeClaude, tmp_path: Path, *, keep: bool = False, grace: float = 5.0,
-             sink: RecordingSink | None = None) -> tuple[HeadlessRun, RecordingSink]:
+             sink: RecordingSink | None = None,
+             retry: RetryPolicy | None = None) -> tuple[HeadlessRun, RecordingSink]:
     cwd = tmp_path / "repo"
     cwd.mkdir(exist_ok=True)
     env = {**fake.env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config")}
     argv = command(str(fake.bin_dir / "claude"), SESSION, "Continue, please.")
-    spec = RunSpec("claude:" + SESSION, 7, argv, str(cwd), env, keep, UTC)
+    spec = RunSpec("claude:" + SESSION, 7, argv, str(cwd), env, keep, UTC,
+                   retry or RetryPolicy(retries=2, backoff_initial=30, backoff_max=900))
     sink = sink or RecordingSink()
     limited_calls: list[Any] = []
     run = HeadlessRun(spec, sink, FakeClock(datetime(2026, 7, 7, 14, tzinfo=UTC)),  # type: ignore[arg-type]
@@ -35,9 +49,25 @@ def make_run(fake: FakeClaude, tmp_path: Path, *, keep: bool = False, grace: flo
 
 
 @pytest.mark.asyncio
+async def test_a_2_1_328_usage_limit_pauses_with_the_exact_reset(fake_claude: FakeClaude,
+                                                                tmp_path: Path) -> None:
+    fake_claude.play(limited(kind="seven_day_opus"))
+    run, sink = make_run(fake_claude, tmp_path)
+    await run.start()
+    await until(lambda: bool(sink.reports))
+    kind, _, _, hit = sink.reports[0]
+    assert kind == "limited"
+    assert hit.resets_at == datetime.fromtimestamp(RESET_EPOCH, UTC)
+    assert hit.windows == ("claude:7d-opus",) and hit.exactness is Exactness.EXACT
+    by_window = {r.window_id: r for r in sink.readings}
+    assert by_window["claude:7d-opus"].limit_reached is True
+    assert by_window["claude:5h"].used_percent == 30.0  # unifiedWindows: exact fractions
+
+
+@pytest.mark.asyncio
 async def test_a_limit_reported_as_success_with_exit_0_is_a_limit(fake_claude: FakeClaude,
                                                                   tmp_path: Path) -> None:
-    fake_claude.play(limited())
+    fake_claude.play(legacy_limited())
     run, sink = make_run(fake_claude, tmp_path)
     await run.start()
     await until(lambda: bool(sink.reports))
@@ -67,7 +97,7 @@ async def test_a_normal_result_ends_the_turn(fake_claude: FakeClaude, tmp_path: 
 @pytest.mark.asyncio
 async def test_keep_prompting_runs_turns_until_the_limit(fake_claude: FakeClaude,
                                                          tmp_path: Path) -> None:
-    fake_claude.play(allowed(), allowed(), limited())
+    fake_claude.play(allowed(), allowed(), legacy_limited())
     run, sink = make_run(fake_claude, tmp_path, keep=True)
     await run.start()
     for _ in range(2):  # the pause between turns sleeps on the (fake) clock
@@ -122,6 +152,64 @@ async def test_an_immediate_limit_without_init_still_counts_as_started(
     await run.start()
     await until(lambda: bool(sink.reports))
     assert sink.reports[0][0] == "limited"
+
+
+@pytest.mark.asyncio
+async def test_an_unknown_session_fails_with_claudes_own_words(fake_claude: FakeClaude,
+                                                              tmp_path: Path) -> None:
+    fake_claude.play(unknown_session())
+    run, sink = make_run(fake_claude, tmp_path)
+    await run.start()
+    await until(lambda: bool(sink.reports))
+    assert sink.reports == [("failed", "claude:" + SESSION, 7,
+                             f"No conversation found with session ID: {SESSION}")]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("text", [
+    "API Error: Server is temporarily limiting requests (not your usage limit) · Rate limit "
+    "exceeded",
+    "API Error: Request rejected (429) · Rate limit exceeded"])
+async def test_a_transient_429_is_retried_with_backoff_never_a_quota_pause(
+        fake_claude: FakeClaude, tmp_path: Path, text: str) -> None:
+    fake_claude.play(transient(text=text), allowed("Back at it."))
+    run, sink = make_run(fake_claude, tmp_path)
+    await run.start()
+    clock = run.clock
+    assert isinstance(clock, FakeClock)
+    await until(lambda: bool(sink.notes))
+    (_goal, event, reason) = sink.notes[0]
+    assert event == "retry_scheduled" and "transient 429" in reason and "1/2" in reason
+    assert "in 15 s" in reason  # full jitter of the first 30 s cap (the fixed jitter is 0.5)
+    assert len(fake_claude.invocations()) == 1
+    await until(lambda: clock.sleepers > 0)
+    clock.advance(15.0)
+    await until(lambda: bool(sink.reports))
+    assert sink.reports == [("finished", "claude:" + SESSION, 7, "the turn ended: Back at it.")]
+    assert len(fake_claude.invocations()) == 2
+    # the transient turn's untyped rejected event named no window: only the good turn's readings
+    assert [(r.window_id, r.used_percent) for r in sink.readings] == [
+        ("claude:5h", 42.0), ("claude:7d", 50.0)]
+
+
+@pytest.mark.asyncio
+async def test_transient_429s_until_no_attempt_is_left_pause_for_an_error(
+        fake_claude: FakeClaude, tmp_path: Path) -> None:
+    fake_claude.play(transient())
+    run, sink = make_run(fake_claude, tmp_path,
+                         retry=RetryPolicy(retries=2, backoff_initial=1, backoff_max=900))
+    await run.start()
+    clock = run.clock
+    assert isinstance(clock, FakeClock)
+    for _ in range(2):
+        await until(lambda: clock.sleepers > 0 or bool(sink.reports))
+        clock.advance(5.0)
+    await until(lambda: bool(sink.reports))
+    (kind, _, fence, detail) = sink.reports[0]
+    assert (kind, fence) == ("paused", 7)
+    assert "gave up after 3 attempts" in detail and "not a usage limit" in detail
+    assert len(fake_claude.invocations()) == 3
+    assert [n[1] for n in sink.notes] == ["retry_scheduled", "retry_scheduled"]
 
 
 @pytest.mark.asyncio

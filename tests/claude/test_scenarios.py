@@ -3,6 +3,7 @@ auto-continue, and a clean stop on pause."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,10 +15,10 @@ from core.engine import Engine
 from core.models import GoalState, PauseReason
 from core.paths import Paths
 from core.providers.claude.provider import BILLING_NOTICE, ClaudeProvider
-from core.providers.claude.sessions import NATIVE_BLOCK
+from core.providers.claude.sessions import LIVE_BLOCK, NATIVE_BLOCK
 from core.settings import Settings
-from tests.claude.builders import assistant, limit_stop, user, write_session
-from tests.claude.conftest import FakeClaude
+from tests.claude.builders import assistant, limit_stop, system_notice, user, write_session
+from tests.claude.conftest import FakeClaude, live_session
 from tests.claude.plays import allowed, hanging, limited
 from tests.conftest import EngineFactory
 from tests.support.fakes import until
@@ -32,6 +33,13 @@ class World:
     repo: Path
     environ: dict[str, str]
     fake: FakeClaude
+
+    def armed(self) -> None:
+        """The TUI's notice that it will continue by itself at the reset (B0)."""
+        write_session(self.config, [system_notice(
+            "Usage limit reached · continuing automatically at 2pm · esc to cancel",
+            "2026-07-07T11:59:00.004Z", session=SESSION, cwd=str(self.repo))],
+            session=SESSION, cwd=str(self.repo), append=True)
 
     def session(self, version: str = "2.1.200", reset: str = "2pm (UTC)") -> Path:
         cwd = str(self.repo)
@@ -75,15 +83,16 @@ async def test_exactly_one_resume_per_limit_episode(make_engine: EngineFactory, 
     engine, _ = await start(make_engine, paths, clock, world)
     goal = engine.goals[GOAL]
     assert goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
-    assert goal.resets_at == datetime(2026, 7, 7, 14, tzinfo=UTC)
+    # "resets 2pm" may mean any second of 14:00: the last one, so never before the real reset
+    assert goal.resets_at == datetime(2026, 7, 7, 14, 0, 59, tzinfo=UTC)
     assert goal.title == "Make the integration tests pass"
     turned_on = await engine.set_auto_resume(GOAL, True, "test")
     assert turned_on.notice == BILLING_NOTICE  # said once, plainly
-    assert engine.goals[GOAL].next_resume_at == datetime(2026, 7, 7, 14, 0, 45, tzinfo=UTC)
+    assert engine.goals[GOAL].next_resume_at == datetime(2026, 7, 7, 14, 1, 44, tzinfo=UTC)
 
-    await run_until(clock, datetime(2026, 7, 7, 14, 0, 30, tzinfo=UTC))
+    await run_until(clock, datetime(2026, 7, 7, 14, 1, 30, tzinfo=UTC))
     assert world.fake.invocations() == []  # not before the reset + margin
-    await run_until(clock, datetime(2026, 7, 7, 14, 1, tzinfo=UTC))
+    await run_until(clock, datetime(2026, 7, 7, 14, 2, tzinfo=UTC))
     await until(lambda: engine.goals[GOAL].state is GoalState.DONE, timeout=10)
     await run_until(clock, datetime(2026, 7, 7, 20, 0, tzinfo=UTC), step=60)
     assert len(world.fake.invocations()) == 1
@@ -99,7 +108,7 @@ async def test_a_new_limit_pauses_with_the_exact_reset_then_resumes_once_more(
     world.fake.play(limited(cwd=str(world.repo)),
                     allowed(at="2026-07-07T19:01:00.000Z", cwd=str(world.repo)))
     engine, _ = await start(make_engine, paths, clock, world, auto_resume_default=True)
-    await run_until(clock, datetime(2026, 7, 7, 14, 1, tzinfo=UTC))
+    await run_until(clock, datetime(2026, 7, 7, 14, 2, tzinfo=UTC))
     await until(lambda: engine.goals[GOAL].state is GoalState.PAUSED
                 and engine.goals[GOAL].resumed_at is not None, timeout=10)
     await engine.drain()
@@ -118,7 +127,9 @@ async def test_a_new_limit_pauses_with_the_exact_reset_then_resumes_once_more(
 async def test_claudes_own_auto_continue_means_no_resume(make_engine: EngineFactory,
                                                          paths: Paths, clock: FakeClock,
                                                          world: World) -> None:
-    path = world.session(version="2.1.240")  # continues by itself by default
+    path = world.session(version="2.1.328")
+    world.armed()
+    live_session(world.config, SESSION)  # the TUI is open and waits for the reset
     world.fake.play(allowed(cwd=str(world.repo)))
     engine, _ = await start(make_engine, paths, clock, world, auto_resume_default=True)
     goal = engine.goals[GOAL]
@@ -132,7 +143,7 @@ async def test_claudes_own_auto_continue_means_no_resume(make_engine: EngineFact
     # Claude continues by itself at the reset: the goal just follows
     write_session(world.config, [
         {"type": "system", "subtype": "informational", "sessionId": SESSION,
-         "content": "Usage limit reset · continuing automatically",
+         "content": "Usage limit reset · Continuing automatically",
          "timestamp": "2026-07-07T15:00:30.000Z"},
         assistant("msg_native", "2026-07-07T15:00:40.000Z", request="req_native",
                   session=SESSION, cwd=str(world.repo))], session=SESSION,
@@ -142,6 +153,42 @@ async def test_claudes_own_auto_continue_means_no_resume(make_engine: EngineFact
     await until(lambda: engine.goals[GOAL].state is GoalState.RUNNING)
     assert not engine.goals[GOAL].hosted
     assert world.fake.invocations() == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("how", ["killed", "cancelled"])
+async def test_a_wait_that_will_not_happen_is_goalkeepers_once_the_tui_is_gone(
+        make_engine: EngineFactory, paths: Paths, clock: FakeClock, world: World,
+        how: str) -> None:
+    world.session(version="2.1.328")
+    world.armed()
+    process = live_session(world.config, SESSION)
+    world.fake.play(allowed(cwd=str(world.repo)))
+    engine, _ = await start(make_engine, paths, clock, world, auto_resume_default=True)
+    assert (engine.goals[GOAL].auto_resume_note or "").startswith(NATIVE_BLOCK)
+    if how == "cancelled":  # Esc: the user is at that TUI; nothing behind its back
+        write_session(world.config, [system_notice(
+            "Automatic continue cancelled · /rate-limit-options to re-arm",
+            "2026-07-07T12:00:05.000Z", session=SESSION, cwd=str(world.repo))],
+            session=SESSION, cwd=str(world.repo), append=True)
+        await clock.run_for(3, step=1)
+        await engine.drain()
+        note = engine.goals[GOAL].auto_resume_note or ""
+        assert note.startswith(LIVE_BLOCK) and "waits for it to exit" in note
+        await run_until(clock, datetime(2026, 7, 7, 15, 0, tzinfo=UTC), step=60)
+        assert world.fake.invocations() == []  # the reset passed; the TUI is still open
+        manual = await engine.resume(GOAL, origin="test")  # not even by hand
+        assert manual.outcome.value == "deferred" and LIVE_BLOCK in manual.reason
+        process.unlink()  # the TUI exits
+    else:  # killed during the wait: its file stays behind, its pid is dead
+        data = json.loads(process.read_text())
+        process.write_text(json.dumps({**data, "procStart": "1"}))
+    await clock.run_for(3, step=1)
+    await engine.drain()
+    await run_until(clock, datetime(2026, 7, 7, 16, 0, tzinfo=UTC), step=30)
+    await until(lambda: engine.goals[GOAL].state is GoalState.DONE, timeout=10)
+    await run_until(clock, datetime(2026, 7, 7, 20, 0, tzinfo=UTC), step=120)
+    assert len(world.fake.invocations()) == 1  # Goalkeeper resumed it, once
 
 
 @pytest.mark.asyncio

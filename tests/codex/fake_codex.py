@@ -9,18 +9,25 @@ script.json keys (all optional):
   mode            normal | silent (never answers) | crash (exits at once) | no_goal_methods
   rate_limits     list of RateLimitSnapshot objects, one per account/rateLimits/read (the last
                   one repeats): a scripted sequence such as exhausted → weekly still → recovered
+  access          list of extra top-level fields for each read's answer (the last repeats),
+                  e.g. {"ordinaryUsageAllowed": false, "rateLimitResetCredits": {...}}
   updates         sparse account/rateLimits/updated payloads sent before each read's answer
   goals           {threadId: {objective, status, tokensUsed}} the initial goal store
   after_active    actions once a goal is set active (or resumed while active):
-                  ["turn_started"] ["rate_update", {...}] ["goal", status] ["ask_approval"]
-                  ["sleep", s] ["exit", code]
+                  ["turn_started"] ["rate_update", {...}] ["goal", status] (Codex changes the
+                  goal inside the turn, which then ends: idle + turn/completed)
+                  ["goal_in_turn", status] (the same, the turn still running) ["end_turn"]
+                  ["ask_approval"] ["sleep", s] ["exit", code]
   quiet_set       thread/goal/set answers but no notification ever confirms it
-  exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s}
+  exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s,
+                  "limit": true (exit 1 at once with the usage-limit error)}; like 0.169.0 it
+                  refuses a cwd outside a git repository
 """
 
 import fcntl
 import json
 import os
+import select
 import stat
 import sys
 import time
@@ -70,8 +77,22 @@ def stdin_kind():
 
 
 def send(message):
+    if "method" in message and "id" not in message:
+        message["emittedAtMs"] = int(time.time() * 1000)  # 0.169.0 stamps every notification
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+
+
+def status_changed(thread, kind):
+    send({"method": "thread/status/changed",
+          "params": {"threadId": thread, "status": {"type": kind}}})
+
+
+def end_turn(thread, status="completed"):
+    """How 0.169.0 ends a turn: the thread goes idle, then turn/completed."""
+    status_changed(thread, "idle" if status != "failed" else "systemError")
+    send({"method": "turn/completed", "params": {
+        "threadId": thread, "turn": {"id": "turn-1", "status": status, "items": []}}})
 
 
 def goal_of(thread):
@@ -82,18 +103,20 @@ def goal_of(thread):
     return _locked("state.json", read)
 
 
-def set_status(thread, status, reply_to=None):
+def set_status(thread, status, reply_to=None, turn=None):
     def write(state):
         goals = state.setdefault("goals", script().get("goals", {}))
-        goals.setdefault(thread, {"objective": "?", "tokensUsed": 0})["status"] = status
-        return {"threadId": thread, **goals[thread]}
+        goal = goals.setdefault(thread, {"objective": "?", "tokensUsed": 0})
+        goal["status"] = status
+        goal["updatedAt"] = max(int(time.time()), goal.get("updatedAt", 0))  # epoch seconds
+        return {"threadId": thread, **goal}
     goal = _locked("state.json", write)
     if reply_to is not None:
         send({"id": reply_to, "result": {"goal": goal}})
         if script().get("quiet_set"):
             return goal  # answers, but never confirms with a notification
     send({"method": "thread/goal/updated",
-          "params": {"threadId": thread, "turnId": None, "goal": goal}})
+          "params": {"threadId": thread, "turnId": turn, "goal": goal}})
     return goal
 
 
@@ -101,21 +124,57 @@ def after_active(thread, actions):
     for action in actions:
         kind = action[0]
         if kind == "turn_started":
+            status_changed(thread, "active")
             send({"method": "turn/started", "params": {
                 "threadId": thread, "turn": {"id": "turn-1", "status": "inProgress",
                                              "items": []}}})
         elif kind == "rate_update":
             send({"method": "account/rateLimits/updated", "params": {"rateLimits": action[1]}})
-        elif kind == "goal":
-            set_status(thread, action[1])
+        elif kind in ("goal", "goal_in_turn"):
+            set_status(thread, action[1], turn="turn-1")
+            if kind == "goal":
+                end_turn(thread, "failed" if action[1] == "usageLimited" else "completed")
+        elif kind == "end_turn":
+            end_turn(thread)
         elif kind == "ask_approval":
             send({"id": 9000, "method": "item/commandExecution/requestApproval",
                   "params": {"threadId": thread, "turnId": "turn-1", "itemId": "i1",
                              "command": "rm -rf build"}})
         elif kind == "sleep":
-            time.sleep(action[1])
+            watch_stdin(action[1])
         elif kind == "exit":
             sys.exit(action[1])
+
+
+_BUFFER = bytearray()
+
+
+def read_line():
+    """One line from stdin ('' at end of input), unbuffered so a sleep can watch for EOF."""
+    while b"\n" not in _BUFFER:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            line, _BUFFER[:] = bytes(_BUFFER), b""
+            return line.decode()
+        _BUFFER.extend(chunk)
+    index = _BUFFER.index(b"\n") + 1
+    line = bytes(_BUFFER[:index])
+    del _BUFFER[:index]
+    return line.decode()
+
+
+def watch_stdin(seconds):
+    """Sleep, noticing if the client closes stdin meanwhile (it let the app-server go while a
+    turn was still running): logged as ``eof_during_turn`` — the abort the real CLI suffers."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([0], [], [], left)
+        if ready:
+            chunk = os.read(0, 65536)
+            if not chunk:
+                log({"eof_during_turn": True})
+                sys.exit(0)
+            _BUFFER.extend(chunk)
 
 
 def _count_read(state):
@@ -129,8 +188,11 @@ def rate_limits_read(request, plan):
         send({"method": "account/rateLimits/updated", "params": {"rateLimits": update}})
     sequence = plan.get("rate_limits") or [{"limitId": "codex", "primary": None}]
     snapshot = sequence[min(reads, len(sequence)) - 1]
-    send({"id": request["id"], "result": {"rateLimits": snapshot,
-                                          "rateLimitsByLimitId": {"codex": snapshot}}})
+    extras = plan.get("access") or [{"ordinaryUsageAllowed": None}]
+    result = {"rateLimits": snapshot, "rateLimitsByLimitId": {"codex": snapshot},
+              "rateLimitResetCredits": None, "accountId": None, "rateLimitUpsell": None,
+              **extras[min(reads, len(extras)) - 1]}
+    send({"id": request["id"], "result": result})
 
 
 def error(request, code, message):
@@ -138,13 +200,26 @@ def error(request, code, message):
 
 
 def on_initialize(request, params, plan):
-    send({"id": request["id"], "result": {"userAgent": "fake-codex/1.0"}})
+    name = (params.get("clientInfo") or {}).get("name", "client")
+    version = plan.get("version", "codex-cli 0.169.0").split()[-1]
+    send({"id": request["id"], "result": {  # the shape 0.169.0 answers with
+        "userAgent": f"{name}/{version} (Linux; x86_64) ({name}; 0)",
+        "codexHome": os.environ.get("CODEX_HOME"), "platformFamily": "unix",
+        "platformOs": "linux"}})
 
 
 def on_resume(request, params, plan):
     thread = params.get("threadId")
     goal = goal_of(thread)
-    send({"id": request["id"], "result": {"thread": {"id": thread, "turns": []}}})
+    status_changed(thread, "idle")
+    result = {"thread": {"id": thread, "turns": []}}
+    if not params.get("excludeTurns"):
+        result["deprecationNotice"] = "thread/resume without excludeTurns returns full history"
+    send({"id": request["id"], "result": result})
+    if goal is not None:
+        # 0.169.0 replays the goal's stored status right after loading the thread: history
+        send({"method": "thread/goal/updated",
+              "params": {"threadId": thread, "turnId": None, "goal": goal}})
     if goal is not None and goal["status"] == "active":
         after_active(thread, plan.get("after_active", [["turn_started"]]))
 
@@ -165,6 +240,7 @@ def on_goal_set(request, params, plan):
 
 def on_interrupt(request, params, plan):
     send({"id": request["id"], "result": {}})
+    status_changed(params.get("threadId"), "idle")
     send({"method": "turn/completed", "params": {
         "threadId": params.get("threadId"),
         "turn": {"id": params.get("turnId"), "status": "interrupted"}}})
@@ -196,7 +272,7 @@ def app_server(plan):
     if plan.get("mode") == "crash":
         sys.stderr.write("fake codex: app-server crashed at start\n")
         sys.exit(3)
-    for raw in sys.stdin:
+    while raw := read_line():
         try:
             request = json.loads(raw)
         except ValueError:
@@ -209,9 +285,34 @@ def app_server(plan):
         handle(request, plan)
 
 
+def trusted(path):
+    """0.169.0 runs exec only inside a git repository (or a directory trusted in its config)."""
+    path = os.path.abspath(path)
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
 def exec_resume(plan):
     spec = plan.get("exec", {})
+    if not trusted(os.getcwd()):
+        sys.stderr.write("Not inside a trusted directory and --skip-git-repo-check was not "
+                         "specified.\n")
+        sys.exit(1)
     sys.stdin.read()  # like the real exec: hangs while stdin is an open pipe
+    if spec.get("limit"):  # 0.169.0 at a usage limit: exit 1 within about half a second
+        if spec.get("rollout"):
+            with open(spec["rollout"], "a") as handle:
+                handle.write("".join(spec.get("append", [])))
+        sys.stderr.write("ERROR: You\u2019ve hit your usage limit. Upgrade to Pro "
+                         "(https://chatgpt.com/explore/pro), visit "
+                         "https://chatgpt.com/settings/usage to purchase more credits or try "
+                         "again at 10:42 PM.\n")
+        sys.exit(1)
     time.sleep(spec.get("sleep", 0))
     if spec.get("rollout"):
         with open(spec["rollout"], "a") as handle:
@@ -225,7 +326,9 @@ def main():
     plan = script()
     log({"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": stdin_kind(),
          "codex_home": os.environ.get("CODEX_HOME")})
-    if sys.argv[1:2] == ["app-server"]:
+    if sys.argv[1:] == ["--version"]:
+        sys.stdout.write(plan.get("version", "codex-cli 0.169.0") + "\n")
+    elif sys.argv[1:2] == ["app-server"]:
         app_server(plan)
     elif sys.argv[1:3] == ["exec", "resume"]:
         exec_resume(plan)

@@ -38,7 +38,8 @@ class FakeCodex:
         return [json.loads(line) for line in path.read_text().splitlines()]
 
     def invocations(self) -> list[dict[str, Any]]:
-        return [e for e in self.log() if "argv" in e]
+        """Every Codex session started (``codex --version`` checks left out)."""
+        return [e for e in self.log() if "argv" in e and e["argv"] != ["--version"]]
 
     def received(self, method: str, **params: Any) -> list[dict[str, Any]]:
         """Requests the fake received for ``method`` whose params include ``params``."""
@@ -65,13 +66,16 @@ class FakeCodex:
 
 def rl(used5: float, reset5: int, used7: float, reset7: int,
        reached: str | None = None) -> dict[str, Any]:
-    """An app-server RateLimitSnapshot (camelCase) with a 5-hour and a weekly window."""
+    """An app-server RateLimitSnapshot (camelCase; ``usedPercent`` is an integer there, as in
+    0.169.0) with a 5-hour and a weekly window."""
     snap: dict[str, Any] = {
-        "limitId": "codex", "limitName": None,
-        "primary": {"usedPercent": used5, "windowDurationMins": 300, "resetsAt": reset5},
-        "secondary": {"usedPercent": used7, "windowDurationMins": 10080, "resetsAt": reset7},
+        "limitId": "codex", "limitName": None, "normalModelSlug": None,
+        "primary": {"usedPercent": round(used5), "windowDurationMins": 300, "resetsAt": reset5},
+        "secondary": {"usedPercent": round(used7), "windowDurationMins": 10080,
+                      "resetsAt": reset7},
         "credits": {"hasCredits": False, "unlimited": False, "balance": "0"},
-        "planType": "plus",
+        "individualLimit": None, "spendControlReached": None,
+        "planType": "plus", "rateLimitReachedType": None,
     }
     if reached:
         snap["rateLimitReachedType"] = reached

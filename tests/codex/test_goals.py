@@ -25,6 +25,7 @@ from tests.codex.fixtures import (
     epoch,
     five_and_week,
     goal,
+    limit_stop,
     meta,
     token_count,
 )
@@ -68,7 +69,8 @@ async def test_statuses_map_onto_goalkeeper_states(home: CodexHome, make_codex, 
                      chatter(at + M))
     engine = await make_engine(make_codex())
     by_status = {s: engine.goals[f"codex:{t}"] for s, t in statuses.items()}
-    assert by_status["active"].state is GoalState.RUNNING
+    # no goals database: a rollout's `active` is only what a client once set (see goals.py)
+    assert by_status["active"].data["codex_status"] == "unknown"
     assert by_status["paused"].pause_reason is PauseReason.EXTERNAL
     assert by_status["blocked"].pause_reason is PauseReason.ERROR
     assert "needs your attention" in (by_status["blocked"].pause_detail or "")
@@ -79,7 +81,33 @@ async def test_statuses_map_onto_goalkeeper_states(home: CodexHome, make_codex, 
     assert active.title == "objective active" and active.provider == "codex"
     assert active.data["cwd"] == "/work/active" and active.data["thread_id"] == THREAD_A
     assert active.data["rollout"].endswith(f"{THREAD_A}.jsonl")
-    assert active.windows == ("codex:5h", "codex:weekly", "codex:monthly", "codex:credits")
+    assert active.windows == ("codex:5h", "codex:weekly", "codex:monthly", "codex:credits",
+                                  "codex:access")
+
+
+@pytest.mark.asyncio
+async def test_an_active_known_only_from_a_rollout_is_unknown_not_running(
+        home: CodexHome, make_codex, make_engine, clock: FakeClock):
+    """0.169.0 writes its own transitions only to the goals DB: with no DB, `active` in a
+    rollout says nothing about now — until the rollout shows a turn stopped at the limit."""
+    path = home.rollout(THREAD_A, T0 - H, meta(THREAD_A, T0 - H),
+                        goal(THREAD_A, "active", T0 - 50 * M))
+    engine = await make_engine(make_codex(AUTO), settings=AUTO)
+    g = engine.goals[f"codex:{THREAD_A}"]
+    assert g.state is GoalState.PAUSED and g.pause_reason is PauseReason.EXTERNAL
+    assert "status unknown" in (g.pause_detail or "") and g.data["codex_status"] == "unknown"
+    home.append(path, token_count(T0 - M, five_and_week(100.0, T0 + 2 * H, 30.0, T0 + 90 * H)),
+                limit_stop(T0 - M))
+    clock.advance(5)
+    await until(lambda: engine.goals[f"codex:{THREAD_A}"].pause_reason is PauseReason.QUOTA)
+    g = engine.goals[f"codex:{THREAD_A}"]
+    assert g.data["codex_status"] == "usageLimited" and g.resets_at == T0 + 2 * H
+    await engine.stop()
+    # a restart finds the same stop in the file
+    for _ in range(2):
+        again = await make_engine(make_codex(AUTO), settings=AUTO)
+        assert again.goals[f"codex:{THREAD_A}"].data["codex_status"] == "usageLimited"
+        await again.stop()
 
 
 @pytest.mark.asyncio
@@ -124,11 +152,11 @@ async def test_a_goal_changing_in_its_rollout_is_followed(
                         goal(THREAD_A, "active", T0 - H))
     engine = await make_engine(make_codex())
     gid = f"codex:{THREAD_A}"
-    assert engine.goals[gid].state is GoalState.RUNNING
+    assert engine.goals[gid].data["codex_status"] == "unknown"  # no goals database here
     home.append(path, token_count(T0, five_and_week(100.0, T0 + H, 50.0, T0 + 90 * H)),
-                goal(THREAD_A, "usageLimited", T0))
+                goal(THREAD_A, "usageLimited", T0))  # older builds wrote every change here
     clock.advance(5)
-    await until(lambda: engine.goals[gid].state is GoalState.PAUSED)
+    await until(lambda: engine.goals[gid].pause_reason is PauseReason.QUOTA)
     assert engine.goals[gid].resets_at == T0 + H
 
 

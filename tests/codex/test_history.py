@@ -133,3 +133,56 @@ def test_codex_usage_command(home: CodexHome, monkeypatch: pytest.MonkeyPatch, c
     assert "gpt-5.2" in capsys.readouterr().out
     monkeypatch.setenv("CODEX_HOME", str(home.root / "missing"))
     assert main(["codex-usage"]) == 2
+
+
+def test_lines_as_codex_0_169_writes_them_are_read(home: CodexHome,
+                                                  monkeypatch: pytest.MonkeyPatch):
+    """0.169.0 puts an ``ordinal`` before the type and a ``cache_write_input_tokens`` count
+    into the usage: both are read (the latter by the fast path, not the JSON fallback)."""
+    usage = {"input_tokens": 30, "cached_input_tokens": 10, "cache_write_input_tokens": 4,
+             "output_tokens": 5, "reasoning_output_tokens": 1, "total_tokens": 35}
+
+    def newer(kind: str, payload: dict, at, ordinal: int) -> str:
+        return json.dumps({"timestamp": stamp(at), "ordinal": ordinal, "type": kind,
+                           "payload": payload}, separators=(",", ":")) + "\n"
+
+    home.rollout(THREAD_A, T0, newer("session_meta", {"id": THREAD_A}, T0, 1),
+                 newer("turn_context", {"model": "gpt-6.1-sol"}, T0, 2),
+                 newer("event_msg", {"type": "token_count", "info": {
+                     "total_token_usage": usage, "last_token_usage": usage}}, T0 + M, 3))
+    monkeypatch.setattr(history, "_slow_usage", lambda data, at: pytest.fail("slow path"))
+    found = scan_usage(rollouts(home.sessions))
+    [(key, got)] = found.daily.items()
+    assert key == (T0.strftime("%Y-%m-%d"), "gpt-6.1-sol")
+    assert (got.calls, got.input_tokens, got.output_tokens, got.total_tokens) == (1, 30, 5, 35)
+
+
+def test_a_failing_worker_is_made_up_for_here(home: CodexHome, monkeypatch: pytest.MonkeyPatch):
+    for i, thread in enumerate((THREAD_A, THREAD_B)):
+        home.rollout(thread, T0 + i * H, meta(thread, T0 + i * H), call(T0 + i * H + M, 3 + i))
+    whole = scan_usage(rollouts(home.sessions))
+    monkeypatch.setattr(history, "_WORKER", "import sys; sys.exit(3)")
+    parallel = scan_usage(rollouts(home.sessions), workers=2)
+    assert parallel.daily == whole.daily and parallel.files == 2
+
+
+def test_codex_usage_imports_only_its_own_command(home: CodexHome, tmp_path):
+    """Timed against ccusage as a whole process: the other commands' modules stay unloaded."""
+    import subprocess
+    import sys
+
+    home.rollout(THREAD_A, T0, meta(THREAD_A, T0), call(T0 + M, 2))
+    code = ("import sys; from core.cli import main; code = main(['codex-usage', '--json']); "
+            "print(sorted(m for m in sys.modules if m.startswith('core.cli.')), file=sys.stderr); "
+            "sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**__import__("os").environ,
+                                           "CODEX_HOME": str(home.root),
+                                           "GOALKEEPER_HOME": str(tmp_path / "gk")})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["total"]["calls"] == 1
+    assert done.stderr.strip() == "['core.cli.codex_usage', 'core.cli.common']"
+    from core.cli import build_parser
+
+    commands = build_parser([])._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert {"codex-usage", "status", "daemon", "secret", "track", "add"} <= set(commands)

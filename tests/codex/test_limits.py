@@ -179,7 +179,44 @@ def test_other_limit_buckets_are_not_the_codex_one():
 
 @pytest.mark.parametrize(("minutes", "expected"), [
     (300, FIVE_HOUR), (299, FIVE_HOUR), (10080, WEEKLY), (10079, WEEKLY),
-    (43_800, MONTHLY), (43_200, MONTHLY), (60, None), (None, FIVE_HOUR),
+    (43_800, MONTHLY), (43_200, MONTHLY), (60, None), (None, None),
 ])
 def test_window_lengths(minutes, expected):
     assert window_id(minutes, "primary") == expected
+
+
+def read_result(allowed, spend=None, credits=None, used5=3):
+    bucket = {"limitId": "codex", "primary": {"usedPercent": used5, "windowDurationMins": 300,
+                                              "resetsAt": 1783440000},
+              "secondary": None, "spendControlReached": spend, "planType": "plus"}
+    return {"ordinaryUsageAllowed": allowed, "rateLimits": bucket,
+            "rateLimitsByLimitId": {"codex": bucket},
+            "rateLimitResetCredits": None if credits is None else {"availableCount": credits,
+                                                                   "credits": None},
+            "emittedAtMs": 1783430000000, "someFieldFromTheFuture": {"x": 1}}
+
+
+def test_the_authority_says_whether_codex_may_be_used_whatever_the_percentages():
+    from core.providers.codex.limits import from_rate_limits_read
+
+    blocked = by_id(from_rate_limits_read(read_result(False), T0))["codex:access"]
+    assert blocked.limit_reached and blocked.kind is QuotaKind.CAPACITY
+    assert "not allowed" in blocked.note
+    spend = by_id(from_rate_limits_read(read_result(True, spend=True), T0))["codex:access"]
+    assert spend.limit_reached and "spend control" in spend.note
+    allowed = by_id(from_rate_limits_read(read_result(True, credits=2), T0))["codex:access"]
+    assert allowed.limit_reached is False and "2 banked resets" in allowed.note
+    assert "never spends" in allowed.note
+    unknown = by_id(from_rate_limits_read(read_result(None), T0))["codex:access"]
+    assert unknown.limit_reached is False and "the windows decide" in unknown.note
+    # rollout snapshots say nothing about it: no access reading at all
+    assert "codex:access" not in by_id(from_rollout(five_and_week(1, T0, 1, T0), T0))
+
+
+def test_a_sparse_update_keeps_the_access_dated_by_its_read():
+    from core.providers.codex.limits import from_rate_limits_read
+
+    base = from_rate_limits_read(read_result(False), T0)
+    update = from_app_server({"primary": {"usedPercent": 4}}, T0 + H)
+    access = by_id(merge(base, update), now=T0 + H)["codex:access"]
+    assert access.limit_reached and access.observed_at == T0

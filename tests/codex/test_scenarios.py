@@ -28,6 +28,7 @@ from tests.codex.fixtures import (
     meta,
     token_count,
 )
+from tests.codex.test_goals import goals_db
 from tests.support.fakes import until as _until
 
 H = timedelta(hours=1)
@@ -55,7 +56,7 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     path = tmp_path / "repo"
-    path.mkdir()
+    (path / ".git").mkdir(parents=True)  # codex exec runs only in a git repository
     return path
 
 
@@ -100,7 +101,9 @@ async def test_five_hour_reset_while_weekly_is_still_full_does_not_resume(
     clock.advance((reset7 - clock.now()).total_seconds() + 60)
     await until(lambda: engine.goals[GID].state is GoalState.RUNNING)
     assert len(fake.activations()) == 1
-    assert len(fake.received("account/rateLimits/read")) == 2
+    # the two pre-resume reads, and the early-reset poll's while the goal waited
+    early = engine.providers["codex"].early.reads
+    assert len(fake.received("account/rateLimits/read")) == 2 + early
 
 
 @pytest.mark.asyncio
@@ -242,6 +245,54 @@ async def test_exec_fallback_closes_stdin_and_runs_in_the_session_directory(
 
 
 @pytest.mark.asyncio
+async def test_a_codex_outside_the_supported_range_is_named_on_resume(
+        home, repo, fake, make_codex, make_engine):
+    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(goals=codex_goal(), version="codex-cli 0.150.1",
+                after_active=[["turn_started"], ["goal", "complete"]])
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    await engine.drain()
+    [note] = [r for r in await engine.history(GID) if r.event == "codex_version"]
+    assert "Codex 0.150.1 is installed" in note.reason and "0.169.x" in note.reason
+    assert engine.providers["codex"].describe()["codex_version"] == "codex-cli 0.150.1"
+
+
+@pytest.mark.asyncio
+async def test_a_usage_limit_exit_of_exec_resume_is_a_limit_hit_not_a_start_failure(
+        home, repo, fake, make_codex, make_engine):
+    path = limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H),
+                           at=T0 - 6 * H)
+    fake.script(mode="no_goal_methods", goals=codex_goal(), exec={
+        "limit": True, "rollout": str(path),
+        "append": [token_count(T0, five_and_week(100.0, T0 + 3 * H, 50.0, T0 + 90 * H))]})
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
+    g = engine.goals[GID]
+    assert g.pause_reason is PauseReason.QUOTA and "not really been refreshed" in g.pause_detail
+    assert g.resets_at == T0 + 3 * H
+    assert engine.providers["codex"].runner.runs == {}
+
+
+@pytest.mark.asyncio
+async def test_exec_resume_in_an_untrusted_directory_says_why(
+        home, tmp_path, fake, make_codex, make_engine):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    limited_session(home, plain, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(mode="no_goal_methods", goals=codex_goal())
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    result = await engine.resume(GID, origin="cli")
+    assert result.outcome is Outcome.FAILED
+    assert "not a trusted directory" in result.reason and str(plain) in result.reason
+    assert "--skip-git-repo-check" not in [a for e in fake.invocations() for a in e["argv"]]
+
+
+@pytest.mark.asyncio
 async def test_an_app_server_that_never_answers_is_time_boxed(
         home, repo, fake, make_codex, make_engine, clock: FakeClock):
     path = limited_session(home, repo, five_and_week(100.0, T0 + H, 40.0, T0 + 90 * H))
@@ -336,6 +387,56 @@ async def test_a_goal_completing_in_codex_is_done(home, repo, fake, make_codex, 
 
 
 @pytest.mark.asyncio
+async def test_the_replayed_old_status_after_thread_resume_is_history_not_news(
+        home, repo, fake, make_codex, make_engine):
+    """0.169.0 replays ``usageLimited`` right after ``thread/resume``: the resume stays resumed."""
+    engine = await hosted(home, repo, fake, make_codex, make_engine,
+                          after_active=[["turn_started"], ["sleep", 0.3]])
+    await asyncio.sleep(0.5)
+    await engine.drain()
+    g = engine.goals[GID]
+    assert g.state is GoalState.RUNNING and g.hosted
+    assert engine.providers["codex"].runner.runs  # still hosting
+    assert fake.received("thread/resume", threadId=THREAD_A, excludeTurns=True)
+    assert fake.received("thread/goal/set", status="active", origin="automatic")
+
+
+@pytest.mark.asyncio
+async def test_a_completed_goal_keeps_the_app_server_until_the_turn_ends(
+        home, repo, fake, make_codex, make_engine):
+    """Codex completes the goal inside a turn; closing the server then would abort that turn."""
+    engine = await hosted(home, repo, fake, make_codex, make_engine, after_active=[
+        ["turn_started"], ["goal_in_turn", "complete"], ["sleep", 1.0], ["end_turn"]])
+    await until(lambda: engine.goals[GID].state is GoalState.DONE)
+    await until(lambda: engine.providers["codex"].runner.runs == {})
+    assert not [e for e in fake.log() if e.get("eof_during_turn")]
+
+
+@pytest.mark.asyncio
+async def test_a_turn_that_never_ends_is_let_go_after_the_turn_end_timeout(
+        home, repo, fake, make_codex, make_engine):
+    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(goals=codex_goal(), rate_limits=[rl(3, epoch(T0 + 4 * H), 41, epoch(T0 + 90 * H))],
+                after_active=[["turn_started"], ["goal_in_turn", "complete"]])
+    settings = auto(auto_resume_default=False, codex_turn_end_timeout_seconds=0.5)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    await until(lambda: engine.goals[GID].state is GoalState.DONE)
+    await until(lambda: engine.providers["codex"].runner.runs == {})
+
+
+@pytest.mark.asyncio
+async def test_limited_again_in_the_first_turn_says_the_quota_was_not_refreshed(
+        home, repo, fake, make_codex, make_engine):
+    engine = await hosted(home, repo, fake, make_codex, make_engine,
+                          after_active=[["turn_started"], ["goal", "usageLimited"]])
+    await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
+    g = engine.goals[GID]
+    assert g.pause_reason is PauseReason.QUOTA
+    assert "not really been refreshed" in (g.pause_detail or "")
+
+
+@pytest.mark.asyncio
 async def test_a_question_from_codex_pauses_the_goal_and_says_where_to_answer(
         home, repo, fake, make_codex, make_engine):
     engine = await hosted(home, repo, fake, make_codex, make_engine,
@@ -413,6 +514,7 @@ async def test_pausing_a_goal_nobody_runs_pauses_it_in_codex(
         home, repo, fake, make_codex, make_engine):
     home.rollout(THREAD_A, T0 - H, meta(THREAD_A, T0 - H, cwd=str(repo)),
                  goal(THREAD_A, "active", T0 - H, objective=OBJECTIVE))
+    goals_db(home, [(THREAD_A, OBJECTIVE, "active", epoch(T0 - H))])
     fake.script(goals=codex_goal("active"))
     engine = await make_engine(make_codex(auto()), settings=auto())
     assert engine.goals[GID].state is GoalState.RUNNING and not engine.goals[GID].hosted

@@ -66,3 +66,18 @@ async def test_first_run_page_when_nothing_is_found(make_engine: Any, clock: Fak
     await engine.refresh()
     await until(lambda: win.stack.currentWidget() is win.main_page)
     await bridge.close()
+
+
+@pytest.mark.asyncio
+async def test_status_bar_says_store_unavailable_and_host_not_running(window: MainWindow,
+                                                                     engine: Engine) -> None:
+    status = window.status
+    assert status.problem.isHidden()
+    engine.inbox.failed("database or disk is full (SQLITE_FULL)")
+    assert not status.problem.isHidden()
+    assert status.problem.text().startswith("store unavailable: database or disk is full")
+    assert "since" in status.problem.toolTip()
+    engine.inbox.succeeded()
+    assert status.problem.isHidden()
+    window.bridge.set_host_state("replaced")
+    assert status.host.text().startswith("Host not running: another Goalkeeper host")

@@ -91,3 +91,21 @@ def test_minimum_kind_admits_that_kind_and_the_more_urgent_ones() -> None:
     assert SPECS[Kind.GAVE_UP].priority == 4 and SPECS[Kind.SCHEDULED].priority < 3
     with pytest.raises(ValueError, match="cannot be a minimum kind"):
         check_minimum(Kind.TEST)
+
+
+def test_scheduled_notifications_say_which_rule_planned_the_resume() -> None:
+    now = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
+
+    def note(reason: str, **detail: Any) -> Any:
+        row = HistoryRow(at=now, goal="g", event="resume_scheduled", reason=reason,
+                         detail={"not_before": (now + timedelta(hours=2)).isoformat(), **detail})
+        return notification_for(row, None, now, UTC)
+
+    reserve = note("reserve reached")
+    assert reserve.kind is Kind.SCHEDULED and reserve.message.startswith("Paused at your reserve")
+    assert note("budget spent").message.startswith("It spent its budget of the window")
+    hours = note("quota exhausted; allowed hours: Mon-Fri 19:00-08:00 (UTC)",
+                 rule="allowed hours")
+    assert hours.message.endswith("That is the start of its allowed hours.")
+    assert note("quota exhausted").message.startswith("Out of quota")
+    assert note("a resume slot is free: fake:5h", slot_free=["fake:5h"]) is None

@@ -32,7 +32,7 @@ def test_a_daily_time_in_a_dst_gap_fires_after_the_jump() -> None:
     daily = parse_schedule("02:30")  # does not exist in Berlin on 2026-03-29
     after = datetime(2026, 3, 28, 12, 0, tzinfo=UTC)
     fired = next_fire(daily, after, BERLIN)
-    assert fired == datetime(2026, 3, 29, 1, 30, tzinfo=UTC)  # 03:30 CEST
+    assert fired == datetime(2026, 3, 29, 1, 0, tzinfo=UTC)  # 03:00 CEST, as cron does
 
 
 def test_daily_uses_wall_time_across_dst() -> None:

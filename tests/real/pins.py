@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 # read once, at import: the test suite's autouse fixture strips GOALKEEPER_* per test
@@ -58,11 +59,14 @@ def installed(pin: Pin) -> Path | None:
     """The binary when it is installed at the pinned version, else None."""
     if not pin.binary.exists():
         return None
-    try:
-        out = subprocess.run([str(pin.binary), "--version"], capture_output=True, text=True,
-                             timeout=60, stdin=subprocess.DEVNULL, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    # even `codex --version` writes into its home (`tmp/arg0-*`): never the user's real one
+    with tempfile.TemporaryDirectory(prefix="gk-pin-") as home:
+        env = {**os.environ, "CODEX_HOME": home}
+        try:
+            out = subprocess.run([str(pin.binary), "--version"], capture_output=True, text=True,
+                                 timeout=60, stdin=subprocess.DEVNULL, check=False, env=env)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
     return pin.binary if pin.version_text in out.stdout else None
 
 

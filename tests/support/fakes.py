@@ -139,3 +139,15 @@ async def advance(engine: Any, clock: Any, seconds: float) -> None:
     await settled(engine)
     clock.advance(seconds)
     await settled(engine)
+
+
+async def crash(engine: Any) -> None:
+    """What SIGKILL leaves of a host: its tasks end where they are, nothing is recorded on the
+    way out (no interruption, no drain); committed transactions stay (synchronous=FULL)."""
+    await engine.scheduler.stop()
+    await engine.supervisor.stop()
+    for task in list(engine._tasks):
+        task.cancel()
+    await asyncio.gather(*engine._tasks, return_exceptions=True)
+    engine._running = False
+    await engine.store.close()

@@ -2,10 +2,12 @@
 
 * Config directories: the setting ``claude_config_dirs``, else ``$CLAUDE_CONFIG_DIR`` (several
   directories may be listed, separated by commas), else ``~/.claude`` and ``~/.config/claude``.
-* Global state (``cachedUsageUtilization``, some ``/config`` toggles): ``~/.claude.json`` for the
-  default directory, ``<dir>/.claude.json`` for a relocated one.
-* ``autoContinueAtUsageLimit`` — "Continue automatically at usage limit" — in ``settings.json``
-  or the global state; on by default from Claude Code 2.1.234 in interactive sessions.
+* Global state (``cachedUsageUtilization``): ``~/.claude.json`` for the default directory,
+  ``<dir>/.claude.json`` for a relocated one.
+
+Whether Claude Code continues a session by itself is not read from its settings
+(``autoContinueAtUsageLimit``): only what a live TUI wrote to the transcript says it will
+(:func:`core.providers.claude.sessions.native_block`).
 
 Goalkeeper only reads here; the only writes into a config directory are the opt-in hook entries
 (:mod:`core.providers.claude.hooks`).
@@ -17,7 +19,6 @@ import json
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any
@@ -26,11 +27,6 @@ from core import zones
 from core.zones import zone_named
 
 log = logging.getLogger(__name__)
-
-NATIVE_SETTING = "autoContinueAtUsageLimit"
-#: the first Claude Code version whose interactive sessions continue by themselves by default
-NATIVE_SINCE = (2, 1, 234)
-
 
 def home(environ: Mapping[str, str]) -> Path:
     return Path(environ.get("HOME") or os.path.expanduser("~"))
@@ -76,40 +72,6 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
         log.debug("cannot read %s: %s", path, exc)
         return None
     return data if isinstance(data, dict) else None
-
-
-@dataclass(frozen=True)
-class NativeSetting:
-    """The effective "Continue automatically at usage limit" toggle and where it came from."""
-
-    value: bool | None  # None: not set explicitly (the version default applies)
-    source: str | None
-
-
-def native_setting(config_dir: Path, environ: Mapping[str, str],
-                   cache: JsonCache | None = None) -> NativeSetting:
-    for path in (config_dir / "settings.json", global_state_path(config_dir, environ)):
-        data = cache.get(path) if cache is not None else read_json_object(path)
-        if data is not None and isinstance(data.get(NATIVE_SETTING), bool):
-            return NativeSetting(bool(data[NATIVE_SETTING]), str(path))
-    return NativeSetting(None, None)
-
-
-def parse_version(text: str | None) -> tuple[int, ...] | None:
-    if not text:
-        return None
-    parts = []
-    for piece in text.split(".")[:3]:
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        if not digits:
-            return None
-        parts.append(int(digits))
-    return tuple(parts)
-
-
-def native_by_default(version: str | None) -> bool:
-    parsed = parse_version(version)
-    return parsed is not None and parsed >= NATIVE_SINCE
 
 
 class JsonCache:

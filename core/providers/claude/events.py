@@ -1,13 +1,17 @@
 """Hook payloads (StopFailure, Notification) turned into :class:`HookEvent` values.
 
-A ``StopFailure`` hook reports that a turn ended on an API error; with ``error`` (or
-``error_type``) ``rate_limit`` — or details that read like a limit — it is a limit stop of the
-session it names. Versions and forks differ: both ``error``/``error_details`` and
-``error_type``/``error_message`` are accepted. A ``Notification`` with a
+A ``StopFailure`` hook reports that a turn ended on an API error. It carries no structured
+limit (2.1.328: ``error: "rate_limit"`` and ``last_assistant_message``), and ``rate_limit`` is
+also what a *transient* 429 says ("Server is temporarily limiting requests (not your usage
+limit)", "Request rejected (429)"); so a payload is a limit stop only when its words read like a
+usage limit — never a transient one. Versions and forks differ: both ``error``/``error_details``
+and ``error_type``/``error_message`` are accepted. A ``Notification`` with a
 ``quota_auto_resume_*`` type says what Claude Code's own auto-continue does.
 
-The hook command hands events to the running host (control op ``claude.hook``) or, with no host
-running, appends them to the spool the host reads when it starts.
+The hook appends the raw payload to the spool first and fast
+(:mod:`core.providers.claude.stop_hook`: ``{"received_at": <epoch>, "payload": {…}}``); the
+host reads the spool when it starts and on every poll. Older spool lines (``session_id``, ``at``,
+``kind``, ``text``) are still read.
 """
 
 from __future__ import annotations
@@ -17,14 +21,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.clock import Clock, iso, parse_iso
+from core.clock import Clock, parse_iso
+from core.providers.claude.readings import epoch
 from core.providers.claude.sessions import HookEvent
 from core.providers.claude.state import HookSpool
 from core.providers.claude.wording import looks_like_limit
 
 #: events older than this are of no use (a weekly limit is the longest wait)
 KEEP = timedelta(days=8)
-LIMIT_ERRORS = ("rate_limit", "rate_limit_error", "usage_limit", "overloaded_rate_limit")
 
 
 def event_from_payload(payload: dict[str, Any], received_at: datetime) -> HookEvent | None:
@@ -38,20 +42,19 @@ def event_from_payload(payload: dict[str, Any], received_at: datetime) -> HookEv
         if isinstance(kind, str) and kind.startswith("quota_auto_resume_"):
             return HookEvent(session_id, received_at, kind, str(payload.get("message") or ""))
         return None
-    error = payload.get("error", payload.get("error_type"))
     details = payload.get("error_details", payload.get("error_message"))
-    text = " ".join(str(v) for v in (details, payload.get("last_assistant_message")) if v)
-    if str(error or "").lower() in LIMIT_ERRORS or looks_like_limit(text):
-        return HookEvent(session_id, received_at, "stop_failure", text or str(error))
+    text = " ".join(str(v) for v in (payload.get("last_assistant_message"), details) if v)
+    if looks_like_limit(text):  # never a transient 429, whatever ``error`` says
+        return HookEvent(session_id, received_at, "stop_failure", text)
     return None
 
 
-def event_to_json(event: HookEvent) -> dict[str, Any]:
-    return {"session_id": event.session_id, "at": iso(event.at), "kind": event.kind,
-            "text": event.text}
-
-
 def event_from_json(data: dict[str, Any]) -> HookEvent | None:
+    """A spooled event: a raw payload with its arrival time, or an older reduced event."""
+    payload = data.get("payload")
+    if isinstance(payload, dict):
+        received = epoch(data.get("received_at"))
+        return event_from_payload(payload, received) if received is not None else None
     try:
         at = parse_iso(str(data["at"]))
     except (KeyError, ValueError):

@@ -149,6 +149,8 @@ class TranscriptWatcher:
         self._turn = 0
         self._plan: _Plan | None = None
         self._by_session: dict[str, FileState] = {}
+        #: files a background full scan owns until :meth:`adopt_scanned` (polls skip them)
+        self._pending: set[str] = set()
 
     # -- lookup --------------------------------------------------------------------------------
 
@@ -158,6 +160,36 @@ class TranscriptWatcher:
 
     def sessions(self) -> Iterable[FileState]:
         return self._by_session.values()
+
+    def is_pending(self, state: FileState) -> bool:
+        """The background scan has not read this file yet: what it shows is not known."""
+        return state.path in self._pending
+
+    def set_pending(self, states: Iterable[FileState]) -> None:
+        self._pending = {s.path for s in states}
+        self._plan = None
+
+    def settle(self, state: FileState) -> None:
+        """A file read outside :meth:`full_scan` becomes its session's main transcript if it is
+        the newest one."""
+        if not state.sidechain:
+            self._prefer(state)
+
+    def adopt_scanned(self, states: Iterable[FileState], exports: Iterable[LedgerExport]
+                      ) -> set[str]:
+        """Take over what a background scan read (on the watcher's own thread); returns the
+        sessions it brought."""
+        sessions = set()
+        for state in states:
+            self.files[state.path] = state
+            self._pending.discard(state.path)
+            if not state.sidechain:
+                self._prefer(state)
+            sessions.add(state.session_id)
+        for export in exports:
+            self.ledger.merge(export)
+        self._plan = None
+        return sessions
 
     def _add_file(self, path: str, config_dir: str) -> FileState:
         session_id, sidechain = describe_path(path, config_dir)
@@ -276,6 +308,8 @@ class TranscriptWatcher:
             self._plan = self._make_plan(now)
         changed: set[str] = set()
         for state in self._new_files(now):
+            if state.path in self._pending:
+                continue
             if read_file(state, self.ledger) and not state.sidechain:
                 self._prefer(state)
                 changed.add(state.session_id)
@@ -290,7 +324,7 @@ class TranscriptWatcher:
     def _make_plan(self, now: float) -> _Plan:
         """Split files and directories into hot (every poll) and cold (in turn)."""
         since = now - HOT_SECONDS
-        files = [s for s in self.files.values() if not s.gone]
+        files = [s for s in self.files.values() if not s.gone and s.path not in self._pending]
         since_ns = since * 1e9
         shallow = self._shallow
         return _Plan(
@@ -340,7 +374,7 @@ class TranscriptWatcher:
         due.update((id(s), s) for s in plan.cold[self._turn % COLD_SLICES::COLD_SLICES])
         for session_id in self.pinned:
             state = self._by_session.get(session_id)
-            if state is not None:
+            if state is not None and state.path not in self._pending:
                 due[id(state)] = state
         return list(due.values())
 

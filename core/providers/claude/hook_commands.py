@@ -5,25 +5,25 @@ Both run inside Claude Code, so they must be quick and must never get in its way
 * the statusline command runs the user's own statusline command (``--chain``) with the very
   same stdin and writes its stdout back **byte for byte** (and exits with its status) before
   doing anything else; then it records the payload's exact ``rate_limits``;
-* the StopFailure hook always exits 0 and prints nothing.
+* the StopFailure hook always exits 0 and prints nothing; it appends the raw payload to the hook
+  spool (durably, before anything else — :mod:`core.providers.claude.stop_hook`, the same code
+  the installed fast hook command runs), which the host reads on every poll.
 
-Recording goes to the running host over its control socket (``claude.statusline``,
-``claude.hook``) or, with no host, straight into the store (readings) or the hook spool
-(events). A failure to record is swallowed: the statusline must keep working.
+Statusline readings go to the running host over its control socket (``claude.statusline``) or,
+with no host, straight into the store. A failure to record is swallowed: the statusline must keep
+working.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any, BinaryIO
 
 from core.models import QuotaReading
-from core.providers.claude.events import event_from_payload, event_to_json
 from core.providers.claude.readings import statusline_readings
-from core.providers.claude.sessions import HookEvent
+from core.providers.claude.stop_hook import append_durably, spool_line
 
 
 def run_chain(chain: str | None, stdin: bytes, stdout: BinaryIO) -> int:
@@ -52,18 +52,10 @@ def readings_of(stdin: bytes, now: datetime) -> list[QuotaReading]:
     return statusline_readings(payload, now) if payload is not None else []
 
 
-def stop_failure_event(stdin: bytes, now: datetime) -> HookEvent | None:
-    payload = parse_payload(stdin)
-    return event_from_payload(payload, now) if payload is not None else None
-
-
-def deliver_event(payload: dict[str, Any], now: datetime,
-                  ask_host: Callable[[dict[str, Any]], bool],
-                  spool: Callable[[dict[str, Any]], None]) -> HookEvent | None:
-    """Hand a hook payload to the host, or spool it when no host runs."""
-    event = event_from_payload(payload, now)
-    if event is None:
-        return None
-    if not ask_host({"op": "claude.hook", "payload": payload, "received_at": now.isoformat()}):
-        spool(event_to_json(event))
-    return event
+def spool_payload(stdin: bytes, spool: str, now: datetime) -> bool:
+    """Append a hook payload to the spool, durably; False when it is not a JSON object."""
+    line = spool_line(stdin, now.timestamp())
+    if line is None or parse_payload(stdin) is None:
+        return False
+    append_durably(spool, line)
+    return True

@@ -3,8 +3,10 @@
 * ``statusLine`` → ``goalkeeper hook claude-statusline --chain '<your command>'``: the user's
   own statusline keeps running (its output passes through byte for byte), and Goalkeeper reads
   the exact ``rate_limits`` Claude hands every statusline.
-* ``hooks.StopFailure`` gains one group running ``goalkeeper hook claude-stop-failure``; the
-  user's own StopFailure hooks stay (Claude runs them all).
+* ``hooks.StopFailure`` gains one group running the hook's fast path
+  (:func:`stop_failure_command`: ``trap '' TERM; exec <python> -I -S …/stop_hook.py <spool>`` —
+  it must spool within the ~25 ms print mode grants it before SIGTERM, which a full
+  ``goalkeeper`` start-up cannot); the user's own StopFailure hooks stay (Claude runs them all).
 
 These are the only writes Goalkeeper ever makes into a Claude config directory. Before the first
 change the file is copied to ``<data>/claude/backups/``, and what was there before is recorded in
@@ -27,6 +29,14 @@ from core.atomic import atomic_write_bytes, atomic_write_text
 
 STATUSLINE = "hook claude-statusline"
 STOP_FAILURE = "hook claude-stop-failure"
+
+
+def stop_failure_command(executable: str, script: Path, spool: Path) -> str:
+    """The fast StopFailure hook: SIGTERM ignored before Python starts (the ignore survives
+    ``exec``), no site packages, the payload appended and fsynced first. The trailing comment
+    marks the entry as Goalkeeper's."""
+    return (f"trap '' TERM; exec {shlex.quote(executable)} -I -S {shlex.quote(str(script))} "
+            f"{shlex.quote(str(spool))} # goalkeeper {STOP_FAILURE}")
 
 
 class HookError(Exception):
@@ -127,8 +137,13 @@ def _digest(raw: bytes | None) -> str | None:
     return hashlib.sha256(raw).hexdigest() if raw is not None else None
 
 
-def install(config_dir: Path, data_dir: Path, program: str, now: datetime) -> HookChange:
-    """Chain the statusline and add the StopFailure hook in ``config_dir/settings.json``."""
+def install(config_dir: Path, data_dir: Path, program: str, now: datetime,
+            stop_command: str | None = None) -> HookChange:
+    """Chain the statusline and add the StopFailure hook in ``config_dir/settings.json``.
+
+    ``stop_command`` is the StopFailure entry's command (:func:`stop_failure_command`); without
+    one it is ``<program> hook claude-stop-failure``.
+    """
     path = config_dir / "settings.json"
     raw, data = _read(path)
     change = HookChange(path)
@@ -137,7 +152,7 @@ def install(config_dir: Path, data_dir: Path, program: str, now: datetime) -> Ho
     new = json.loads(json.dumps(data))
     if _install_statusline(new, program, change) is None:
         raise HookError(f"{path}: statusLine is not a command; Goalkeeper cannot chain it")
-    _install_stop_failure(new, program, change)
+    _install_stop_failure(new, stop_command or f"{program} {STOP_FAILURE}", change)
     if not change.changes:
         return change
     if record is not None and not (_statusline_is_ours(data) or _stop_failure_is_ours(data)):
@@ -192,7 +207,7 @@ def _install_statusline(data: dict[str, Any], program: str, change: HookChange) 
     return True
 
 
-def _install_stop_failure(data: dict[str, Any], program: str, change: HookChange) -> None:
+def _install_stop_failure(data: dict[str, Any], command: str, change: HookChange) -> None:
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise HookError("settings.json: hooks is not an object; nothing was changed")
@@ -202,8 +217,11 @@ def _install_stop_failure(data: dict[str, Any], program: str, change: HookChange
     for group in groups:
         for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
             if isinstance(hook, dict) and _is_ours(hook.get("command"), STOP_FAILURE):
+                if hook.get("command") != command:  # an older install: the fast path now
+                    hook["command"] = command
+                    change.changes.append("hooks.StopFailure: updated Goalkeeper's hook")
                 return
-    groups.append({"hooks": [{"type": "command", "command": f"{program} {STOP_FAILURE}"}]})
+    groups.append({"hooks": [{"type": "command", "command": command}]})
     change.changes.append("hooks.StopFailure: added Goalkeeper's hook")
 
 

@@ -46,6 +46,9 @@ class LimitStopRecord:
     at: datetime
     session_id: str
     text: str
+    rate_limit_type: str | None = None  # the structured window, when the record had one
+    resets_at: float | None = None  # the exact reset (epoch seconds), when the record had one
+    using_overage: bool = False
 
 
 @dataclass(frozen=True)

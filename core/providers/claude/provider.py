@@ -6,10 +6,11 @@ Which sessions are goals (id ``claude:<session id>``):
 * with ``claude_track_limit_stopped`` on, any session a limit stopped in the last
   ``claude_track_recent_hours`` (or whose reset is still ahead) — unless the user untracked it.
 
-Transcripts are scanned once when the host starts (in a worker thread) and then followed every
-``claude_poll_seconds`` (:mod:`~core.providers.claude.follow`); a change is reported as an
-observation only when what the goal shows changed. Quota readings come from limit stops,
-headless runs, the opt-in statusline hook and, as a last resort, ``~/.claude.json``.
+When the host starts, the newest transcripts are read first (:mod:`~core.providers.claude.startup`:
+gauges and goals at once), the rest of the history in the background; then every transcript is
+followed every ``claude_poll_seconds`` (:mod:`~core.providers.claude.follow`); a change is
+reported as an observation only when what the goal shows changed. Quota readings come from limit
+stops, headless runs, the opt-in statusline hook and, as a last resort, ``~/.claude.json``.
 
 Owns: the transcript watcher, one :class:`~core.providers.claude.runner.HeadlessRun` per goal
 it runs, the poll task, and ``<data>/claude/`` (tracking file, hook spool).
@@ -21,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import shlex
 import shutil
 from collections.abc import Mapping
@@ -36,26 +38,32 @@ from core.providers.base import (
     ControlHandler,
     GoalObservation,
     Provider,
+    RunnerDeferred,
     RunnerError,
     StartOutcome,
 )
-from core.providers.claude import config, sessions
+from core.providers.claude import config, sessions, startup
 from core.providers.claude.events import HookEvents
 from core.providers.claude.follow import FileState, TranscriptWatcher, read_file
-from core.providers.claude.ledger import UsageBlock
+from core.providers.claude.ledger import LimitStopRecord, UsageBlock
+from core.providers.claude.live import LiveSessions
 from core.providers.claude.readings import (
     cached_usage_readings,
     limit_stop_reading,
     worth_storing,
 )
-from core.providers.claude.resets import parse_limit
+from core.providers.claude.records import LimitInfo
+from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.runner import HeadlessRun, RunSpec, child_env, command
 from core.providers.claude.state import TrackingFile
 from core.providers.claude.stream import TurnEnded
+from core.retry import RetryPolicy
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
+#: the history scan waits for the host's first discovery at most this long
+HISTORY_DELAY_SECONDS = 2.0
 BILLING_NOTICE = N_(
     "Goalkeeper resumes Claude sessions headless (claude -p). Anthropic may bill headless and "
     "Agent SDK use differently from interactive use, and its consumer terms restrict automated "
@@ -80,6 +88,7 @@ class ClaudeProvider(Provider):
             settings.claude_config_dirs, environ)
         self.zone = config.local_zone(settings.claude_timezone, environ)
         self.watcher = TranscriptWatcher(self.roots)
+        self.live = LiveSessions(self.roots)
         self.tracking = TrackingFile(paths.data_dir)
         self.events = HookEvents(paths.data_dir, clock)
         self.json_cache = config.JsonCache()
@@ -88,28 +97,62 @@ class ClaudeProvider(Provider):
         self.emitted: dict[str, tuple[Any, ...]] = {}
         self._stops_seen = 0
         self._poll_task: asyncio.Task[None] | None = None
+        self._scan_task: asyncio.Task[None] | None = None
+        self._discovered = asyncio.Event()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
         now = self.clock.now().timestamp()
-        workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
-        await asyncio.to_thread(self.watcher.full_scan, now, workers)
+        tracking = self.tracking.load()
+        first = await asyncio.to_thread(
+            startup.read_newest_first, self.watcher, now,
+            self.settings.claude_track_recent_hours * 3600.0, {*tracking.tracked, *tracking.auto})
+        self.live.refresh()
         self.events.compact_spool()
         self.events.read_spool()
         self.apply_events()
         self._note_new_stops(report=False)
-        log.info("claude: %d transcripts, %d responses, %d limit stops under %s",
-                 len(self.watcher.files), len(self.watcher.ledger),
-                 len(self.watcher.ledger.stops), ", ".join(map(str, self.roots)) or "nothing")
+        log.info("claude: newest %d of %d transcripts read (%.1f MiB); the rest in the background",
+                 len(first.read), len(self.watcher.files), first.bytes_read / (1 << 20))
+        self._discovered = asyncio.Event()
+        self._scan_task = asyncio.ensure_future(self._scan_history(first.rest))
+        self._scan_task.set_name("claude:history")
         self._poll_task = asyncio.ensure_future(self._poll_loop())
         self._poll_task.set_name("claude:poll")
 
+    async def _scan_history(self, rest: list[FileState]) -> None:
+        """The full-history scan behind the first pass: read off the loop, taken over on it."""
+        workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
+        # the host's first discovery goes first: the goals and gauges it shows are already right
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(HISTORY_DELAY_SECONDS):
+                await self._discovered.wait()
+        try:
+            scanned, exports = await asyncio.to_thread(startup.scan_rest, rest, workers)
+        except Exception:
+            log.exception("claude: scanning the history failed")
+            return
+        sessions = self.watcher.adopt_scanned(scanned, exports)
+        self._note_new_stops(report=True)
+        self.report(sessions)
+        log.info("claude: full history scanned: %d transcripts, %d responses, %d limit stops "
+                 "under %s", len(self.watcher.files), len(self.watcher.ledger),
+                 len(self.watcher.ledger.stops), ", ".join(map(str, self.roots)) or "nothing")
+
+    async def history_scanned(self) -> None:
+        """Wait for the background scan of the history (tests, benchmarks)."""
+        if self._scan_task is not None:
+            await asyncio.shield(self._scan_task)
+
     async def stop(self) -> None:
+        for task in (self._scan_task, self._poll_task):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._scan_task = None
         if self._poll_task is not None:
-            self._poll_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._poll_task
             self._poll_task = None
         await asyncio.gather(*(run.stop() for run in self.runs.values()),
                              return_exceptions=True)
@@ -129,6 +172,8 @@ class ClaudeProvider(Provider):
         """One round of following: files, hook events, the tracking file. Returns the sessions
         whose observation was reported."""
         changed = self.watcher.poll(self.clock.now().timestamp())
+        self.live.refresh()
+        changed |= self.live.take_changed()
         if self.events.read_spool():
             changed |= self.apply_events()
         if changed:
@@ -142,6 +187,8 @@ class ClaudeProvider(Provider):
         tracking = self.tracking.load()
         goals, new = [], []
         for state in candidates:
+            if self.watcher.is_pending(state):
+                continue  # the background scan has not read it yet
             session_id = state.session_id
             if session_id in tracking.tracked or session_id in tracking.auto:
                 goals.append(state)
@@ -167,11 +214,15 @@ class ClaudeProvider(Provider):
         options = tracking.tracked.get(state.session_id, {})
         return sessions.SessionContext(
             zone=self.zone,
-            native=config.native_setting(Path(state.config_dir), self.environ, self.json_cache),
             events=self.events.for_session(state.session_id),
             runner_stop=tracking.runner_stops.get(state.session_id),
             keep_prompting=bool(options.get("keep_prompting", False)),
+            live=self.live.live(state.session_id, self.own_pids()),
         )
+
+    def own_pids(self) -> set[int]:
+        """The claude processes Goalkeeper runs itself (they are not someone else's)."""
+        return {pid for run in self.runs.values() if (pid := run.pid) is not None}
 
     def observation(self, state: FileState) -> GoalObservation:
         return sessions.observe(state, sessions.read_meta(state), self._context(state),
@@ -224,6 +275,7 @@ class ClaudeProvider(Provider):
             obs = self.observation(state)
             self._emit(obs, send=False)  # the engine applies what discovery returns
             result.append(obs)
+        self._discovered.set()
         return result
 
     # -- quota readings ------------------------------------------------------------------------
@@ -234,7 +286,7 @@ class ClaudeProvider(Provider):
         stops = list(self.watcher.ledger.stops.values())
         runner_stops = self.tracking.load().runner_stops
         for stop in stops[self._stops_seen:]:
-            parsed = parse_limit(stop.text, stop.at, self.zone)
+            parsed = parse_stop(stop, self.zone)
             reading = limit_stop_reading(parsed, stop.at)
             exact = sessions.runner_reset(runner_stops.get(stop.session_id), stop.at)
             if exact is not None:
@@ -297,6 +349,12 @@ class ClaudeProvider(Provider):
 
     async def resume_goal(self, goal: Goal, fence: int) -> StartOutcome:
         state = self._session_state(goal)
+        self.live.refresh()
+        session_id = sessions.session_of(goal.id)
+        live = self.live.live(session_id, self.own_pids()) if session_id else None
+        if live is not None:  # never headless behind a live Claude Code's back
+            raise RunnerDeferred(f"{sessions.LIVE_BLOCK} (pid {live.pid}): Goalkeeper waits "
+                                 "for that process to exit", 60.0)
         if goal.pause_reason is PauseReason.QUOTA and state is not None:
             read_file(state, self.watcher.ledger)  # check, then act: what happened meanwhile?
             stops = state.facts.stops
@@ -323,8 +381,12 @@ class ClaudeProvider(Provider):
                         config_dir is None or config.is_default_dir(Path(config_dir),
                                                                     self.environ))
         await self._stop_run(goal.id)
+        retry = RetryPolicy(retries=self.settings.claude_retry_attempts - 1,
+                            backoff_initial=self.settings.claude_retry_backoff_seconds,
+                            backoff_max=max(900.0, self.settings.claude_retry_backoff_seconds))
         run = HeadlessRun(RunSpec(goal.id, fence, argv, str(cwd), env,
-                                  bool(goal.data.get("keep_prompting")), self.zone),
+                                  bool(goal.data.get("keep_prompting")), self.zone, retry,
+                                  random.random),
                           self.sink, self.clock, self._on_limited,
                           self.settings.claude_stop_grace_seconds)
         await run.start()
@@ -398,3 +460,11 @@ class ClaudeProvider(Provider):
 
     def now(self) -> datetime:
         return self.clock.now()
+
+
+def parse_stop(stop: LimitStopRecord, zone: Any) -> ParsedLimit:
+    """A limit stop of the history, read: its structured window and reset win over its text."""
+    info = None
+    if stop.rate_limit_type is not None or stop.resets_at is not None:
+        info = LimitInfo(stop.rate_limit_type, stop.resets_at, stop.using_overage)
+    return parse_limit(stop.text, stop.at, zone, info)

@@ -2,9 +2,13 @@
 
 * statusline stdin ``rate_limits.five_hour`` / ``seven_day`` → ``claude:5h``, ``claude:7d``,
   exact;
-* a headless ``rate_limit_event`` (``rateLimitType``) → also ``claude:7d-opus``,
-  ``claude:7d-sonnet`` and ``claude:overage``, exact;
-* a limit stop in a transcript → the window its text names, inferred (exact for an epoch);
+* every headless ``rate_limit_event``: its ``unifiedWindows`` (five_hour, seven_day,
+  seven_day_overage_included: ``utilization`` 0–1 and ``resetsAt``) as exact readings, and a
+  rejected or warned ``rateLimitType`` (``claude:7d-opus``, ``claude:7d-sonnet``,
+  ``claude:7d-fable``, ``claude:overage`` too) — an event with no type names no window (a
+  server-side transient 429 looks like that) and never erases a reading;
+* a limit stop in a transcript → the window its ``rateLimitType`` (else its text) names, exact
+  with a ``resetsAt``, inferred from text;
 * ``~/.claude.json`` ``cachedUsageUtilization`` → the windows it lists, always ``stale``.
 """
 
@@ -15,12 +19,16 @@ from typing import Any
 
 from core.i18n import N_
 from core.models import Exactness, QuotaKind, QuotaReading
+from core.numbers import BadNumber, warn_once
+from core.numbers import percent as checked_percent
 from core.providers.claude.resets import ParsedLimit
 from core.providers.claude.wording import (
     WINDOW_5H,
     WINDOW_7D,
+    WINDOW_7D_FABLE,
     WINDOW_7D_OPUS,
     WINDOW_7D_SONNET,
+    WINDOW_BY_TYPE,
     WINDOW_OVERAGE,
 )
 from core.textfmt import duration
@@ -34,19 +42,14 @@ LABELS = {
     WINDOW_7D: N_("Claude · 7 days"),
     WINDOW_7D_OPUS: N_("Claude · 7 days (Opus)"),
     WINDOW_7D_SONNET: N_("Claude · 7 days (Sonnet)"),
+    WINDOW_7D_FABLE: N_("Claude · 7 days (Fable)"),
     WINDOW_OVERAGE: N_("Claude · extra usage"),
 }
 LENGTHS = {WINDOW_5H: FIVE_HOURS, WINDOW_7D: SEVEN_DAYS, WINDOW_7D_OPUS: SEVEN_DAYS,
-           WINDOW_7D_SONNET: SEVEN_DAYS}
+           WINDOW_7D_SONNET: SEVEN_DAYS, WINDOW_7D_FABLE: SEVEN_DAYS}
 #: the names Claude's own payloads use for each window
-BY_NAME = {
-    "five_hour": WINDOW_5H,
-    "seven_day": WINDOW_7D,
-    "seven_day_opus": WINDOW_7D_OPUS,
-    "seven_day_sonnet": WINDOW_7D_SONNET,
-    "overage": WINDOW_OVERAGE,
-    "extra_usage": WINDOW_OVERAGE,
-}
+BY_NAME = WINDOW_BY_TYPE
+_STATUSES = ("allowed", "allowed_warning", "rejected")
 
 
 def reading(window: str, observed_at: datetime, *, used: float | None,
@@ -79,10 +82,16 @@ def epoch(value: Any) -> datetime | None:
     return None
 
 
-def percent(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+def percent(value: Any, source: str = "a Claude payload") -> float | None:
+    """A used percentage, or None — also for a negative, NaN or infinite one: it would read as
+    "0 % used" (fully available) when clamped, so it is refused (logged once)."""
+    if value is None:
         return None
-    return max(0.0, min(100.0, float(value)))
+    try:
+        return checked_percent(value)
+    except BadNumber as exc:
+        warn_once(source, str(exc))
+        return None
 
 
 def statusline_readings(payload: dict[str, Any], now: datetime) -> list[QuotaReading]:
@@ -103,17 +112,58 @@ def statusline_readings(payload: dict[str, Any], now: datetime) -> list[QuotaRea
     return result
 
 
-def rate_limit_event_reading(info: dict[str, Any], now: datetime) -> QuotaReading | None:
-    """A headless ``rate_limit_event``'s ``rate_limit_info`` (exact reset, status only)."""
-    window = BY_NAME.get(str(info.get("rateLimitType") or "five_hour"))
+def rate_limit_event_readings(info: dict[str, Any], now: datetime) -> list[QuotaReading]:
+    """Every exact reading a headless ``rate_limit_event``'s ``rate_limit_info`` carries."""
+    readings = {r.window_id: r for r in _unified_readings(info.get("unifiedWindows"), now)}
+    typed = _typed_reading(info, now)
+    if typed is not None:
+        known = readings.get(typed.window_id)
+        if known is not None and typed.limit_reached is not True:
+            typed = known.model_copy(update={"note": typed.note})  # the fraction says more
+        elif known is not None:
+            typed = typed.model_copy(update={"resets_at": typed.resets_at or known.resets_at})
+        readings[typed.window_id] = typed
+    return [readings[w] for w in sorted(readings)]
+
+
+def _typed_reading(info: dict[str, Any], now: datetime) -> QuotaReading | None:
+    """The window ``rateLimitType`` names (none without a type: never guess the 5-hour one)."""
+    window = BY_NAME.get(str(info.get("rateLimitType") or ""))
     status = info.get("status")
-    if window is None or status not in ("allowed", "allowed_warning", "rejected"):
+    if window is None or status not in _STATUSES:
         return None
     rejected = status == "rejected"
-    return reading(window, now, used=100.0 if rejected else None,
+    used = _fraction(info.get("utilization"))
+    return reading(window, now, used=100.0 if rejected else used,
                    resets_at=epoch(info.get("resetsAt")), exactness=Exactness.EXACT,
                    limit_reached=rejected,
                    note=N_("approaching the limit") if status == "allowed_warning" else None)
+
+
+def _unified_readings(windows: Any, now: datetime) -> list[QuotaReading]:
+    if not isinstance(windows, dict):
+        return []
+    result = []
+    for name, entry in windows.items():
+        window = BY_NAME.get(str(name))
+        used = _fraction(entry.get("utilization")) if isinstance(entry, dict) else None
+        if window is None or used is None:
+            continue
+        assert isinstance(entry, dict)
+        status = entry.get("status")
+        rejected = status == "rejected" or used >= 100.0
+        result.append(reading(window, now, used=used, resets_at=epoch(entry.get("resetsAt")),
+                              exactness=Exactness.EXACT, limit_reached=rejected,
+                              note=N_("approaching the limit") if status == "allowed_warning"
+                              else None))
+    return result
+
+
+def _fraction(value: Any) -> float | None:
+    """``utilization`` is a fraction of the window (0–1, above 1 past the cap) → percent."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return percent(float(value) * 100.0)
 
 
 def limit_stop_reading(parsed: ParsedLimit, stopped_at: datetime) -> QuotaReading:

@@ -2,28 +2,27 @@
 
 Transcripts (``<config>/projects/<encoded cwd>/<session>.jsonl``) hold one JSON record per line:
 user prompts and tool results (``type: user``), assistant messages with ``message.usage``,
-system notices, summaries, snapshots. Goalkeeper cares about a few kinds only — see
+system notices, attachments, summaries, snapshots. Goalkeeper cares about a few kinds only — see
 :class:`Kind`. Unknown shapes are ``OTHER``; fields are read defensively because they vary by
-version (``provider-formats.md`` B2).
+version (``provider-formats.md`` B0/B2).
+
+An API-error record (``isApiErrorMessage: true``) is classified by its structured fields first:
+``apiError: "usage_limit_reached"`` or a ``rate_limit_info`` make a limit stop (with the exact
+reset), ``apiErrorIsTransient: true`` a transient error; only records without them (older
+versions) are read by their words.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from core.providers.claude.wording import looks_like_limit
+from core.providers.claude.wording import is_transient_text, looks_like_limit, native_kind
 
 TITLE_MAX = 120
-
-# the TUI's own notice while it waits out a limit by itself ("native auto-continue"), and the
-# one it writes when the wait ends; see anthropics/claude-code docs "Wait for a usage limit"
-_NATIVE_WAITING = re.compile(r"continuing automatically at|no longer ends this wait", re.I)
-_NATIVE_FIRED = re.compile(r"limit reset\s*·\s*continuing automatically", re.I)
 # user records that are not the user working on the task: slash commands, their output, caveats
 _NOT_A_PROMPT = ("<command-", "<local-command-", "Caveat:", "[Request interrupted")
 
@@ -33,16 +32,19 @@ class Kind(StrEnum):
     TOOL_RESULT = "tool_result"  # a tool ran for the assistant
     ASSISTANT = "assistant"  # a model response (may carry usage)
     LIMIT_STOP = "limit_stop"  # the synthetic "You've hit your … limit" record
+    TRANSIENT = "transient"  # a 429 that is not a usage limit (retried, never a quota pause)
     API_ERROR = "api_error"  # another API error (the request got through the quota)
-    NATIVE_WAITING = "native_waiting"  # Claude Code waits to continue by itself
+    NATIVE_WAITING = "native_waiting"  # Claude Code armed its wait to continue by itself
     NATIVE_FIRED = "native_fired"  # Claude Code continued by itself
+    NATIVE_CANCELLED = "native_cancelled"  # Claude Code stood down: it will not continue
+    GOAL_STATUS = "goal_status"  # Claude's own /goal: its condition, met or failed
     OTHER = "other"
 
     @property
     def activity(self) -> bool:
         """Work happened in the session (so a limit stop before it is over)."""
         return self in (Kind.PROMPT, Kind.TOOL_RESULT, Kind.ASSISTANT, Kind.API_ERROR,
-                        Kind.NATIVE_FIRED)
+                        Kind.TRANSIENT, Kind.NATIVE_FIRED)
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,31 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class LimitInfo:
+    """The structured part of a 2.1.x limit stop (``apiErrorParams.rate_limit_info``, else
+    ``quotaLimits``).
+
+    Attributes:
+        rate_limit_type: Claude's window name (``five_hour``, ``seven_day_opus``, …) or None.
+        resets_at: the exact reset, epoch seconds (the text gives minutes only), or None.
+        using_overage: the account was on overage (Claude never waits those out by itself).
+    """
+
+    rate_limit_type: str | None
+    resets_at: float | None
+    using_overage: bool = False
+
+
+@dataclass(frozen=True)
+class GoalStatus:
+    """A ``goal_status`` attachment of Claude's own ``/goal`` (2.1.139+)."""
+
+    condition: str
+    met: bool
+    failed: bool
+
+
+@dataclass(frozen=True)
 class Record:
     kind: Kind
     at: datetime | None
@@ -68,6 +95,9 @@ class Record:
     text: str | None = None
     usage: Usage | None = None
     sidechain: bool = False
+    limit: LimitInfo | None = None
+    entrypoint: str | None = None  # "cli" (the TUI), "sdk-cli" (print mode), …
+    goal: GoalStatus | None = None
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -114,6 +144,7 @@ def classify(obj: dict[str, Any]) -> Record:
         "cwd": _str(obj.get("cwd")),
         "branch": _str(obj.get("gitBranch")),
         "sidechain": obj.get("isSidechain") is True,
+        "entrypoint": _str(obj.get("entrypoint")),
     }
     if kind == "assistant":
         return _assistant(obj, at, common)
@@ -121,6 +152,8 @@ def classify(obj: dict[str, Any]) -> Record:
         return _user(obj, at, common)
     if kind == "system":
         return _system(obj, at, common)
+    if kind == "attachment":
+        return _attachment(obj, at, common)
     return Record(Kind.OTHER, at, **common)
 
 
@@ -128,11 +161,48 @@ def _assistant(obj: dict[str, Any], at: datetime | None, common: dict[str, Any])
     message = obj.get("message")
     if obj.get("isApiErrorMessage") is True:
         text = message_text(message)
-        error = obj.get("error")
-        if error == "rate_limit" or (error is None and looks_like_limit(text)):
-            return Record(Kind.LIMIT_STOP, at, text=text, **common)
-        return Record(Kind.API_ERROR, at, text=text, **common)
+        kind = api_error_kind(obj, text)
+        limit = limit_info(obj) if kind is Kind.LIMIT_STOP else None
+        return Record(kind, at, text=text, limit=limit, **common)
     return Record(Kind.ASSISTANT, at, usage=usage_of(obj, at), **common)
+
+
+def api_error_kind(obj: dict[str, Any], text: str) -> Kind:
+    """A limit stop, a transient 429 or another API error — structured fields first."""
+    if obj.get("apiError", obj.get("api_error")) == "usage_limit_reached" or _rate_limit_info(
+            obj) is not None:
+        return Kind.LIMIT_STOP
+    transient = obj.get("apiErrorIsTransient", obj.get("api_error_is_transient"))
+    if transient is True or is_transient_text(text):
+        return Kind.TRANSIENT
+    error = obj.get("error")
+    if looks_like_limit(text) and error in (None, "rate_limit"):
+        return Kind.LIMIT_STOP  # versions before the structured fields
+    if error == "rate_limit":
+        return Kind.TRANSIENT  # a 429 nothing identifies as a usage limit
+    return Kind.API_ERROR
+
+
+def _rate_limit_info(obj: dict[str, Any]) -> dict[str, Any] | None:
+    params = obj.get("apiErrorParams", obj.get("api_error_params"))
+    info = params.get("rate_limit_info") if isinstance(params, dict) else None
+    if not isinstance(info, dict):
+        info = obj.get("quotaLimits")
+    if isinstance(info, dict) and info.get("status") == "rejected":
+        return info
+    return None
+
+
+def limit_info(obj: dict[str, Any]) -> LimitInfo | None:
+    """The structured limit of an API-error record (None for older, text-only records)."""
+    info = _rate_limit_info(obj)
+    if info is None:
+        return None
+    resets = info.get("resetsAt")
+    if not isinstance(resets, int | float) or isinstance(resets, bool) or resets <= 0:
+        resets = None
+    return LimitInfo(_str(info.get("rateLimitType")), float(resets) if resets else None,
+                     info.get("isUsingOverage") is True or info.get("overageInUse") is True)
 
 
 def usage_of(obj: dict[str, Any], at: datetime | None) -> Usage | None:
@@ -168,6 +238,10 @@ def _user(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> R
     ):
         return Record(Kind.TOOL_RESULT, at, **common)
     text = message_text(message).strip()
+    if text.startswith("<local-command-stdout>"):
+        # /rate-limit-options "Wait here, then continue automatically" answers here
+        return _native(text.removeprefix("<local-command-stdout>").removesuffix(
+            "</local-command-stdout>").strip(), at, common)
     if not text or text.startswith(_NOT_A_PROMPT):
         return Record(Kind.OTHER, at, **common)
     return Record(Kind.PROMPT, at, text=text, **common)
@@ -175,12 +249,30 @@ def _user(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> R
 
 def _system(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> Record:
     content = obj.get("content")
-    text = content if isinstance(content, str) else ""
-    if _NATIVE_FIRED.search(text):
-        return Record(Kind.NATIVE_FIRED, at, text=text, **common)
-    if _NATIVE_WAITING.search(text):
-        return Record(Kind.NATIVE_WAITING, at, text=text, **common)
-    return Record(Kind.OTHER, at, **common)
+    return _native(content if isinstance(content, str) else "", at, common)
+
+
+_NATIVE_KINDS = {"cancelled": Kind.NATIVE_CANCELLED, "fired": Kind.NATIVE_FIRED,
+                 "waiting": Kind.NATIVE_WAITING}
+
+
+def _native(text: str, at: datetime | None, common: dict[str, Any]) -> Record:
+    kind = _NATIVE_KINDS.get(native_kind(text) or "")
+    if kind is None:
+        return Record(Kind.OTHER, at, **common)
+    return Record(kind, at, text=text, **common)
+
+
+def _attachment(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> Record:
+    attachment = obj.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "goal_status":
+        return Record(Kind.OTHER, at, **common)
+    condition = attachment.get("condition")
+    if not isinstance(condition, str) or not condition.strip():
+        return Record(Kind.OTHER, at, **common)
+    goal = GoalStatus(condition.strip(), attachment.get("met") is True,
+                      attachment.get("failed") is True)
+    return Record(Kind.GOAL_STATUS, at, text=goal.condition, goal=goal, **common)
 
 
 def title_of(prompt: str) -> str:

@@ -1,13 +1,20 @@
 """Claude Code's limit messages, read: which window ran out and when it resets.
 
-A limit stop written to a transcript names its reset as a *wall-clock time and an IANA zone
-without a date* — "You've hit your session limit · resets 6:40pm (Europe/Berlin)" — so the
-instant is only defined relative to the stop itself: the first such wall time after the stop's
-own timestamp, in that zone, DST included. Variants handled (see ``provider-formats.md`` B2):
+A 2.1.x limit stop carries its window and its exact reset in structured fields
+(:class:`~core.providers.claude.records.LimitInfo`: ``rateLimitType``, ``resetsAt`` in epoch
+seconds); those win over the words. Without them (older versions, hook payloads) the text is
+read. It names the reset as a *wall-clock time and an IANA zone without a date* — "You've hit
+your session limit · resets 6:40pm (Europe/Berlin)" — so the instant is only defined relative to
+the stop itself: the first such wall time after the stop's own timestamp, in that zone, DST
+included. Claude truncates the reset to the minute (22:41:54 reads "10:41pm"), so a text reset
+is taken as the *last* second of that minute: a resume is never planned before the real reset.
+Variants handled (see ``provider-formats.md`` B0/B2):
 
 * "You've hit your weekly limit · resets Tuesday" — a weekday, no time: the end of that day
   (the reset surely happened by then);
 * "You're out of extra usage · resets 11:30am (Asia/Colombo)", "… resets Oct 3, 9am (UTC)";
+* a trailing sentence: "You've hit your Fable limit · resets Dec 4, 8:17pm (UTC). Switch to
+  another model to continue.";
 * the older "Claude usage limit reached. Your limit will reset at 12am." — no zone: the user's
   zone (setting ``claude_timezone``, else the system's);
 * "Claude AI usage limit reached|1783440000" (older transcripts, headless results) — an epoch,
@@ -25,8 +32,12 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from core.i18n import N_
 from core.models import Exactness
-from core.providers.claude.wording import EPOCH, window_of
+from core.providers.claude.records import LimitInfo
+from core.providers.claude.wording import EPOCH, WINDOW_BY_TYPE, window_of
 from core.zones import zone_named
+
+#: a reset read from minute-precise text may lie up to this much later than the minute shown
+MINUTE_SLACK = timedelta(seconds=59)
 
 # the text after "resets"/"reset at", up to the end of its line or the next "·"
 _RESET_TAIL = re.compile(r"\breset(?:s)?\b(?:\s+(?:at|on))?\s+([^\n·]+)", re.IGNORECASE)
@@ -40,8 +51,8 @@ _SPEC = re.compile(
     (?:at\s+)?
     (?:(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\.?)?)?
     \s*(?:\((?P<zone>[^)]*)\))?
-    \s*[.!]?\s*$""",
-    re.IGNORECASE | re.VERBOSE,
+    \s*(?:[.!](?:\s+\S.*)?)?$""",
+    re.IGNORECASE | re.VERBOSE | re.DOTALL,
 )
 
 
@@ -64,13 +75,17 @@ class ParsedLimit:
     text: str
 
 
-def parse_limit(text: str, stopped_at: datetime, default_zone: tzinfo) -> ParsedLimit:
-    """Read a limit message whose stop happened at ``stopped_at`` (aware).
-
-    ``default_zone`` applies when the message names no zone.
-    """
+def parse_limit(text: str, stopped_at: datetime, default_zone: tzinfo,
+                info: LimitInfo | None = None) -> ParsedLimit:
+    """Read a limit stop at ``stopped_at`` (aware): its structured ``info`` when it has one,
+    else its text. ``default_zone`` applies when the message names no zone."""
     first_line = text.strip().splitlines()[0] if text.strip() else ""
     window = window_of(text)
+    if info is not None and info.rate_limit_type in WINDOW_BY_TYPE:
+        window = WINDOW_BY_TYPE[info.rate_limit_type]
+    if info is not None and info.resets_at is not None:
+        instant = datetime.fromtimestamp(info.resets_at, UTC)
+        return ParsedLimit(window, instant, Exactness.EXACT, None, _display(first_line))
     if match := EPOCH.search(text):
         instant = datetime.fromtimestamp(int(match.group(1)), UTC)
         return ParsedLimit(window, instant, Exactness.EXACT, None, _display(first_line))
@@ -79,6 +94,8 @@ def parse_limit(text: str, stopped_at: datetime, default_zone: tzinfo) -> Parsed
         return ParsedLimit(window, None, Exactness.INFERRED, N_("the message gives no reset time"),
                            first_line)
     resets_at, note = resolve_spec(tail.group(1), stopped_at, default_zone)
+    if resets_at is not None and note is None:
+        resets_at += MINUTE_SLACK  # "resets 10:41pm" may be 22:41:59
     return ParsedLimit(window, resets_at, Exactness.INFERRED, note, first_line)
 
 

@@ -4,8 +4,13 @@ stream-json --verbose`` in the session's directory, hosted while it runs.
 A :class:`HeadlessRun` owns the process (in its own process group) and the task that reads its
 output. It reports to the provider sink with the fence of the claim that started it:
 
-* every ``rate_limit_event`` → ``quota_observed``;
-* the turn ended with a limit → ``goal_limited`` with the exact reset;
+* every ``rate_limit_event`` → ``quota_observed`` (each reading it carries);
+* the turn ended with a usage limit → ``goal_limited`` with the exact reset;
+* the turn ended with a *transient* 429 ("Server is temporarily limiting requests (not your usage
+  limit)", the API-key "Request rejected (429)") → the turn is run again after a backoff (the
+  step-level policy of ``retry-table.md``: full jitter from ``claude_retry_backoff_seconds``,
+  doubling up to 15 minutes, ``claude_retry_attempts`` in all; Claude's own in-turn retries
+  come first) — never a quota pause; when no attempt is left → ``goal_paused`` (error);
 * the turn ended normally → ``goal_finished`` — or, when the goal asks to keep prompting, another
   turn with the continuation text;
 * anything else → ``goal_failed`` with what Claude said.
@@ -23,12 +28,14 @@ import logging
 import os
 import signal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import tzinfo
 
 from core.clock import Clock
+from core.models import PauseReason
 from core.providers.base import ProviderSink, RunnerError
 from core.providers.claude.stream import StreamState, TurnEnded, interpret
+from core.retry import Action, Fault, RetryPolicy
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +57,14 @@ def command(binary: str, session_id: str, text: str) -> list[str]:
     return argv
 
 
+#: the step-level retry policy of retry-table.md (30 s doubling to 15 min, 5 attempts)
+DEFAULT_RETRY = RetryPolicy(retries=4, backoff_initial=30.0, backoff_max=900.0)
+
+
+def _half() -> float:
+    return 0.5
+
+
 @dataclass(frozen=True)
 class RunSpec:
     goal_id: str
@@ -59,6 +74,8 @@ class RunSpec:
     env: Mapping[str, str]
     keep_prompting: bool
     zone: tzinfo
+    retry: RetryPolicy = DEFAULT_RETRY
+    jitter: Callable[[], float] = field(default=_half, compare=False)
 
 
 #: called when a turn ended with a limit, before the sink hears of it
@@ -76,11 +93,16 @@ class HeadlessRun:
         self.on_limited = on_limited
         self.grace_seconds = grace_seconds
         self.turns = 0
+        self.transient_attempts = 0
         self._proc: asyncio.subprocess.Process | None = None
         self._task: asyncio.Task[None] | None = None
         self._stderr: asyncio.Task[bytes] | None = None
         self._state = StreamState()
         self._stopping = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
 
     @property
     def running(self) -> bool:
@@ -137,8 +159,7 @@ class HeadlessRun:
             return line or None
 
     def _take(self, line: bytes) -> None:
-        reading = self._state.feed(line, self.clock.now())
-        if reading is not None:
+        for reading in self._state.feed(line, self.clock.now()):
             self.sink.quota_observed(reading)
 
     async def _follow(self) -> None:
@@ -150,18 +171,37 @@ class HeadlessRun:
                 return
             ended = interpret(self._state, self.clock.now(), self.spec.zone, code,
                               await self._stderr_text())
-            if ended.kind == "finished" and self.spec.keep_prompting:
-                await self.clock.sleep(1.0)
-                if self._stopping:
-                    return
-                try:
-                    await self._spawn()
-                except RunnerError as exc:
-                    self._report(TurnEnded("failed", str(exc)))
-                    return
-                continue
-            self._report(ended)
-            return
+            delay = self._again_after(ended)
+            if delay is None:
+                self._report(ended)
+                return
+            await self.clock.sleep(delay)
+            if self._stopping:
+                return
+            try:
+                await self._spawn()
+            except RunnerError as exc:
+                self._report(TurnEnded("failed", str(exc)))
+                return
+
+    def _again_after(self, ended: TurnEnded) -> float | None:
+        """Seconds until the next turn, or None when this turn's end is reported."""
+        if ended.kind == "finished":
+            self.transient_attempts = 0
+            return 1.0 if self.spec.keep_prompting else None
+        if ended.kind != "transient":
+            return None
+        self.transient_attempts += 1
+        decision = self.spec.retry.decide(Fault.RATE_LIMITED, self.transient_attempts,
+                                          self.clock.now(), self.spec.jitter())
+        if decision.action is not Action.RETRY:
+            return None
+        self.sink.goal_noted(self.spec.goal_id, "retry_scheduled",
+                             f"transient 429, not a usage limit ({ended.detail}): "
+                             f"{decision.why}, in {decision.delay:.0f} s",
+                             {"attempt": self.transient_attempts,
+                              "delay_seconds": round(decision.delay, 3)})
+        return decision.delay
 
     def _report(self, ended: TurnEnded) -> None:
         spec = self.spec
@@ -172,6 +212,11 @@ class HeadlessRun:
             summary = " ".join(ended.detail.split())[:200]
             self.sink.goal_finished(spec.goal_id, spec.fence,
                                     "the turn ended" + (f": {summary}" if summary else ""))
+        elif ended.kind == "transient":
+            self.sink.goal_paused(
+                spec.goal_id, spec.fence, PauseReason.ERROR,
+                f"transient 429s, not a usage limit ({ended.detail}): gave up after "
+                f"{self.transient_attempts} attempts; resume it by hand")
         else:
             self.sink.goal_failed(spec.goal_id, spec.fence, ended.detail)
 

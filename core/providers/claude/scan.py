@@ -11,8 +11,9 @@ so these raw bytes are keys, never text) and decodes only what it must:
 * anything else that mentions ``usage`` (other key orders, usage nested in tool results or
   progress records) falls back to ``json.loads`` and
   :func:`~core.providers.claude.records.classify`;
-* the rare limit-stop lines, and the lines after a file's last stop (to see whether the session
-  went on), are always decoded.
+* the rare limit-stop lines, Claude's own ``/goal`` status attachments (``"goal_status"``), and
+  the lines after a file's last stop (to see whether the session went on, or what Claude's own
+  auto-continue said), are always decoded.
 
 The same code serves the first full scan and the appends that follow.
 """
@@ -26,7 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from core.providers.claude.ledger import LimitStopRecord, UsageLedger
-from core.providers.claude.records import Kind, Record, classify, parse_time
+from core.providers.claude.records import GoalStatus, Kind, Record, classify, parse_time
 
 _USAGE = b'"usage":'
 _API_ERROR = b'"isApiErrorMessage":'
@@ -43,6 +44,7 @@ _USAGE_ORDERED = re.compile(
     rb'"input_tokens":(\d+),"cache_creation_input_tokens":(\d+),"cache_read_input_tokens":(\d+),'
     rb'(?:"cache_creation":\{[^{}]*\},)?"output_tokens":(\d+)[,}]')
 _SYNTHETIC = b"<synthetic>"
+_GOAL_STATUS = b'"goal_status"'
 
 
 @dataclass
@@ -62,7 +64,9 @@ class StopState:
     stop: Record | None = None
     stop_key: str | None = None
     activity_at: datetime | None = None  # first work after the stop: the stop is over
-    native: Record | None = None  # Claude's own auto-continue notice after the stop
+    #: Claude's own auto-continue notice after the stop, the latest one: armed (waiting),
+    #: stood down (cancelled) or fired
+    native: Record | None = None
 
     def feed(self, record: Record, key: str | None = None) -> None:
         if record.kind is Kind.LIMIT_STOP:
@@ -75,7 +79,7 @@ class StopState:
             self.activity_at = record.at or self.stop.at
             if record.kind is Kind.NATIVE_FIRED:
                 self.native = record
-        elif record.kind is Kind.NATIVE_WAITING:
+        elif record.kind in (Kind.NATIVE_WAITING, Kind.NATIVE_CANCELLED):
             self.native = record
 
 
@@ -90,6 +94,8 @@ class FileFacts:
     cwd: str | None = None
     branch: str | None = None
     version: str | None = None
+    goal: GoalStatus | None = None  # Claude's own /goal, as its latest status says
+    goal_at: datetime | None = None
 
 
 @dataclass
@@ -112,10 +118,16 @@ class LineSink:
         key = None
         if record.kind is Kind.LIMIT_STOP and record.at is not None:
             key = _stop_key(obj)
-            self.ledger.add_stop(LimitStopRecord(key, record.at, record.session_id
-                                                 or self.session_id, record.text or ""))
+            limit = record.limit
+            self.ledger.add_stop(LimitStopRecord(
+                key, record.at, record.session_id or self.session_id, record.text or "",
+                limit.rate_limit_type if limit else None, limit.resets_at if limit else None,
+                limit.using_overage if limit else False))
         if record.kind is Kind.PROMPT and facts.first_prompt is None and self.from_start:
             facts.first_prompt = record.text
+        if record.goal is not None and not record.sidechain and (
+                facts.goal_at is None or record.at is None or record.at >= facts.goal_at):
+            facts.goal, facts.goal_at = record.goal, record.at or facts.goal_at
         facts.stops.feed(record, key)
         if record.at is not None and (facts.last_at is None or record.at > facts.last_at):
             facts.last_at = record.at
@@ -163,6 +175,7 @@ def scan_bytes(buf: bytes, sink: LineSink) -> int:
     if end == 0:
         return 0
     _scan_usage(buf, end, sink)
+    _scan_goals(buf, end, sink)
     last_stop = _scan_stops(buf, end, sink)
     if last_stop is not None:
         _decode_until_activity(buf, buf.find(b"\n", last_stop, end) + 1, end, sink)
@@ -306,6 +319,16 @@ def _api_error(buf: bytes, start: int, stop: int) -> bool:
     """The line has ``"isApiErrorMessage": true``."""
     at = buf.find(_API_ERROR, start, stop)
     return at >= 0 and buf[at + len(_API_ERROR):at + len(_API_ERROR) + 6].lstrip()[:4] == b"true"
+
+
+def _scan_goals(buf: bytes, end: int, sink: LineSink) -> None:
+    """Decode the lines that carry a ``goal_status`` (Claude's own /goal): few per session."""
+    pos = 0
+    while (hit := buf.find(_GOAL_STATUS, pos, end)) >= 0:
+        start = buf.rfind(b"\n", 0, hit) + 1
+        stop = buf.find(b"\n", hit, end)
+        decode_line(buf[start:stop], sink)
+        pos = stop + 1
 
 
 def _scan_stops(buf: bytes, end: int, sink: LineSink) -> int | None:

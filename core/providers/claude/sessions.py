@@ -1,13 +1,19 @@
 """A Claude Code session as a Goalkeeper goal: what its transcript says it is doing now.
 
-* The latest limit stop with no work after it → ``paused`` for quota, the reset read from the
-  stop's text against the stop's own timestamp (or the exact one a headless run reported).
+* The latest limit stop with no work after it → ``paused`` for quota, with the exact reset the
+  stop carries (``rate_limit_info.resetsAt``), else the one read from its text against the stop's
+  own timestamp (or the exact one a headless run reported).
 * Work after the stop (the user typed, Claude's own auto-continue fired) → ``running``, outside
   Goalkeeper.
+* Claude's own ``/goal`` met → ``done``.
 * No stop → ``idle``: nothing to resume; starting it runs one headless turn.
 
-Claude Code's native "Continue automatically at usage limit" makes Goalkeeper only watch a
-stopped session (:func:`native_block`), so the two never both resume it.
+Claude Code's native "Continue automatically at usage limit" continues a stopped session only
+while a live interactive process (a TUI) has it open and has armed its wait; Goalkeeper then only
+watches (:func:`native_block`), so the two never both resume it. A session open in a live TUI
+that will *not* continue by itself (weekly stop, Esc, …) is never resumed headless behind the
+user's back: Goalkeeper waits for that process to exit. Anything else — print mode, the TUI gone
+— is Goalkeeper's to resume.
 """
 
 from __future__ import annotations
@@ -20,22 +26,24 @@ from pathlib import Path
 from typing import Any
 
 from core.i18n import N_
-from core.models import GoalState, PauseReason
+from core.models import Exactness, GoalState, PauseReason
 from core.providers.base import GoalObservation
-from core.providers.claude.config import NativeSetting, native_by_default
 from core.providers.claude.follow import FileState
-from core.providers.claude.records import Kind, Record, classify, json_objects, title_of
+from core.providers.claude.live import LiveProcess
+from core.providers.claude.records import Kind, LimitInfo, Record, classify, json_objects, title_of
 from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.wording import WINDOW_5H, WINDOW_7D
 
 NATIVE_BLOCK = N_("Claude will resume itself")
+LIVE_BLOCK = N_("open in a live Claude Code session")
+#: Claude Code does not wait out a reset further away than this by itself (2.1.328)
+NATIVE_HORIZON = timedelta(hours=24)
 HEAD_BYTES = 512 * 1024
 TAIL_BYTES = 64 * 1024
 #: a reset a headless run reported belongs to a transcript stop this close to it
 SAME_STOP = timedelta(minutes=5)
 #: hook notification kinds after which Claude Code will *not* continue by itself
 NATIVE_OFF_EVENTS = ("quota_auto_resume_disabled", "quota_auto_resume_stale")
-NATIVE_FIRED_EVENT = "quota_auto_resume_fired"
 
 
 def find_transcript(roots: Sequence[Path], session_id: str) -> tuple[Path, Path] | None:
@@ -77,10 +85,10 @@ class SessionContext:
     """Everything besides the transcript that decides a session's observation."""
 
     zone: tzinfo
-    native: NativeSetting
     events: Sequence[HookEvent] = ()
     runner_stop: dict[str, str] | None = None  # {"stopped_at", "resets_at"} of a headless run
     keep_prompting: bool = False
+    live: LiveProcess | None = None  # a running Claude Code process that has the session open
 
 
 @dataclass
@@ -141,6 +149,12 @@ class Stopped:
     parsed: ParsedLimit
     resets_at: datetime | None
     headless: bool
+    limit: LimitInfo | None = None
+    entrypoint: str | None = None
+
+    @property
+    def exact(self) -> bool:
+        return self.headless or self.parsed.exactness is Exactness.EXACT
 
 
 def current_stop(state: FileState, ctx: SessionContext) -> Stopped | None:
@@ -149,12 +163,14 @@ def current_stop(state: FileState, ctx: SessionContext) -> Stopped | None:
     stop = stops.stop
     if stop is None or stop.at is None or stops.activity_at is not None:
         return None
-    parsed = parse_limit(stop.text or "", stop.at, ctx.zone)
+    parsed = parse_limit(stop.text or "", stop.at, ctx.zone, stop.limit)
     resets_at, headless = parsed.resets_at, False
     runner = ctx.runner_stop
     if runner and _same_stop(runner, stop.at):
-        resets_at, headless = _instant(runner.get("resets_at")), True
-    return Stopped(stop.at, parsed, resets_at, headless)
+        reported = _instant(runner.get("resets_at"))
+        if reported is not None or parsed.exactness is not Exactness.EXACT:
+            resets_at, headless = reported, True
+    return Stopped(stop.at, parsed, resets_at, headless, stop.limit, stop.entrypoint)
 
 
 def _same_stop(runner: dict[str, str], stopped_at: datetime) -> bool:
@@ -169,28 +185,45 @@ def runner_reset(runner: dict[str, str] | None, stopped_at: datetime) -> datetim
     return _instant(runner.get("resets_at"))
 
 
-def native_block(state: FileState, stop: Stopped, ctx: SessionContext) -> str | None:
-    """Why Claude Code will continue this stopped session by itself (None: it will not)."""
-    if stop.headless:
-        return None  # print mode never continues by itself; Goalkeeper ran it
-    after = [e.kind for e in ctx.events if e.at >= stop.at and e.kind != "stop_failure"]
-    if after and after[-1] in NATIVE_OFF_EVENTS:
-        return None
+def native_block(state: FileState, stop: Stopped, ctx: SessionContext,
+                 now: datetime) -> str | None:
+    """Why Goalkeeper must not resume this stopped session now (None: it is Goalkeeper's).
+
+    Only a live interactive process can continue a session by itself: with none (print mode,
+    the TUI closed or killed during its wait) there is nothing to wait for. With one, Claude
+    continues the session when it armed its wait and nothing stood it down since; otherwise the
+    user is at that session and Goalkeeper waits for the process to exit.
+    """
+    live = ctx.live
+    if live is None or not live.interactive:
+        return None  # nothing at all, or a print-mode run: it exits at a limit, never waits
+    why_not = _why_claude_will_not(state, stop, ctx, now)
+    if why_not is None:
+        native = state.facts.stops.native
+        text = " ".join((native.text or "").split()) if native is not None else ""
+        return N_("{block}: it says “{text}” (Claude Code pid {pid})").format(
+            block=NATIVE_BLOCK, text=text, pid=live.pid)
+    return N_("{block} (pid {pid}) that will not continue by itself — {why}: Goalkeeper waits "
+              "for it to exit").format(block=LIVE_BLOCK, pid=live.pid, why=why_not)
+
+
+def _why_claude_will_not(state: FileState, stop: Stopped, ctx: SessionContext,
+                         now: datetime) -> str | None:
+    """None while Claude's own wait is armed and holds; else why Claude will not continue."""
     native = state.facts.stops.native
-    if native is not None and native.kind is Kind.NATIVE_WAITING:
-        return N_("{block}: it says “{text}”").format(block=NATIVE_BLOCK,
-                                                     text=(native.text or "").strip())
-    if after and after[-1] == NATIVE_FIRED_EVENT:
-        return N_("{block}: Claude Code reported that it continued the session").format(
-            block=NATIVE_BLOCK)
-    if ctx.native.value is True:
-        return N_("{block}: “Continue automatically at usage limit” is on ({source})").format(
-            block=NATIVE_BLOCK, source=ctx.native.source)
-    version = state.facts.version
-    if ctx.native.value is None and native_by_default(version):
-        return N_("{block}: Claude Code {version} continues automatically at usage limits while "
-                  "the session stays open (turn that off in /config to let Goalkeeper resume "
-                  "it)").format(block=NATIVE_BLOCK, version=version)
+    if native is None or native.kind is not Kind.NATIVE_WAITING:
+        if native is not None and native.kind is Kind.NATIVE_CANCELLED:
+            return N_("it says “{text}”").format(text=" ".join((native.text or "").split()))
+        return N_("it did not arm its wait for the reset")
+    after = [e.kind for e in ctx.events if e.at >= (native.at or stop.at)
+             and e.kind != "stop_failure"]
+    if after and after[-1] in NATIVE_OFF_EVENTS:
+        return N_("Claude Code reported {event}").format(event=after[-1])
+    if stop.limit is not None and stop.limit.using_overage:
+        return N_("the session was on extra usage")
+    chosen = "will continue automatically at" in (native.text or "").lower()
+    if not chosen and stop.resets_at is not None and stop.resets_at - now > NATIVE_HORIZON:
+        return N_("the reset is more than 24 hours away")
     return None
 
 
@@ -203,17 +236,27 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
         "keep_prompting": ctx.keep_prompting,
     }
     windows: tuple[str, ...] = (WINDOW_5H, WINDOW_7D)
+    goal = state.facts.goal
+    if goal is not None:
+        data["claude_goal"] = {"condition": goal.condition, "met": goal.met,
+                               "failed": goal.failed}
     stop = current_stop(state, ctx)
     if stop is not None:
         detail = stop.parsed.text + (f" ({stop.parsed.note})" if stop.parsed.note else "")
-        data["reset_exactness"] = "exact" if stop.headless else stop.parsed.exactness.value
+        data["reset_exactness"] = "exact" if stop.exact else stop.parsed.exactness.value
         if stop.parsed.window not in windows:
             windows += (stop.parsed.window,)
         return GoalObservation(
             id=goal_id(state.session_id), title=meta.title, state=GoalState.PAUSED,
             observed_at=stop.at, pause_reason=PauseReason.QUOTA, pause_detail=detail,
             windows=windows, resets_at=stop.resets_at,
-            auto_resume_block=native_block(state, stop, ctx), data=data)
+            auto_resume_block=native_block(state, stop, ctx, now), data=data)
+    if goal is not None and goal.met and state.facts.goal_at is not None:
+        return GoalObservation(id=goal_id(state.session_id), title=meta.title,
+                               state=GoalState.DONE, observed_at=state.facts.goal_at,
+                               windows=windows, data=data,
+                               pause_detail=N_("Claude's goal is met: {condition}").format(
+                                   condition=goal.condition))
     stops = state.facts.stops
     if stops.stop is not None and stops.activity_at is not None:
         return GoalObservation(id=goal_id(state.session_id), title=meta.title,

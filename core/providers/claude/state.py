@@ -12,8 +12,9 @@ running host can both change it):
 * ``runner_stops`` — the exact reset a headless run reported for a session's latest limit stop,
   so the inferred one from the transcript text never replaces it.
 
-``<data>/claude/hook-events.jsonl`` — StopFailure and Notification hook payloads received while
-no host was running; the host reads them when it starts and as they arrive.
+``<data>/claude/hook-events.jsonl`` — StopFailure and Notification hook payloads, appended by the
+hook (:mod:`core.providers.claude.stop_hook`); the host reads them when it starts and on every
+poll.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 from core.atomic import atomic_write_bytes, atomic_write_text
 from core.providers.claude.records import json_objects
+from core.providers.claude.stop_hook import append_durably
 
 log = logging.getLogger(__name__)
 
@@ -113,33 +115,22 @@ class TrackingFile:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def spool_path(data_dir: Path) -> Path:
+    return data_dir / "claude" / "hook-events.jsonl"
+
+
 class HookSpool:
-    """Hook payloads that arrived while no host ran: appended by the hook, read by the host."""
+    """Hook payloads: appended by the hook (under an ``flock``), read by the host."""
 
     def __init__(self, data_dir: Path) -> None:
-        self.path = data_dir / "claude" / "hook-events.jsonl"
+        self.path = spool_path(data_dir)
         self._offset = 0
 
     def append(self, event: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        """Append one event durably (the lock and the check for a compaction that replaced
+        the file are :func:`~core.providers.claude.stop_hook.append_durably`'s)."""
         line = (json.dumps(event, separators=(",", ":")) + "\n").encode()
-        while True:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                if not self._replaced(fd):
-                    os.write(fd, line)
-                    return
-            finally:
-                os.close(fd)
-
-    def _replaced(self, fd: int) -> bool:
-        """True when :meth:`compact` renamed a new file over the one ``fd`` opened while we
-        waited for the lock (a line written there would never be read)."""
-        try:
-            return os.fstat(fd).st_ino != self.path.stat().st_ino
-        except FileNotFoundError:
-            return True
+        append_durably(str(self.path), line)
 
     def compact(self, keep: Callable[[dict[str, Any]], bool], above: int = 1 << 20) -> None:
         """Drop the events ``keep`` rejects once the spool is larger than ``above`` bytes (under

@@ -41,6 +41,8 @@ class CodexConfig:
         env: the environment Codex processes are started with (``CODEX_HOME`` set to ``home``).
         app_server_timeout: the time-box of a quota read through ``codex app-server``.
         confirm_timeout: how long a resume waits for Codex to confirm the goal is active.
+        turn_end_timeout: how long a hosted run waits for the turn in progress to end after
+            Codex completed or limited the goal, before it lets the app-server go.
         poll_seconds: how often appended rollout lines are looked for.
         stale_after: snapshots older than this are ``stale``.
     """
@@ -51,6 +53,7 @@ class CodexConfig:
     continuation_text: str = "The usage limit has reset; continue working on the active goal."
     app_server_timeout: float = 10.0
     confirm_timeout: float = 30.0
+    turn_end_timeout: float = 120.0
     poll_seconds: float = 5.0
     stale_after: float = 600.0
     env: Mapping[str, str] = field(default_factory=dict)
@@ -88,6 +91,7 @@ def from_settings(settings: Settings, environ: Mapping[str, str]) -> CodexConfig
         continuation_text=settings.codex_continuation_text,
         app_server_timeout=settings.codex_app_server_timeout_seconds,
         confirm_timeout=settings.codex_confirm_timeout_seconds,
+        turn_end_timeout=settings.codex_turn_end_timeout_seconds,
         poll_seconds=settings.provider_refresh_seconds,
         stale_after=settings.stale_after_seconds,
         env=env,

@@ -9,6 +9,12 @@ What happened is read from the thread's rollout, which the exec process appends 
 ``usageLimited`` goal or a turn stopped at the usage limit → ``goal_limited``; ``complete`` →
 ``goal_finished``; a turn that ended with the goal still active → paused (``external``), since
 the goal is not finished but nothing runs it any more; a non-zero exit → paused (``error``).
+
+Two quick exits are not start failures (observed on 0.169.0): at a usage limit ``exec resume``
+exits 1 within about half a second ("You've hit your usage limit", ``usage_limit_exceeded`` in
+the rollout) — a limit hit, reported as such; and in a directory Codex does not trust (not a git
+repository) it exits 1 with "Not inside a trusted directory" — refused with a message naming the
+cause. Goalkeeper never adds a flag that widens what Codex may do (no ``--skip-git-repo-check``).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from core.i18n import N_
 from core.models import Exactness, PauseReason
 from core.providers.base import LimitHit, RunnerError, StartOutcome
 from core.providers.codex.goals import state_for
-from core.providers.codex.hosted import RunContext
+from core.providers.codex.hosted import RELIMITED_NOTE, RunContext
 from core.providers.codex.limits import GOAL_WINDOWS
 from core.providers.codex.readings import limit_lifts_at, to_readings
 from core.providers.codex.rollout import Event, GoalUpdate, TurnLimited
@@ -33,6 +39,9 @@ from core.providers.codex.rollout import Event, GoalUpdate, TurnLimited
 #: a process that fails within this time failed to start
 EARLY_EXIT_SECONDS = 1.0
 PollFile = Callable[[Path], Awaitable[list[Event]]]
+#: what exec prints when the usage limit stops its turn (text and --json output)
+LIMIT_MARKERS = ("usage_limit_exceeded", "hit your usage limit", "usage limit reached")
+UNTRUSTED_MARKER = "not inside a trusted directory"
 
 
 class ExecRun:
@@ -76,10 +85,28 @@ class ExecRun:
                 code = await self._proc.wait()
         if code:
             await asyncio.gather(*readers, return_exceptions=True)
-            raise RunnerError(f"codex exec resume exited with code {code}: {self.output_tail}")
+            return await self._early_exit(code)
         self._task = asyncio.ensure_future(self._wait(readers))
         self._task.set_name(f"codex:exec:{self.thread_id}")
         return StartOutcome.STARTED
+
+    async def _early_exit(self, code: int) -> StartOutcome:
+        """Exited at once: a usage limit (a turn ran into it), an untrusted directory, or a
+        failure to start."""
+        text = " ".join(self._output).lower()
+        if UNTRUSTED_MARKER in text:
+            raise RunnerError(
+                f"Codex will not run in {self.cwd}: it is not a trusted directory (not a git "
+                "repository, and not trusted in Codex). Open the session in Codex there once "
+                "to trust it, or make it a git repository; Goalkeeper never passes "
+                "--skip-git-repo-check")
+        if self.rollout is not None:
+            self._events.extend(await self._poll_file(self.rollout))
+        if any(marker in text for marker in LIMIT_MARKERS) or any(
+                isinstance(e, TurnLimited) for e in self._events):
+            self._limited(RELIMITED_NOTE)  # applied once this resume has settled
+            return StartOutcome.STARTED
+        raise RunnerError(f"codex exec resume exited with code {code}: {self.output_tail}")
 
     @property
     def output_tail(self) -> str:
@@ -130,14 +157,19 @@ class ExecRun:
                                       f"codex exec resume exited with code {code}: "
                                       f"{self.output_tail}")
 
-    def _limited(self) -> None:
+    @property
+    def alive(self) -> bool:
+        """The process still runs (a usage-limit exit ended the run at once)."""
+        return self._task is not None and not self._task.done()
+
+    def _limited(self, detail: str = N_("usage limit reached in Codex")) -> None:
         snapshot = self.ctx.snapshot()
         why = snapshot.no_timed_reset if snapshot else None
         readings = tuple(to_readings(snapshot, self.ctx.now(), self.ctx.config.stale_after)
                          ) if snapshot else ()
         self.ctx.sink().goal_limited(self.goal_id, self.fence, LimitHit(
             windows=GOAL_WINDOWS, resets_at=limit_lifts_at(snapshot), exactness=Exactness.EXACT,
-            detail=why or N_("usage limit reached in Codex"), no_timed_reset=why is not None,
+            detail=why or detail, no_timed_reset=why is not None,
             readings=readings,
         ))
 

@@ -1,7 +1,9 @@
 """The authoritative quota read: ask ``codex app-server`` (``account/rateLimits/read``).
 
-Taken right before every automatic resume. One short-lived app-server session, time-boxed as a
-whole (start, ``initialize``, the read) and always reaped. Sparse ``account/rateLimits/updated``
+Taken right before every automatic resume, and while a Codex goal waits for quota by the
+provider's early-reset poll (:mod:`.early_reset`). Free: it spends no turn. One short-lived
+app-server session, time-boxed as a whole (start, ``initialize``, the read) and always reaped.
+Sparse ``account/rateLimits/updated``
 notifications that arrive meanwhile are merged into the answer. Any failure raises with a
 sentence saying what went wrong; the engine then decides on the last known (session-file)
 readings and records that in the history.
@@ -17,10 +19,10 @@ from core.providers.codex.limits import (
     LimitShapeError,
     RateSnapshot,
     from_app_server,
+    from_rate_limits_read,
     merge,
-    pick_codex_bucket,
 )
-from core.providers.codex.rpc import AppServer, AppServerError, RpcError
+from core.providers.codex.rpc import AppServer, AppServerError, RpcError, finish
 
 UPDATED = "account/rateLimits/updated"
 
@@ -37,13 +39,13 @@ async def read_fresh(config: CodexConfig, now: datetime) -> RateSnapshot:
         async with asyncio.timeout(timeout):
             await server.start()
             result = await server.request("account/rateLimits/read")
-        snapshot = from_app_server(pick_codex_bucket(result), now)
+        snapshot = from_rate_limits_read(result, now)
     except TimeoutError:
         raise FreshReadError(f"codex app-server did not answer within {timeout:g} s") from None
     except (AppServerError, RpcError, LimitShapeError) as exc:
         raise FreshReadError(str(exc)) from None
     finally:
-        await asyncio.shield(server.close(grace=0.5))
+        await finish(server.close(grace=0.5))
     return merge_updates(snapshot, server.notifications)
 
 

@@ -16,6 +16,13 @@ Codex status       Goalkeeper
 =================  ==============================================================
 
 The objective is the goal's title; the session's cwd is kept for resume and "open in terminal".
+
+Codex 0.169.0 writes its *own* transitions (``usageLimited`` after a 429, ``complete`` through
+its ``update_goal`` tool) only to the goals database and the app-server, never to the rollout,
+which gets a ``thread_goal_updated`` line only when a client sets the goal. So an ``active``
+known only from a rollout while no goals database could be read says nothing about now: such a
+goal is shown with its status **unknown** (paused, ``external``, with a note), never "running".
+A turn the rollout shows stopped at the usage limit after that line does say ``usageLimited``.
 """
 
 from __future__ import annotations
@@ -69,6 +76,7 @@ class GoalRecord:
     rollout: Path | None = None
     resets_at: datetime | None = None
     no_reset: str | None = None
+    source: str = "rollout"  # rollout | db: where the newest status came from
 
     @property
     def thread_id(self) -> str:
@@ -81,13 +89,14 @@ class GoalBook:
     def __init__(self) -> None:
         self.records: dict[str, GoalRecord] = {}
 
-    def apply(self, update: GoalUpdate, snapshot: RateSnapshot | None) -> GoalRecord | None:
+    def apply(self, update: GoalUpdate, snapshot: RateSnapshot | None,
+              source: str = "rollout") -> GoalRecord | None:
         """Take ``update`` if it is newer; return the record when anything changed."""
         current = self.records.get(update.thread_id)
         if current is not None and update.at <= current.update.at:
             return None
         if current is not None and update.status == current.update.status:
-            record = replace(current, update=update)
+            record = replace(current, update=update, source=source)
         else:
             limited = update.status == "usageLimited"
             record = GoalRecord(
@@ -96,6 +105,7 @@ class GoalBook:
                 rollout=current.rollout if current else None,
                 resets_at=limit_lifts_at(snapshot) if limited else None,
                 no_reset=snapshot.no_timed_reset if limited and snapshot else None,
+                source=source,
             )
         self.records[update.thread_id] = record
         return record
@@ -112,11 +122,21 @@ class GoalBook:
         return new
 
 
-def observe(record: GoalRecord) -> GoalObservation:
-    """The observation the engine is given for ``record``."""
+UNKNOWN_NOTE = ("status unknown: Codex records its own goal changes only in its goals database, "
+                "which Goalkeeper could not read; open the thread in Codex to see it")
+
+
+def observe(record: GoalRecord, db_seen: bool = True) -> GoalObservation:
+    """The observation the engine is given for ``record`` (``db_seen``: a goals database was
+    read, so a rollout-only ``active`` is not the only word on the goal)."""
     update = record.update
     state, reason = state_for(update.status)
-    data: dict[str, Any] = {"thread_id": update.thread_id, "codex_status": update.status}
+    codex_status = update.status
+    detail = _detail(record) if reason else None
+    if update.status == "active" and record.source == "rollout" and not db_seen:
+        state, reason, codex_status, detail = (GoalState.PAUSED, PauseReason.EXTERNAL, "unknown",
+                                               UNKNOWN_NOTE)
+    data: dict[str, Any] = {"thread_id": update.thread_id, "codex_status": codex_status}
     for key, value in (("cwd", record.cwd),
                        ("rollout", str(record.rollout) if record.rollout else None),
                        ("tokens_used", update.tokens_used),
@@ -132,7 +152,7 @@ def observe(record: GoalRecord) -> GoalObservation:
         state=state,
         observed_at=update.at,
         pause_reason=reason,
-        pause_detail=_detail(record) if reason else None,
+        pause_detail=detail,
         windows=GOAL_WINDOWS,
         resets_at=record.resets_at if reason is PauseReason.QUOTA else None,
         data=data,

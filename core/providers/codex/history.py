@@ -3,10 +3,12 @@
 Reading every rollout line with ``json.loads`` is far too slow for gigabytes of history, so this
 is a byte-level scan of each memory-mapped file:
 
-* a ``find`` pass for ``"last_token_usage":{`` — one per model call — whose numbers are read by
-  an anchored regex right there (Codex writes compact JSON with the fields in a fixed order; a
-  line in another order falls back to ``json.loads``);
-* a ``find`` pass for ``"turn_context"`` lines, which say which model the following calls used;
+* one pass over the lines (``find`` of the newline, then of ``"type":"`` in the line's head —
+  every record starts with its timestamp and type): ``token_count`` lines give the position of
+  ``"last_token_usage":{`` — one per model call — whose numbers are read by an anchored regex
+  right there (Codex writes compact JSON with the fields in a fixed order; a line in another
+  order falls back to ``json.loads``), and ``turn_context`` lines say which model the following
+  calls used. A line whose head holds no type is searched whole for both;
 * the day of a call is its line's UTC date (the fixed-width ``timestamp`` prefix). Lines are in
   time order, so days are found per *run* of calls by bisection, not line by line;
 * for the quota chart, one ``rate_limits`` object per hour is decoded (the account's quota is
@@ -16,13 +18,14 @@ is a byte-level scan of each memory-mapped file:
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import mmap
-import multiprocessing
 import os
+import pickle
 import re
+import sys
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,10 +35,18 @@ from core.providers.codex.limits import LimitShapeError, from_rollout
 
 USAGE = b'"last_token_usage":{'
 TURN = b'"turn_context","payload":{'  # type then payload: serde's tag + content
+TYPE = b'"type":"'
+#: ``"type":"`` is found within this many bytes of a line's start (after the timestamp and, in
+#: newer builds, the ``ordinal``)
+HEAD = 96
+_AT = 40  # where ``"type":"`` starts in the usual head (after the fixed-width timestamp)
+_EVENT, _TURN_KIND = b'event_msg","', b'turn_context'
+_TOKEN_COUNT = b'payload":{"type":"token_count"'
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens",
            "total_tokens")
-_USAGE_RE = re.compile(
+_USAGE_RE = re.compile(  # 0.169.0 adds cache_write_input_tokens (not counted separately)
     rb'"last_token_usage":\{"input_tokens":(\d+),"cached_input_tokens":(\d+),'
+    rb'(?:"cache_write_input_tokens":\d+,)?'
     rb'"output_tokens":(\d+),"reasoning_output_tokens":(\d+),"total_tokens":(\d+)\}')
 _MODEL_RE = re.compile(rb'"model":"([^"]*)"')
 UNKNOWN_MODEL = "unknown"
@@ -107,17 +118,61 @@ def rollouts(sessions: Path) -> list[Path]:
 def scan_usage(paths: Iterable[Path], workers: int = 1) -> UsageHistory:
     """Scan ``paths``; with ``workers`` > 1 the files are shared out to that many processes.
 
-    Worker processes are started with ``spawn`` (never ``fork``: the caller may be a threaded
-    host) and import only this module's light dependencies.
+    Worker processes are never forked from the caller (it may be a threaded host). They are
+    fresh interpreters that import only this module (``python -c``, the file list on stdin, the
+    result pickled on stdout): multiprocessing's ``spawn`` and ``forkserver`` would also
+    re-import the caller's main module in every worker — for the ``goalkeeper`` command the
+    whole CLI, which cost more than the workers saved. A frozen app (no ``python -c``) uses
+    ``spawn``.
     """
     files = list(paths)
     if workers <= 1 or len(files) < 2:
         return _scan_serial(files)
     groups = _share_out(files, workers)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
-        parts = list(pool.map(_scan_serial, groups))
-    return _combine(parts)
+    if getattr(sys, "frozen", False):
+        import multiprocessing  # imported here: workers must start fast
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
+            return _combine(list(pool.map(_scan_serial, groups)))
+    return _combine(_scan_in_workers(groups))
+
+
+_WORKER = "from core.providers.codex.history import worker_main; worker_main()"
+
+
+def _scan_in_workers(groups: list[list[Path]]) -> list[UsageHistory]:
+    """The first group is scanned here, each other one by a worker interpreter meanwhile; a
+    failed worker's files are scanned here too (the chart shows what could be read)."""
+    import subprocess  # imported here: workers must start fast
+
+    others = groups[1:]
+    procs = [subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+             for _ in others]
+    for proc, group in zip(procs, others, strict=True):
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError):
+            proc.stdin.write("\n".join(str(p) for p in group).encode())
+            proc.stdin.close()
+    parts = [_scan_serial(groups[0])]
+    for proc, group in zip(procs, others, strict=True):
+        assert proc.stdout is not None
+        with proc.stdout:
+            data = proc.stdout.read()
+        proc.wait()
+        # our own worker's answer: the same code, run by the same interpreter
+        part = pickle.loads(data) if proc.returncode == 0 and data else None
+        parts.append(part if isinstance(part, UsageHistory) else _scan_serial(group))
+    return parts
+
+
+def worker_main() -> None:
+    """A worker: the paths on stdin, one a line; the pickled :class:`UsageHistory` on stdout."""
+    paths = [Path(line) for line in sys.stdin.read().splitlines() if line]
+    sys.stdout.buffer.write(pickle.dumps(_scan_serial(paths)))
+    sys.stdout.flush()
 
 
 def _share_out(files: list[Path], workers: int) -> list[list[Path]]:
@@ -172,15 +227,6 @@ def _scan_serial(paths: list[Path]) -> UsageHistory:
     for points in history.quota.values():
         points.sort()
     return history
-
-
-def _positions(data: mmap.mmap, needle: bytes, lo: int, hi: int) -> list[int]:
-    found: list[int] = []
-    find, append, at = data.find, found.append, data.find(needle, lo, hi)
-    while at >= 0:
-        append(at)
-        at = find(needle, at + 1, hi)
-    return found
 
 
 def _day(data: mmap.mmap, at: int) -> bytes:
@@ -239,10 +285,38 @@ def _window(fd: int, offset: int, length: int) -> mmap.mmap:
                      offset=offset)
 
 
+def _lines(data: mmap.mmap, lo: int, hi: int) -> tuple[list[int], list[int]]:
+    """(positions of ``"last_token_usage":{`` in token_count lines, positions of turn_context
+    lines' types) in the complete lines of ``[lo, hi)`` — one pass over the lines."""
+    usage: list[int] = []
+    turns: list[int] = []
+    find, start = data.find, lo
+    while start < hi:
+        end = find(b"\n", start, hi)
+        end = hi if end < 0 else end
+        # the usual head: {"timestamp":"<24 chars>","type":"  — else look for the type
+        at = start + _AT if data[start + _AT: start + _AT + 8] == TYPE else find(
+            TYPE, start, min(start + HEAD, end))
+        if at < 0:  # an unusual head: search the whole line
+            if (hit := find(USAGE, start, end)) >= 0:
+                usage.append(hit)
+            if (hit := find(TURN, start, end)) >= 0:
+                turns.append(hit)
+        else:
+            kind = data[at + 8: at + 20]
+            if kind == _EVENT and data[at + 20: at + 50] == _TOKEN_COUNT:
+                if (hit := find(USAGE, at + 50, end)) >= 0:
+                    usage.append(hit)
+            elif kind == _TURN_KIND:
+                turns.append(at)
+        start = end + 1
+    return usage, turns
+
+
 def _scan_region(data: mmap.mmap, lo: int, hi: int, model: str, history: UsageHistory) -> str:
     """Count the calls in the complete lines of ``[lo, hi)``; returns the model in force after."""
-    hits = _positions(data, USAGE, lo, hi)
-    segments, model_after = _segments(data, hits, lo, hi, model)
+    hits, turns = _lines(data, lo, hi)
+    segments, model_after = _segments(data, hits, turns, model)
     ends = [first for first, _, _ in segments[1:]] + ([len(hits)] if segments else [])
     match = _USAGE_RE.match
     for (first, day, name), end in zip(segments, ends, strict=True):
@@ -257,11 +331,10 @@ def _scan_region(data: mmap.mmap, lo: int, hi: int, model: str, history: UsageHi
     return model_after
 
 
-def _segments(data: mmap.mmap, hits: list[int], lo: int, hi: int,
+def _segments(data: mmap.mmap, hits: list[int], turns: list[int],
               model: str) -> tuple[list[tuple[int, bytes, str]], str]:
     """(first hit index, day, model) wherever the day or the model changes; the last model."""
-    models = [(bisect.bisect_left(hits, turn), _model(data, turn))
-              for turn in _positions(data, TURN, lo, hi)]
+    models = [(bisect.bisect_left(hits, turn), _model(data, turn)) for turn in turns]
     days = _day_runs(data, hits)
     points = sorted({0} | {i for i, _ in models} | {i for i, _ in days})
     result: list[tuple[int, bytes, str]] = []

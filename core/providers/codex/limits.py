@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from core.i18n import N_
+from core.numbers import MAX_PERCENT_READ, MAX_RESET_SECONDS, BadNumber, finite
 
 T = TypeVar("T")
 
@@ -37,11 +38,15 @@ FIVE_HOUR = "codex:5h"
 WEEKLY = "codex:weekly"
 MONTHLY = "codex:monthly"
 CREDITS = "codex:credits"
+#: the authority's own yes/no (``ordinaryUsageAllowed`` / ``spendControlReached``), read only
+#: from ``account/rateLimits/read``
+ACCESS = "codex:access"
 #: every window a Codex goal depends on (a window never read does not block anything)
-GOAL_WINDOWS = (FIVE_HOUR, WEEKLY, MONTHLY, CREDITS)
+GOAL_WINDOWS = (FIVE_HOUR, WEEKLY, MONTHLY, CREDITS, ACCESS)
 
 LABELS = {FIVE_HOUR: N_("Codex · 5 h"), WEEKLY: N_("Codex · weekly"),
-          MONTHLY: N_("Codex · monthly"), CREDITS: N_("Codex · credits")}
+          MONTHLY: N_("Codex · monthly"), CREDITS: N_("Codex · credits"),
+          ACCESS: N_("Codex · access")}
 
 #: ``rate_limit_reached_type`` values that no clock lifts, with what the window says about them
 NO_TIMED_RESET: Mapping[str, str] = {
@@ -65,14 +70,16 @@ class LimitShapeError(ValueError):
     """A ``rate_limits`` object that matches none of the known shapes."""
 
 
-def window_id(minutes: float | None, slot: str) -> str | None:
+def window_id(minutes: float | None, slot: str, flat: bool = False) -> str | None:
     """The Goalkeeper window a Codex window of ``minutes`` is, or None for an unknown length.
 
     300 (and the legacy 299) is the 5-hour window, 10080 (10079) the weekly one, about 43,800 the
-    monthly one. Only the flat shape, which carries no length, falls back to the slot name.
+    monthly one. Only the oldest flat shape (``flat``), which never carries a length, falls back
+    to the slot name; anywhere else a window of unknown length is not guessed from its slot
+    (one-window accounts put the weekly window in ``primary``).
     """
     if minutes is None:
-        return {"primary": FIVE_HOUR, "secondary": WEEKLY}.get(slot)
+        return {"primary": FIVE_HOUR, "secondary": WEEKLY}.get(slot) if flat else None
     if 295 <= minutes <= 305:
         return FIVE_HOUR
     if 10_000 <= minutes <= 10_160:
@@ -89,12 +96,14 @@ class Window:
     used_percent: float | None = None
     window_minutes: float | None = None
     resets_at: datetime | None = None
+    flat: bool = False  # the oldest rollout shape: no length, the slot says which window
 
     def merged(self, update: Window) -> Window:
         return Window(
             used_percent=_pick(update.used_percent, self.used_percent),
             window_minutes=_pick(update.window_minutes, self.window_minutes),
             resets_at=_pick(update.resets_at, self.resets_at),
+            flat=self.flat and update.flat,
         )
 
 
@@ -111,6 +120,34 @@ class Credits:
 
 
 @dataclass(frozen=True)
+class Access:
+    """The authority's word on using Codex now (``GetAccountRateLimitsResponse``, 0.169.0).
+
+    Attributes:
+        ordinary_allowed: ``ordinaryUsageAllowed`` — the deciding fact when known ("clients must
+            not infer recovery from percentages or reset times"); None = unknown.
+        spend_control: ``spendControlReached`` of the codex bucket (None = unknown).
+        reset_credits: ``rateLimitResetCredits.availableCount`` — banked resets, shown, never
+            spent by Goalkeeper (None = not reported).
+        observed_at: when the read said so (a sparse update merged later does not renew it).
+    """
+
+    ordinary_allowed: bool | None = None
+    spend_control: bool | None = None
+    reset_credits: int | None = None
+    observed_at: datetime | None = None
+
+    @property
+    def blocked(self) -> str | None:
+        """Why Codex says it cannot be used now, whatever the percentages say; or None."""
+        if self.ordinary_allowed is False:
+            return N_("Codex says ordinary usage is not allowed now")
+        if self.spend_control:
+            return N_("Codex says a spend control was reached")
+        return None
+
+
+@dataclass(frozen=True)
 class RateSnapshot:
     """What Codex said about the account's limits at ``observed_at``.
 
@@ -118,6 +155,8 @@ class RateSnapshot:
         slots: ``primary`` / ``secondary`` → :class:`Window` (a slot Codex sent as null is absent).
         reached_type: ``rate_limit_reached_type``, when Codex says a limit was reached.
         source: ``rollout`` (a session file line) or ``app-server`` (asked just now).
+        access: what ``account/rateLimits/read`` said about using Codex at all, when this
+            snapshot came from one (:class:`Access`); None for rollout lines and sparse updates.
     """
 
     observed_at: datetime
@@ -127,13 +166,14 @@ class RateSnapshot:
     reached_type: str | None = None
     limit_id: str | None = None
     source: str = "rollout"
+    access: Access | None = None
 
     @property
     def windows(self) -> dict[str, Window]:
         """Goalkeeper window id → window, for the slots whose length is known."""
         result: dict[str, Window] = {}
         for slot, window in self.slots.items():
-            wid = window_id(window.window_minutes, slot)
+            wid = window_id(window.window_minutes, slot, window.flat)
             if wid is not None:
                 result[wid] = window
         return result
@@ -163,6 +203,7 @@ def merge(base: RateSnapshot | None, update: RateSnapshot) -> RateSnapshot:
         reached_type=_pick(update.reached_type, base.reached_type),
         limit_id=_pick(update.limit_id, base.limit_id),
         source=update.source,
+        access=_pick(update.access, base.access),
     )
 
 
@@ -185,7 +226,7 @@ def from_rollout(limits: Any, line_time: datetime) -> RateSnapshot:
                 slots[slot] = _rollout_window(raw, line_time)
     elif "primary_used_percent" in limits or "secondary_used_percent" in limits:
         slots = {
-            slot: Window(used_percent=_percent(limits.get(f"{slot}_used_percent")))
+            slot: Window(used_percent=_percent(limits.get(f"{slot}_used_percent")), flat=True)
             for slot in ("primary", "secondary")
             if limits.get(f"{slot}_used_percent") is not None
         }
@@ -208,7 +249,7 @@ def _rollout_window(raw: Any, line_time: datetime) -> Window:
         raise LimitShapeError("a rate-limit window is not an object")
     resets_at = _epoch(raw.get("resets_at"))
     if resets_at is None and raw.get("resets_in_seconds") is not None:
-        seconds = _number(raw["resets_in_seconds"], "resets_in_seconds")
+        seconds = _number(raw["resets_in_seconds"], "resets_in_seconds", 0.0, MAX_RESET_SECONDS)
         resets_at = line_time + timedelta(seconds=seconds)  # relative to the line, not to now
     return Window(
         used_percent=_percent(raw.get("used_percent")),
@@ -243,6 +284,25 @@ def from_app_server(limits: Any, now: datetime) -> RateSnapshot:
     )
 
 
+def from_rate_limits_read(result: Any, now: datetime) -> RateSnapshot:
+    """A whole ``account/rateLimits/read`` answer: the codex bucket and the account's
+    :class:`Access` (``ordinaryUsageAllowed``, ``spendControlReached``, banked resets)."""
+    bucket = pick_codex_bucket(result)
+    snapshot = from_app_server(bucket, now)
+    assert isinstance(result, dict)  # pick_codex_bucket checked it
+    allowed = result.get("ordinaryUsageAllowed")
+    spend = bucket.get("spendControlReached") if isinstance(bucket, dict) else None
+    credits = result.get("rateLimitResetCredits")
+    count = credits.get("availableCount") if isinstance(credits, dict) else None
+    access = Access(
+        ordinary_allowed=allowed if isinstance(allowed, bool) else None,
+        spend_control=spend if isinstance(spend, bool) else None,
+        reset_credits=count if isinstance(count, int) and not isinstance(count, bool) else None,
+        observed_at=now,
+    )
+    return replace(snapshot, access=access)
+
+
 def pick_codex_bucket(result: Any) -> Any:
     """From an ``account/rateLimits/read`` result, the ``codex`` bucket's snapshot."""
     if not isinstance(result, dict):
@@ -268,22 +328,24 @@ def _credits(raw: dict[str, Any], has_key: str) -> Credits:
 
 
 def _percent(value: Any) -> float | None:
+    """0–100 (B0); a negative one would read as "more than available" and is refused, one
+    above 100 (overdrawn, up to 1000) is kept as it is."""
     if value is None:
         return None
-    number = _number(value, "used percent")
-    if not -1.0 <= number <= 1000.0:
-        raise LimitShapeError(f"used percent {number!r} is out of range")
-    return number
+    return _number(value, "used percent", 0.0, MAX_PERCENT_READ)
 
 
-def _number(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise LimitShapeError(f"{name} is not a number: {value!r}")
-    return float(value)
+def _number(value: Any, name: str, low: float | None = None,
+            high: float | None = None) -> float:
+    """Finite and in range, or LimitShapeError (``1e999`` parses as infinity)."""
+    try:
+        return finite(value, name, low, high)
+    except BadNumber as exc:
+        raise LimitShapeError(str(exc)) from None
 
 
 def _optional_number(value: Any, name: str) -> float | None:
-    return None if value is None else _number(value, name)
+    return None if value is None else _number(value, name, 0.0)
 
 
 def _epoch(value: Any) -> datetime | None:

@@ -33,9 +33,28 @@ class Holder:
     pid: int
     command: str
     path: Path
+    argv: tuple[str, ...] = ()
 
     def describe(self) -> str:
         return f"{self.command} (pid {self.pid}) has {self.path.name} open"
+
+    @property
+    def shared_server(self) -> bool:
+        """The shared app-server ``codex app-server daemon`` runs (``app-server --listen``):
+        other clients reach it through ``codex app-server proxy``."""
+        args = self.argv[1:]
+        return "app-server" in args and ("--managed-daemon" in args or "--listen" in args)
+
+    @property
+    def tui(self) -> bool:
+        """An interactive ``codex`` (no subcommand, or ``resume``/``fork``)."""
+        args = [a for a in self.argv[1:] if not a.startswith("-")]
+        return not args or args[0] in ("resume", "fork")
+
+
+def control_socket(home: Path) -> Path:
+    """Where ``codex app-server daemon`` listens (0.169.0)."""
+    return home / "app-server-control" / "app-server-control.sock"
 
 
 def lock_file(home: Path, thread_id: str) -> Path:
@@ -75,7 +94,7 @@ def _proc_fd_holders(targets: dict[tuple[int, int], Path]) -> list[Holder]:
                 continue
             path = targets.get((st.st_dev, st.st_ino))
             if path is not None:
-                found.append(Holder(entry, _command(entry), path))
+                found.append(Holder(entry, _command(entry), path, _argv(entry)))
     return found
 
 
@@ -95,7 +114,7 @@ def _proc_lock_holders(targets: dict[tuple[int, int], Path]) -> list[Holder]:
             major, minor, inode = parts[5].split(":")
             path = by_inode.get((int(major, 16), int(minor, 16), int(inode)))
             if path is not None:
-                found.append(Holder(pid, _command(pid), path))
+                found.append(Holder(pid, _command(pid), path, _argv(pid)))
     return found
 
 
@@ -123,6 +142,14 @@ def _command(pid: int) -> str:
         return (_PROC / str(pid) / "comm").read_text().strip() or "a process"
     except OSError:
         return "a process"
+
+
+def _argv(pid: int) -> tuple[str, ...]:
+    try:
+        raw = (_PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return ()
+    return tuple(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
 
 
 def _parent(pid: int) -> int | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +28,20 @@ from core.models import Goal, QuotaReading
 from core.providers.base import GoalObservation, Provider, RunnerError, StartOutcome
 from core.providers.codex import startindex
 from core.providers.codex.config import CodexConfig, CodexNotFound
+from core.providers.codex.early_reset import EarlyResetPolicy, EarlyResetPoll, looks_recovered
 from core.providers.codex.exec_run import ExecRun
 from core.providers.codex.follow import Found, RolloutIndex
 from core.providers.codex.fresh_read import FreshReadError, read_fresh
-from core.providers.codex.goals import GoalRecord, observe, thread_of
+from core.providers.codex.goals import GoalRecord, goal_id, observe, thread_of
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals, signature
 from core.providers.codex.hosted import RunContext
-from core.providers.codex.limits import RateSnapshot, merge
+from core.providers.codex.limits import GOAL_WINDOWS, RateSnapshot, merge
 from core.providers.codex.readings import to_readings
-from core.providers.codex.rollout import Event, GoalUpdate, RateLine, SessionMeta
+from core.providers.codex.rollout import Event, GoalUpdate, RateLine, SessionMeta, TurnLimited
 from core.providers.codex.runner import CodexRunner
 from core.providers.codex.startup import StartupState, read_startup, session_meta
 from core.providers.codex.state import CodexState
+from core.providers.codex.version import VersionCheck, identity, read_version
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +54,14 @@ class CodexProvider(Provider):
         state: the newest snapshot, the goals and the sessions (:class:`CodexState`).
         index: the :class:`RolloutIndex` of ``$CODEX_HOME/sessions``.
         runner: the runs Goalkeeper hosts.
+        early: the early-reset poll (:mod:`.early_reset`): fresh reads while a goal waits.
     """
 
     name = "codex"
 
-    def __init__(self, config: CodexConfig, clock: Clock, index_file: Path | None = None) -> None:
+    def __init__(self, config: CodexConfig, clock: Clock, index_file: Path | None = None,
+                 rng: random.Random | None = None,
+                 early_reset: EarlyResetPolicy | None = None) -> None:
         super().__init__()
         self.config = config
         self.clock = clock
@@ -66,6 +73,8 @@ class CodexProvider(Provider):
             config=config, sink=lambda: self.sink, now=clock.now,
             snapshot=lambda: self.state.snapshot, rate_update=self._rate_update,
             finished=self._run_finished), self._poll_file)
+        self.early = EarlyResetPoll(early_reset or EarlyResetPolicy(), rng or random.Random())
+        self._version: tuple[tuple[str, int], VersionCheck] | None = None
         self._db_signature: tuple[tuple[str, int, int], ...] = ()
         self._follow_task: asyncio.Task[None] | None = None
         self._started_at = 0.0
@@ -161,10 +170,12 @@ class CodexProvider(Provider):
             self._observed(self.state.take_goal(event, item.path))
         elif isinstance(event, SessionMeta):
             self._observed(self.state.take_meta(event, item.path))
+        elif isinstance(event, TurnLimited) and item.thread_id:
+            self._observed(self.state.take_turn_limited(item.thread_id, event))
 
     def _observed(self, record: GoalRecord | None) -> None:
         if record is not None:
-            self.sink.goal_observed(self.name, observe(record))
+            self.sink.goal_observed(self.name, observe(record, self.state.db_seen))
 
     def _rate_update(self, snapshot: RateSnapshot, sparse: bool) -> None:
         """A snapshot from the app-server: a full read replaces, a sparse update merges."""
@@ -182,10 +193,39 @@ class CodexProvider(Provider):
             return []
         return to_readings(snapshot, self.clock.now(), self.config.stale_after)
 
+    # -- the early-reset poll ------------------------------------------------------------------
+
+    def _waiting(self) -> list[GoalRecord]:
+        return [r for r in self.state.book.records.values() if r.update.status == "usageLimited"]
+
+    def next_wake(self, now: datetime) -> datetime | None:
+        return self.early.due_at(now, (r.resets_at for r in self._waiting()))
+
+    async def wake(self, now: datetime) -> None:
+        """A fresh read while goals wait; an authoritative recovery wakes them at once."""
+        due = self.early.due_at(now, (r.resets_at for r in self._waiting()))
+        if due is None or due > now:
+            return
+        self.early.taken()
+        try:
+            snapshot = await read_fresh(self.config, now)
+        except (FreshReadError, CodexNotFound) as exc:
+            log.info("early-reset read failed: %s", exc)
+            return
+        if self.state.take_snapshot(snapshot):
+            self._report_readings()
+        if not looks_recovered(snapshot):
+            return
+        for record in self._waiting():
+            log.info("Codex says the quota is back before the scheduled reset: waking %s",
+                     record.thread_id)
+            await self.sink.release(goal_id(record.thread_id), list(GOAL_WINDOWS))
+
     # -- the provider interface ----------------------------------------------------------------
 
     async def discover(self) -> list[GoalObservation]:
-        return [observe(record) for record in self.state.book.records.values()]
+        return [observe(record, self.state.db_seen)
+                for record in self.state.book.records.values()]
 
     async def read_quotas(self, fresh: bool = False) -> list[QuotaReading]:
         """The gauges; ``fresh``: ask ``codex app-server`` now (raises when it cannot)."""
@@ -203,7 +243,24 @@ class CodexProvider(Provider):
 
     async def resume_goal(self, goal: Goal, fence: int) -> StartOutcome:
         thread, cwd, rollout = self._where(goal)
+        check = await self.version_check()
+        if check is not None and check.note:
+            self.sink.goal_noted(goal.id, "codex_version", check.note, {"version": check.text})
         return await self.runner.resume(goal.id, fence, thread, cwd, rollout)
+
+    async def version_check(self) -> VersionCheck | None:
+        """``codex --version`` against the supported range, read once per executable."""
+        try:
+            executable = self.config.executable()
+        except CodexNotFound:
+            return None
+        key = identity(executable)
+        if self._version is None or self._version[0] != key:
+            check = await asyncio.to_thread(read_version, executable, self.config.env)
+            self._version = (key, check)
+            if check.note:
+                log.warning("%s", check.note)
+        return self._version[1]
 
     async def pause_goal(self, goal: Goal) -> None:
         thread, _, rollout = self._where(goal)
@@ -234,6 +291,9 @@ class CodexProvider(Provider):
         return [executable, "resume", thread_of(goal.id)]
 
     def describe(self) -> dict[str, Any]:
+        version = self._version[1] if self._version else None
         return {"home": str(self.config.home), "files": len(self.index.files),
-                "goals": len(self.state.book.records), "hosted": sorted(self.runner.runs)}
+                "goals": len(self.state.book.records), "hosted": sorted(self.runner.runs),
+                "codex_version": version.text if version else None,
+                "codex_version_note": version.note if version else None}
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from core.i18n import N_
 from core.models import Exactness, QuotaKind, QuotaReading
 from core.providers.codex.limits import (
+    ACCESS,
     CREDITS,
     LABELS,
     PROVIDER,
@@ -43,7 +44,35 @@ def to_readings(snapshot: RateSnapshot, now: datetime, stale_after: float) -> li
     credits = _credits_reading(snapshot, exactness)
     if credits is not None:
         readings.append(credits)
+    if snapshot.access is not None:
+        readings.append(_access_reading(snapshot, now, stale_after))
     return readings
+
+
+def _access_reading(snapshot: RateSnapshot, now: datetime, stale_after: float) -> QuotaReading:
+    """Codex's own yes/no on using it now: blocked outranks every percentage; unknown blocks
+    nothing (the windows decide). Banked resets are shown here and never spent. Dated by the
+    read that said it, not by later sparse updates."""
+    access = snapshot.access
+    assert access is not None
+    observed = access.observed_at or snapshot.observed_at
+    age = (now - observed).total_seconds()
+    exactness = Exactness.STALE if age > stale_after else Exactness.EXACT
+    why = access.blocked
+    if why is not None:
+        note = why
+    elif access.ordinary_allowed:
+        note = "Codex says ordinary usage is allowed"
+    else:
+        note = "Codex did not say whether usage is allowed: the windows decide"
+    if access.reset_credits:
+        note += (f"; {access.reset_credits} banked reset"
+                 f"{'s' if access.reset_credits != 1 else ''} (Goalkeeper never spends one)")
+    return QuotaReading(
+        window_id=ACCESS, provider=PROVIDER, label=LABELS[ACCESS], kind=QuotaKind.CAPACITY,
+        used_percent=100.0 if why else 0.0, limit_reached=why is not None,
+        no_timed_reset=True, exactness=exactness, observed_at=observed, note=note,
+    )
 
 
 def _reached_windows(snapshot: RateSnapshot, windows: Mapping[str, Window]) -> set[str]:

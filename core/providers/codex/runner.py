@@ -2,8 +2,11 @@
 
 Resume (called only through the core's resume entry point, which has already claimed the goal):
 
-1. refuse to touch a thread another live Codex process is working on (:class:`RunnerDeferred`,
-   with the process named);
+1. a thread another live Codex process is working on: when that is the shared app-server
+   (``codex app-server daemon``, reachable through its control socket), go through it with
+   ``codex app-server proxy`` — one writer, and its turns outlive Goalkeeper's connection;
+   any other holder (the user's ``codex`` TUI, another app-server) is never touched: the resume
+   is deferred (:class:`RunnerDeferred`) naming the process and what the user can do;
 2. ``codex app-server``: resume the thread, check the goal, set it active, host the process
    (:mod:`.hosted`);
 3. only if that Codex has no goal methods or its app-server cannot start: ``codex exec resume``
@@ -24,9 +27,15 @@ from pathlib import Path
 from core.providers.base import RunnerDeferred, RunnerError, StartOutcome
 from core.providers.codex.config import CodexNotFound
 from core.providers.codex.exec_run import ExecRun, PollFile
-from core.providers.codex.hosted import GoalMethodsMissing, HostedRun, RunContext
-from core.providers.codex.liveness import RECENT_WRITE_SECONDS, find_holders, lock_file
-from core.providers.codex.rpc import AppServer, AppServerError, RpcError
+from core.providers.codex.hosted import ORIGIN_USER, GoalMethodsMissing, HostedRun, RunContext
+from core.providers.codex.liveness import (
+    RECENT_WRITE_SECONDS,
+    Holder,
+    control_socket,
+    find_holders,
+    lock_file,
+)
+from core.providers.codex.rpc import AppServer, AppServerError, RpcError, finish
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +65,14 @@ class CodexRunner:
         previous = self.runs.pop(goal_id, None)
         if previous is not None:
             await previous.stop()  # a run from an older claim: never two on one thread
-        await self.check_free(thread_id, rollout)
+        shared = await self.check_free(thread_id, rollout, shared_ok=True)
         try:
             executable = self.ctx.config.executable()
         except CodexNotFound as exc:
             raise RunnerError(str(exc)) from None
         workdir = Path(cwd) if cwd and Path(cwd).is_dir() else None
+        if shared:
+            return await self._through_shared(goal_id, fence, thread_id, executable, workdir)
         try:
             return await self._hosted(goal_id, fence, thread_id, executable, workdir)
         except GoalMethodsMissing as exc:
@@ -75,12 +86,25 @@ class CodexRunner:
                               f"{cwd or '(unknown)'} does not exist")
         run = ExecRun(self.ctx, goal_id, fence, thread_id, workdir, rollout, self._poll_file)
         outcome = await run.start(executable)
-        self.runs[goal_id] = run
+        if run.alive:
+            self.runs[goal_id] = run
         return outcome
 
+    async def _through_shared(self, goal_id: str, fence: int, thread_id: str, executable: str,
+                              workdir: Path | None) -> StartOutcome:
+        """The shared app-server holds the thread: resume it there (never a second writer,
+        never the exec fallback)."""
+        try:
+            return await self._hosted(goal_id, fence, thread_id, executable, workdir,
+                                      via_proxy=True)
+        except AppServerError as exc:
+            raise RunnerDeferred(f"the shared Codex app-server holds this thread and could not "
+                                 f"be reached through codex app-server proxy: {exc}",
+                                 DEFER_SECONDS) from None
+
     async def _hosted(self, goal_id: str, fence: int, thread_id: str, executable: str,
-                      workdir: Path | None) -> StartOutcome:
-        server = AppServer(executable, self.ctx.config.env, cwd=workdir)
+                      workdir: Path | None, via_proxy: bool = False) -> StartOutcome:
+        server = AppServer(executable, self.ctx.config.env, cwd=workdir, via_proxy=via_proxy)
         run = HostedRun(self.ctx, goal_id, fence, thread_id, server)
         server.on_request = run.on_server_request
         try:
@@ -93,12 +117,12 @@ class CodexRunner:
                                      ) from None
             outcome = await run.resume()
         except (RpcError, AppServerError, RunnerError) as exc:
-            await asyncio.shield(self._abandon(run))
+            await finish(self._abandon(run))
             if isinstance(exc, AppServerError) and not run.activated:
                 raise  # nothing was changed in Codex yet: the fallback may take over
             raise RunnerError(str(exc)) from None
         except BaseException:
-            await asyncio.shield(self._abandon(run))
+            await finish(self._abandon(run))
             raise
         if outcome is not StartOutcome.STARTED:
             await server.close()
@@ -112,18 +136,26 @@ class CodexRunner:
         await run.undo()
         await run.server.close()
 
-    async def check_free(self, thread_id: str, rollout: Path | None) -> None:
-        """Raise :class:`RunnerDeferred` when another live Codex process holds the thread."""
+    async def check_free(self, thread_id: str, rollout: Path | None,
+                         shared_ok: bool = False) -> bool:
+        """Raise :class:`RunnerDeferred` when another live Codex process holds the thread.
+
+        With ``shared_ok``, a thread held only by the shared app-server whose control socket
+        is there is not refused: returns True (go through it).
+        """
         paths = [p for p in (rollout, lock_file(self.ctx.config.home, thread_id)) if p]
         holders = await asyncio.to_thread(find_holders, paths, self.pids)
         if holders:
-            raise RunnerDeferred("another Codex process is working on this thread: "
-                                 + "; ".join(h.describe() for h in holders), DEFER_SECONDS)
+            if shared_ok and all(h.shared_server for h in holders) and control_socket(
+                    self.ctx.config.home).exists():
+                return True
+            raise RunnerDeferred(held_by(holders, thread_id), DEFER_SECONDS)
         if holders is None and rollout is not None:
             written = _written_ago(rollout, self.ctx.now())
             if written is not None and written < RECENT_WRITE_SECONDS:
                 raise RunnerDeferred(f"the thread's session was written {written:.0f} s ago and "
                                      "open files cannot be inspected here", DEFER_SECONDS)
+        return False
 
     # -- pause, cancel, stop -------------------------------------------------------------------
 
@@ -133,16 +165,18 @@ class CodexRunner:
             await run.pause()
             return
         try:
-            await self.check_free(thread_id, rollout)
+            shared = await self.check_free(thread_id, rollout, shared_ok=True)
         except RunnerDeferred as exc:
             log.info("not pausing %s in Codex: %s", goal_id, exc.reason)
             return
-        await self._set_paused(thread_id)
+        await self._set_paused(thread_id, via_proxy=shared)
 
-    async def _set_paused(self, thread_id: str) -> None:
-        """Pause a goal nobody runs (its Codex status said active) with a short session."""
+    async def _set_paused(self, thread_id: str, via_proxy: bool = False) -> None:
+        """Pause a goal Goalkeeper does not run (its Codex status said active) with a short
+        session — through the shared app-server when that holds the thread."""
         try:
-            server = AppServer(self.ctx.config.executable(), self.ctx.config.env)
+            server = AppServer(self.ctx.config.executable(), self.ctx.config.env,
+                               via_proxy=via_proxy)
         except CodexNotFound as exc:
             log.warning("cannot pause the goal in Codex: %s", exc)
             return
@@ -150,17 +184,30 @@ class CodexRunner:
             async with asyncio.timeout(self.ctx.config.app_server_timeout):
                 await server.start()
                 await server.request("thread/goal/set", {"threadId": thread_id,
-                                                         "status": "paused"})
+                                                         "status": "paused",
+                                                         "origin": ORIGIN_USER})
         except (TimeoutError, AppServerError, RpcError) as exc:
             log.warning("cannot pause the goal of thread %s in Codex: %s", thread_id, exc)
         finally:
-            await asyncio.shield(server.close(grace=0.5))
+            await finish(server.close(grace=0.5))
 
     async def stop_all(self) -> None:
         runs, self.runs = list(self.runs.values()), {}
         for run in runs:
             with contextlib.suppress(Exception):
                 await run.stop()
+
+
+def held_by(holders: list[Holder], thread_id: str) -> str:
+    """Who holds the thread, and what the user can do (Codex allows one writer per thread)."""
+    named = "; ".join(h.describe() for h in holders)
+    if any(h.tui for h in holders):
+        return (f"the thread is open in your Codex terminal session ({named}). Codex allows one "
+                "writer per thread: in that session type /goal resume (a plain message does not "
+                "re-arm the goal), or "
+                "quit it and Goalkeeper resumes the goal on its next try")
+    return (f"another Codex process is working on this thread ({named}); Goalkeeper tries again "
+            "once it has let the thread go")
 
 
 def _written_ago(path: Path, now: datetime) -> float | None:

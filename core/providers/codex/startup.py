@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from core.numbers import warn_once
 from core.providers.codex.follow import FileState
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals
 from core.providers.codex.limits import RateSnapshot
@@ -27,12 +28,15 @@ from core.providers.codex.rollout import (
     MalformedLine,
     RateLine,
     SessionMeta,
+    TurnLimited,
     parse_line,
 )
 from core.providers.codex.startindex import Entry
 from core.providers.codex.tailscan import first_line, scan_back
 
 log = logging.getLogger(__name__)
+#: how far from a rollout's end a limit stop is looked for (see :func:`_limit_stopped`)
+STOP_BUDGET = 1 << 20
 
 #: how many of the newest files may be searched for a snapshot (API-key users have none)
 SNAPSHOT_FILES = 8
@@ -55,7 +59,8 @@ class StartupState:
 def _snapshot_of(line: bytes) -> RateSnapshot | None:
     try:
         event = parse_line(line)
-    except MalformedLine:
+    except MalformedLine as exc:
+        warn_once("a Codex rollout", exc.reason)  # skipped: the scan goes on to older lines
         return None
     return event.snapshot if isinstance(event, RateLine) else None
 
@@ -63,7 +68,8 @@ def _snapshot_of(line: bytes) -> RateSnapshot | None:
 def _goal_of(line: bytes) -> GoalUpdate | None:
     try:
         event = parse_line(line)
-    except MalformedLine:
+    except MalformedLine as exc:
+        warn_once("a Codex rollout", exc.reason)
         return None
     return event if isinstance(event, GoalUpdate) else None
 
@@ -135,11 +141,32 @@ def _goal_for(file: FileState, entry: Entry | None) -> GoalUpdate | None:
             if entry.unchanged(file.ino, file.size, file.mtime_ns):
                 return entry.goal
             if file.size > entry.size:  # appended to: only the new lines can hold a newer goal
-                return last_goal(file.path, floor=entry.size) or entry.goal
-        return last_goal(file.path)
+                goal = last_goal(file.path, floor=entry.size) or entry.goal
+                return _limit_stopped(file.path, goal, floor=entry.size)
+        return _limit_stopped(file.path, last_goal(file.path))
     except OSError as exc:
         log.warning("cannot read %s: %s", file.path, exc.strerror)
         return None
+
+
+def _limit_stopped(path: Path, goal: GoalUpdate | None, floor: int = 0) -> GoalUpdate | None:
+    """An ``active`` goal whose rollout shows a turn stopped at the usage limit after it is
+    ``usageLimited`` (0.169.0 writes that change only to its database). Such a stop ends the
+    session's last turn, so only the file's last ``STOP_BUDGET`` bytes are searched."""
+    if goal is None or goal.status != "active":
+        return goal
+    stop = scan_back(path, b"usage_limit_exceeded", _stop_of, budget=STOP_BUDGET, floor=floor)
+    if stop is None or stop.at <= goal.at:
+        return goal
+    return replace(goal, status="usageLimited", at=stop.at)
+
+
+def _stop_of(line: bytes) -> TurnLimited | None:
+    try:
+        event = parse_line(line)
+    except MalformedLine:
+        return None
+    return event if isinstance(event, TurnLimited) else None
 
 
 def _find_sessions(state: StartupState, files: list[FileState]) -> None:

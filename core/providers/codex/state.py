@@ -8,12 +8,13 @@ testable without files or an engine.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from core.providers.codex.goals import GoalBook, GoalRecord
 from core.providers.codex.goals_db import DbGoals
 from core.providers.codex.limits import RateSnapshot
-from core.providers.codex.rollout import GoalUpdate, SessionMeta
+from core.providers.codex.rollout import GoalUpdate, SessionMeta, TurnLimited
 from core.providers.codex.startup import StartupState
 
 
@@ -24,6 +25,7 @@ class CodexState:
         self.snapshot: RateSnapshot | None = None
         self.book = GoalBook()
         self.metas: dict[str, SessionMeta] = {}
+        self.db_seen = False  # a goals database was read at least once
 
     def take_snapshot(self, snapshot: RateSnapshot) -> bool:
         """Keep ``snapshot`` if it is the newest; True when the gauges changed.
@@ -38,8 +40,9 @@ class CodexState:
         self.snapshot = snapshot
         return True
 
-    def take_goal(self, update: GoalUpdate, rollout: Path | None) -> GoalRecord | None:
-        record = self.book.apply(update, self.snapshot)
+    def take_goal(self, update: GoalUpdate, rollout: Path | None,
+                  source: str = "rollout") -> GoalRecord | None:
+        record = self.book.apply(update, self.snapshot, source)
         if record is None:
             return None
         meta = self.metas.get(update.thread_id)
@@ -62,6 +65,7 @@ class CodexState:
 
     def take_db(self, db: DbGoals, paths: dict[str, Path]) -> list[GoalRecord]:
         """Goals from the database; archived threads are left out."""
+        self.db_seen = True
         changed = []
         for thread, update in db.goals.items():
             row = db.threads.get(thread)
@@ -69,12 +73,20 @@ class CodexState:
                 continue
             rollout = paths.get(thread) or (Path(row.rollout_path) if row and row.rollout_path
                                             else None)
-            record = self.take_goal(update, rollout)
+            record = self.take_goal(update, rollout, source="db")
             if row is not None and row.cwd and thread not in self.metas:
                 record = self.book.place(thread, row.cwd, None) or record
             if record is not None:
                 changed.append(record)
         return changed
+
+    def take_turn_limited(self, thread_id: str, limited: TurnLimited) -> GoalRecord | None:
+        """A rollout turn stopped at the usage limit after the goal's last ``active``: Codex
+        moved the goal to ``usageLimited`` (it writes that only to its database)."""
+        record = self.book.records.get(thread_id)
+        if record is None or record.update.status != "active" or limited.at <= record.update.at:
+            return None
+        return self.take_goal(replace(record.update, status="usageLimited", at=limited.at), None)
 
     def goal_threads(self) -> list[str]:
         """Threads whose goal can still change (their files are polled every time)."""

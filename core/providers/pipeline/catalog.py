@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -68,10 +69,17 @@ class PipelineCatalog:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def add(self, path: Path, now: datetime) -> tuple[GoalFile, bool]:
-        """Validate ``path`` and store its snapshot; (goal, True if new / False if updated)."""
+    def add(self, path: Path, now: datetime,
+            rewrite: Callable[[GoalFile, str], str] | None = None) -> tuple[GoalFile, bool]:
+        """Validate ``path`` and store its snapshot; (goal, True if new / False if updated).
+
+        ``rewrite`` turns the file's text into the snapshot's (secrets moved to the keyring,
+        :mod:`core.providers.pipeline.envsecrets`)."""
         goal = load_goal_file(path)
         text = path.read_text(encoding="utf-8")
+        if rewrite is not None:
+            text = rewrite(goal, text)
+            goal = parse_goal_text(text, path)
         directory = self.root / goal.name
         meta = self._meta(directory)
         created = not (directory / "goal.toml").exists()

@@ -8,7 +8,9 @@ documented in the README ("Pipeline goals"); they are a stable interface: add, n
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
@@ -22,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from core.limits import MAX_GOAL_FILE_BYTES, MAX_SOURCES, MAX_STAGES, MAX_TITLE_CHARS
 from core.providers.pipeline.schedule import parse_schedule
 from core.retry import RetryPolicy
 from core.toml_lines import locate
@@ -55,6 +58,8 @@ class StepSpec(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     output: str | None = None
     min_items: int | None = Field(None, ge=0)
+    #: the most a step may print to stdout when stdout is its artifact (default 64)
+    max_output_mb: float | None = Field(None, gt=0, le=4096)
 
     @field_validator("command")
     @classmethod
@@ -74,10 +79,17 @@ class StepSpec(BaseModel):
     @field_validator("env")
     @classmethod
     def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
-        for key in value:
+        for key, text in value.items():
             if key in RESERVED_ENV:
                 raise ValueError(f"{key} is set by Goalkeeper and cannot be overridden")
+            if text.startswith("keyring:") and not re.match(SECRET_PATTERN, text[8:]):
+                raise ValueError(f"{key}: {text[8:]!r} is not a valid secret name")
         return value
+
+    def secret_names(self) -> list[str]:
+        """The keyring entries the step needs: its ``secrets`` and its ``env`` references."""
+        refs = [v[8:] for v in self.env.values() if v.startswith("keyring:")]
+        return sorted({*self.secrets, *refs})
 
     @model_validator(mode="after")
     def _backoff_order(self) -> StepSpec:
@@ -106,7 +118,7 @@ class GoalFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: Name
-    title: str | None = None
+    title: str | None = Field(None, max_length=MAX_TITLE_CHARS)
     schedule: str | None = None
     timezone: str | None = None
     min_sources: int | None = Field(None, ge=0)
@@ -131,8 +143,8 @@ class GoalFile(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> GoalFile:
-        names = [s.name for s in self.source] + [s.name for s in self.stage]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        counts = Counter([s.name for s in self.source] + [s.name for s in self.stage])
+        duplicates = sorted(n for n, count in counts.items() if count > 1)  # linear time
         if duplicates:
             raise ValueError(f"step names must be unique; repeated: {', '.join(duplicates)}")
         if self.min_sources is not None and self.min_sources > len(self.source):
@@ -168,6 +180,10 @@ class GoalFileError(Exception):
 def load_goal_file(path: Path) -> GoalFile:
     """Read and validate ``path``; raise :class:`GoalFileError` naming file, line and field."""
     try:
+        size = path.stat().st_size
+        if size > MAX_GOAL_FILE_BYTES:
+            raise GoalFileError(path, [f"{path}: the file is {size} bytes long; a goal file "
+                                       f"may have at most {MAX_GOAL_FILE_BYTES} bytes"])
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise GoalFileError(path, [f"{path}: no such file"]) from None
@@ -177,14 +193,26 @@ def load_goal_file(path: Path) -> GoalFile:
 
 
 def parse_goal_text(text: str, path: Path) -> GoalFile:
+    if len(text) > MAX_GOAL_FILE_BYTES:
+        raise GoalFileError(path, [f"{path}: {len(text)} characters; a goal file may have at "
+                                   f"most {MAX_GOAL_FILE_BYTES}"])
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise GoalFileError(path, [f"{path}: not valid TOML: {exc}"]) from None
+    _check_counts(data, path)  # before validating: validation is linear, but why bother
     try:
         return GoalFile.model_validate(data)
     except ValidationError as exc:
         raise GoalFileError(path, _problems(exc, text, path, data)) from None
+
+
+def _check_counts(data: dict[str, Any], path: Path) -> None:
+    for key, limit in (("stage", MAX_STAGES), ("source", MAX_SOURCES)):
+        steps = data.get(key)
+        if isinstance(steps, list) and len(steps) > limit:
+            raise GoalFileError(path, [f"{path}: {key}: {len(steps)} {key}s; a goal file may "
+                                       f"have at most {limit}"])
 
 
 def _problems(exc: ValidationError, text: str, path: Path, data: dict[str, Any]) -> list[str]:

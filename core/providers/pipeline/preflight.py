@@ -39,7 +39,7 @@ def check_step(spec: StepSpec, base_dir: Path, environ: Mapping[str, str],
         return problem
     if spec.quota is not None and (why := quota_problem(spec.quota, spec.cost)):
         return Problem("config_error", why)
-    for name in spec.secrets:
+    for name in spec.secret_names():
         if name in secret_problems:
             return secret_problems[name]
     return None

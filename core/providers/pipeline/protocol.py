@@ -11,9 +11,11 @@ The optional JSON report at ``$GOALKEEPER_REPORT`` takes precedence over the exi
      "retry_after": seconds, "reset_at": ISO 8601 or epoch seconds, "items": n, "detail": "..."}
 
 Goalkeeper also understands ``"temporary"``, ``"config_error"`` and ``"error"`` (permanent) as
-statuses, and an ``"http_status"`` number (classified by :func:`core.retry.classify_http`) when
-no status is given. A report that is not valid JSON, or has an unknown status, is ignored (the
-exit code decides) and the outcome's detail says so.
+statuses, and an ``"http_status"`` number (classified by :func:`core.retry.classify_http`, row by
+row as ``retry-table.md``, with the report's ``error_code``, ``retry_after``,
+``rate_limit_remaining``, ``reset_at`` and ``detail``) when no status is given. A report that
+is not valid JSON, or has an unknown status, is ignored (the exit code decides) and the
+outcome's detail says so.
 """
 
 from __future__ import annotations
@@ -111,7 +113,7 @@ def classify(exit_code: int, report: dict[str, Any] | None, now: datetime,
     items = retry_after = reset_at = None
     detail = ""
     if report is not None:
-        from_report = _report_fault(report)
+        from_report = _report_fault(report, now)
         if isinstance(from_report, str):
             notes.append(from_report)
         elif from_report is not None:
@@ -126,7 +128,7 @@ def classify(exit_code: int, report: dict[str, Any] | None, now: datetime,
     return StepOutcome(fault, reason, text, items, retry_after, reset_at, exit_code)
 
 
-def _report_fault(report: dict[str, Any]) -> tuple[Fault, str] | str | None:
+def _report_fault(report: dict[str, Any], now: datetime) -> tuple[Fault, str] | str | None:
     """The report's verdict, a note when its status is unusable, or None when it has none."""
     status = report.get("status")
     if status is not None:
@@ -135,9 +137,21 @@ def _report_fault(report: dict[str, Any]) -> tuple[Fault, str] | str | None:
         return f"report status {status!r} ignored: unknown"
     code = report.get("http_status")
     if isinstance(code, int) and not isinstance(code, bool) and 100 <= code <= 599:
-        fault = classify_http(code)
+        fault = classify_http(code, **_http_signals(report, now))
         return fault, "ok" if fault is Fault.NONE else f"http {code}"
     return None
+
+
+def _http_signals(report: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """What a report may say about an HTTP answer besides its status: ``error_code`` (the
+    body's error code or type), ``retry_after``, ``rate_limit_remaining``, ``detail``."""
+    code = report.get("error_code")
+    remaining = report.get("rate_limit_remaining")
+    return {"code": code if isinstance(code, str) else None,
+            "message": str(report.get("detail") or ""),
+            "retry_after": parse_retry_after(report.get("retry_after"), now),
+            "remaining_zero": remaining == 0 and not isinstance(remaining, bool),
+            "reset_at": parse_reset_at(report.get("reset_at"))}
 
 
 def _items(value: Any) -> int | None:

@@ -41,10 +41,14 @@ from core.providers.pipeline.ledger import QuotaLedger
 from core.providers.pipeline.reporter import SinkReporter
 from core.providers.pipeline.run import RunDeps, RunExecutor, SecretSource
 from core.providers.pipeline.schedule import next_fire, parse_schedule
+from core.redact import remember
 from core.secrets import SecretStore
 from core.settings import Settings
 from core.user_quota import WINDOW_PREFIX, window_id
 from core.zones import local_zone
+
+#: how long the host's start waits for the keyring (it may be locked or hung)
+LEARN_SECRETS_SECONDS = 5.0
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +90,24 @@ class PipelineProvider(Provider):
     # -- lifecycle and discovery ---------------------------------------------------------------
 
     async def start(self) -> None:
-        self._plan_schedules(await asyncio.to_thread(self.catalog.entries))
+        entries = await asyncio.to_thread(self.catalog.entries)
+        self._plan_schedules(entries)
+        await self._learn_secrets(entries)
+
+    async def _learn_secrets(self, entries: list[Entry]) -> None:
+        """Read the keyring secrets the goal files name, so that the store and the logs mask
+        them from the start — also where another provider meets them (an agent's prompt)."""
+        names = sorted({n for e in entries if e.goal is not None
+                        for spec in [*e.goal.source, *e.goal.stage] for n in spec.secret_names()})
+        if not names:
+            return
+        try:
+            async with asyncio.timeout(LEARN_SECRETS_SECONDS):
+                values = await self.secrets.fetch(names)
+        except Exception as exc:  # no keyring now: a run will say so when it needs one
+            log.info("pipeline secrets not read at start (%s)", type(exc).__name__)
+            return
+        remember(v for v in values.values() if v)
 
     async def stop(self) -> None:
         for goal_id in list(self._active):

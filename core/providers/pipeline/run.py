@@ -37,11 +37,11 @@ from core.providers.pipeline.machine import (
 )
 from core.providers.pipeline.preflight import Problem, check_step
 from core.providers.pipeline.steps import (
-    Redactor,
     StepContext,
     stop_leftover,
     stop_run_leftovers,
 )
+from core.redact import Redactor, remember, secret_environment
 
 
 class RunReporter(Protocol):
@@ -89,7 +89,9 @@ class RunExecutor:
         self.record = record
         self.deps = deps
         self.reporter = reporter
-        self.redactor = Redactor()
+        # a step's output is masked of its secrets and of the host's own secret-looking
+        # environment (which every step inherits)
+        self.redactor = Redactor(secret_environment(deps.environ))
         self.secret_problems: dict[str, Problem] = {}
         self.ctx = StepContext(store.run_dir, record.run_id, base_dir, deps.environ,
                                deps.clock.now, deps.grace_seconds, redactor=self.redactor)
@@ -182,7 +184,7 @@ class RunExecutor:
 
     async def _load_secrets(self) -> None:
         wanted = sorted({n for spec in self._specs() if not self._done(spec)
-                         for n in spec.secrets})
+                         for n in spec.secret_names()})
         if not wanted:
             return
         try:
@@ -200,6 +202,7 @@ class RunExecutor:
             else:
                 self.ctx.secrets[name] = value
                 self.redactor.add(value)
+                remember([value])  # and masked in the store and the logs, too
 
     def _specs(self) -> list[StepSpec]:
         return [*self.goal.source, *self.goal.stage]

@@ -55,35 +55,52 @@ def parse_schedule(text: str) -> Schedule:
 
 
 def next_fire(schedule: Schedule, after: datetime, zone: tzinfo | None) -> datetime:
-    """The first instant strictly after ``after`` (aware) at which ``schedule`` fires, in UTC."""
+    """The first instant strictly after ``after`` (aware) at which ``schedule`` fires, in UTC.
+
+    DST, for every kind (the rules of Debian's cron, which :mod:`cronsim` follows): a time of
+    day that occurs twice (the fall-back hour) fires once, at its first occurrence; one that
+    does not occur (the spring-forward gap) fires once, at the first valid minute after the
+    jump. Expressions with ``*`` in the minute or hour field follow real time instead: every
+    instant they name fires once. Instants are compared as instants (UTC), never as wall times:
+    in the repeated hour a later wall time can be an earlier instant.
+    """
     zone = zone or local_zone()
+    after = after.astimezone(UTC)
     local = after.astimezone(zone)
     if schedule.daily is not None:
-        return _next_daily(schedule.daily, local, zone)
+        return _next_daily(schedule.daily, local, zone, after)
     assert schedule.cron is not None
     start = local.replace(second=0, microsecond=0)
     for candidate in CronSim(schedule.cron, start):
-        if candidate > after:
+        if candidate.astimezone(UTC) > after:
             return candidate.astimezone(UTC)
     raise ValueError(f"cron expression {schedule.cron!r} never fires")  # pragma: no cover
 
 
-def _next_daily(hm: tuple[int, int], local: datetime, zone: tzinfo) -> datetime:
+def _next_daily(hm: tuple[int, int], local: datetime, zone: tzinfo, after: datetime
+                ) -> datetime:
     day = local.date()
-    for offset in range(0, 3):
+    for offset in range(-1, 3):
         naive = datetime.combine(day + timedelta(days=offset),
                                  datetime.min.time()).replace(hour=hm[0], minute=hm[1])
-        candidate = _localize(naive, zone)
-        if candidate > local:
-            return candidate.astimezone(UTC)
+        candidate = _localize(naive, zone).astimezone(UTC)
+        if candidate > after:
+            return candidate
     raise AssertionError("a daily time fires within two days")  # pragma: no cover
 
 
 def _localize(naive: datetime, zone: tzinfo) -> datetime:
-    """Attach ``zone``; a wall time skipped by a DST jump fires at the first valid minute."""
-    aware = naive.replace(tzinfo=zone)
-    if isinstance(zone, ZoneInfo):
-        round_trip = aware.astimezone(UTC).astimezone(zone)
-        if round_trip.replace(tzinfo=None) != naive:  # in a gap: move to after the jump
-            return round_trip
+    """Attach ``zone``: the first occurrence of a repeated wall time (``fold=0``); for a wall
+    time a DST jump skips, the first valid minute after it."""
+    aware = naive.replace(tzinfo=zone, fold=0)
+    if not isinstance(zone, ZoneInfo):
+        return aware
+    while _imaginary(aware):
+        aware = (aware.replace(tzinfo=None) + timedelta(minutes=1)).replace(tzinfo=zone, fold=0)
     return aware
+
+
+def _imaginary(aware: datetime) -> bool:
+    """A wall time that does not exist (it does not survive a round trip through UTC)."""
+    return aware.astimezone(UTC).astimezone(aware.tzinfo).replace(tzinfo=None) != (
+        aware.replace(tzinfo=None))

@@ -24,8 +24,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from core.atomic import atomic_write_bytes
+from core.providers.pipeline.capture import CappedFile, open_partial, pump, sync_close
 from core.providers.pipeline.checkpoint import file_sha256
 from core.providers.pipeline.goalfile import StepSpec
 from core.providers.pipeline.protocol import (
@@ -35,36 +37,14 @@ from core.providers.pipeline.protocol import (
     spawn_failure,
     timeout_outcome,
 )
+from core.redact import Redactor
 from core.retry import Fault
 
-MASK = b"********"
-#: secret values shorter than this are not masked (they would mangle ordinary text)
-MIN_MASKED_LENGTH = 4
-#: a step's captured output beyond this is cut (the head is kept) before it is written
+#: a step's stdout artifact beyond this fails the attempt (``output_too_large``); the step's
+#: ``max_output_mb`` changes it
 MAX_CAPTURE_BYTES = 64 << 20
-
-
-class Redactor:
-    """Masks secret values in text and bytes Goalkeeper is about to write anywhere."""
-
-    def __init__(self, values: list[str] | None = None) -> None:
-        self._values: list[bytes] = []
-        for value in values or []:
-            self.add(value)
-
-    def add(self, value: str) -> None:
-        encoded = value.encode()
-        if len(encoded) >= MIN_MASKED_LENGTH and encoded not in self._values:
-            self._values.append(encoded)
-            self._values.sort(key=len, reverse=True)  # longer first: no partial leftovers
-
-    def bytes(self, data: bytes) -> bytes:
-        for value in self._values:
-            data = data.replace(value, MASK)
-        return data
-
-    def text(self, data: str) -> str:
-        return self.bytes(data.encode()).decode("utf-8", "replace") if self._values else data
+#: what a step's log keeps of each pipe per attempt (the rest is counted, not kept)
+MAX_LOG_BYTES = 8 << 20
 
 
 @dataclass
@@ -104,6 +84,9 @@ def build_env(spec: StepSpec, ctx: StepContext, attempt: int) -> dict[str, str]:
     env.update(spec.env)
     for name in spec.secrets:
         env[name] = ctx.secrets[name]
+    for key, value in spec.env.items():
+        if value.startswith("keyring:"):  # a goal-file secret moved to the keyring at `add`
+            env[key] = ctx.secrets[value[8:]]
     env.update({
         "GOALKEEPER_RUN_DIR": str(ctx.run_dir),
         "GOALKEEPER_RUN_ID": ctx.run_id,
@@ -221,6 +204,43 @@ async def stop_run_leftovers(run_dir: Path, grace: float) -> list[str]:
     return sorted(set(found.values()))
 
 
+def output_limit(spec: StepSpec) -> int:
+    if spec.max_output_mb is not None:
+        return int(spec.max_output_mb * (1 << 20))
+    return MAX_CAPTURE_BYTES
+
+
+@dataclass
+class _Capture:
+    """Where one attempt's pipes go: the artifact (stdout, unless the step declares its own
+    ``output``) and the step's log."""
+
+    log: BinaryIO
+    out: CappedFile
+    err: CappedFile
+    partial: Path | None  # the artifact being written, renamed into place at the end
+
+    def close(self) -> None:
+        if self.partial is not None:
+            sync_close(self.out.handle)
+
+
+def _open_capture(spec: StepSpec, ctx: StepContext, attempt: int) -> _Capture:
+    log_dir = ctx.run_dir / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"{spec.name}.log"
+    log = open(log_path, "ab")  # noqa: SIM115 - closed by the caller
+    with contextlib.suppress(OSError):
+        os.chmod(log_path, 0o600)
+    log.write(f"--- attempt {attempt}\n".encode())
+    err = CappedFile(log, ctx.redactor, MAX_LOG_BYTES)
+    if spec.output is not None:
+        return _Capture(log, CappedFile(log, ctx.redactor, MAX_LOG_BYTES), err, None)
+    partial = ctx.run_dir / f".{artifact_name(spec)}.{os.getpid()}.partial"
+    return _Capture(log, CappedFile(open_partial(partial), ctx.redactor, output_limit(spec)),
+                    err, partial)
+
+
 async def run_attempt(spec: StepSpec, ctx: StepContext, attempt: int, timeout: float,
                       on_started: OnStarted) -> AttemptResult:
     """Run one attempt of ``spec``; classify it; write its output. Cancellation stops it."""
@@ -238,33 +258,88 @@ async def run_attempt(spec: StepSpec, ctx: StepContext, attempt: int, timeout: f
             exc = OSError(exc.errno, f"working directory {cwd} does not exist")
         return AttemptResult(spawn_failure(spec.command[0], exc))
     await on_started(proc.pid, process_start_time(proc.pid))
+    capture = _open_capture(spec, ctx, attempt)
     try:
-        stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout)
+        timed_out = await _collect(proc, capture, spec, ctx, timeout)
+        capture.close()
+        if timed_out:
+            _end_log(capture, "timed out")
+            _discard(capture)
+            return AttemptResult(timeout_outcome(timeout))
+        code = proc.returncode if proc.returncode is not None else -1
+        return _finish(spec, ctx, code, capture)
+    finally:
+        if not capture.out.handle.closed:
+            capture.out.handle.close()  # cancelled or failed half-way
+        capture.log.close()
+        _discard(capture)
+
+
+async def _collect(proc: asyncio.subprocess.Process, capture: _Capture, spec: StepSpec,
+                   ctx: StepContext, timeout: float) -> bool:
+    """Stream the pipes to disk until the step ends; True when it timed out. An artifact past
+    its cap stops the step (nothing it writes from then on can be used)."""
+    def too_much() -> None:
+        stopper.append(asyncio.ensure_future(stop_group(proc.pid, ctx.grace_seconds, proc)))
+
+    stopper: list[asyncio.Future[None]] = []
+    on_overflow = too_much if capture.partial is not None else None
+    pumps = asyncio.ensure_future(asyncio.gather(
+        pump(proc.stdout, capture.out, on_overflow), pump(proc.stderr, capture.err)))
+    try:
+        async with asyncio.timeout(timeout):
+            await asyncio.shield(pumps)  # a time-out stops the step, not the reading
+            await proc.wait()
     except TimeoutError:
         await stop_group(proc.pid, ctx.grace_seconds, proc)
-        _write_log(ctx, spec, attempt, b"", b"", "timed out")
-        return AttemptResult(timeout_outcome(timeout))
+        await pumps
+        return True
     except asyncio.CancelledError:
         await stop_group(proc.pid, ctx.grace_seconds, proc)
+        pumps.cancel()
         raise
-    code = proc.returncode if proc.returncode is not None else -1
-    return _finish(spec, ctx, attempt, code, stdout, stderr)
+    finally:
+        if stopper:
+            await asyncio.gather(*stopper, return_exceptions=True)
+    return False
 
 
-def _finish(spec: StepSpec, ctx: StepContext, attempt: int, code: int, stdout: bytes,
-            stderr: bytes) -> AttemptResult:
+def _discard(capture: _Capture) -> None:
+    if capture.partial is not None:
+        capture.partial.unlink(missing_ok=True)
+
+
+def _end_log(capture: _Capture, result: str) -> None:
+    for sink, what in ((capture.out, "stdout"), (capture.err, "stderr")):
+        if sink.overflowed and sink.handle is capture.log:
+            capture.log.write(f"[{sink.seen - sink.written} more bytes of {what} not kept]\n"
+                              .encode())
+    capture.log.write(f"--- attempt result: {result}\n".encode())
+
+
+def _too_large(spec: StepSpec, ctx: StepContext, capture: _Capture, code: int) -> StepOutcome:
+    limit = output_limit(spec)
+    kept = ctx.run_dir / f"{artifact_name(spec)}.truncated"
+    assert capture.partial is not None
+    os.replace(capture.partial, kept)
+    return StepOutcome(Fault.PERMANENT, "output_too_large",
+                       f"the step wrote more than {limit} bytes to stdout (its limit, "
+                       f"`max_output_mb`); it was stopped and its output not used — the first "
+                       f"{limit} bytes, masked, are in {kept.name}", exit_code=code)
+
+
+def _finish(spec: StepSpec, ctx: StepContext, code: int, capture: _Capture) -> AttemptResult:
     data, note = read_report(report_path(ctx, spec))
     if data is not None and isinstance(data.get("detail"), str):
         # masked before classify() cuts the detail: a cut secret would no longer match
         data["detail"] = ctx.redactor.text(data["detail"])
     _mask_report(report_path(ctx, spec), ctx.redactor)
-    outcome = classify(code, data, ctx.now(), note)
-    outcome = _redacted(outcome, ctx.redactor)
-    if spec.output is None:
-        atomic_write_bytes(ctx.run_dir / artifact_name(spec),
-                           ctx.redactor.bytes(stdout)[:MAX_CAPTURE_BYTES])
-        stdout = b""
-    _write_log(ctx, spec, attempt, stdout, stderr, f"{outcome.reason} (exit {code})")
+    outcome = _redacted(classify(code, data, ctx.now(), note), ctx.redactor)
+    if capture.partial is not None and capture.out.overflowed:
+        outcome = _too_large(spec, ctx, capture, code)
+    elif capture.partial is not None:
+        os.replace(capture.partial, ctx.run_dir / artifact_name(spec))
+    _end_log(capture, f"{outcome.reason} (exit {code})")
     if not outcome.fault.succeeded:
         return AttemptResult(outcome)
     path = ctx.run_dir / artifact_name(spec)
@@ -291,15 +366,3 @@ def _redacted(outcome: StepOutcome, redactor: Redactor) -> StepOutcome:
         return outcome
     return StepOutcome(outcome.fault, outcome.reason, redactor.text(outcome.detail),
                        outcome.items, outcome.retry_after, outcome.reset_at, outcome.exit_code)
-
-
-def _write_log(ctx: StepContext, spec: StepSpec, attempt: int, stdout: bytes, stderr: bytes,
-               result: str) -> None:
-    log_dir = ctx.run_dir / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    header = f"--- attempt {attempt}: {result}\n".encode()
-    body = ctx.redactor.bytes(stdout + stderr)[:MAX_CAPTURE_BYTES]  # masked, then cut
-    with open(log_dir / f"{spec.name}.log", "ab") as handle:
-        handle.write(header + body + (b"" if body.endswith(b"\n") or not body else b"\n"))
-    with contextlib.suppress(OSError):
-        os.chmod(log_dir / f"{spec.name}.log", 0o600)

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""``goalkeeper codex-usage --json`` against ``ccusage codex daily --json --offline``, side by side.
+
+Run from the repository root:
+
+    .venv/bin/python bench/codex_usage_vs_ccusage.py [--tree /tmp/gk-bench] [--runs 7]
+
+Both whole processes, on the same ``$CODEX_HOME`` (the 1 GiB Codex tree of
+``/work/shared/bench/gen_usage_trees.py``, generated under ``/tmp`` if missing — never inside the
+repository), alternating run by run so both see the same machine; a fresh Goalkeeper data
+directory every run; the page cache warmed by one untimed run of each first. ccusage 20.0.24
+comes from npm into ``~/.cache/goalkeeper-bench/ccusage`` (outside the repository) on first use.
+Prints each median and the ratio (Goalkeeper ÷ ccusage; below 1 is faster), and checks that both
+found the same token totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.codex_scan import ensure_tree  # noqa: E402
+
+CCUSAGE = "ccusage@20.0.24"
+CACHE = Path.home() / ".cache" / "goalkeeper-bench" / "ccusage"
+
+
+def ccusage() -> Path:
+    binary = CACHE / "node_modules" / ".bin" / "ccusage"
+    if not binary.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            sys.exit("npm is not on PATH: cannot install " + CCUSAGE)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund",
+                        "--no-save", "--loglevel=error", CCUSAGE], check=True)
+    return binary
+
+
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, bytes]:
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, check=True,
+                          stdin=subprocess.DEVNULL)
+    return time.perf_counter() - start, done.stdout
+
+
+def goalkeeper(home: Path) -> tuple[float, bytes]:
+    with tempfile.TemporaryDirectory(prefix="gk-bench-") as data:
+        env = {**os.environ, "CODEX_HOME": str(home), "GOALKEEPER_HOME": data}
+        return timed([str(ROOT / ".venv" / "bin" / "goalkeeper"), "codex-usage", "--json"], env)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tree", type=Path, default=Path("/tmp/gk-bench"))
+    parser.add_argument("--codex-mb", type=float, default=1024)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    home = ensure_tree(args.tree, args.codex_mb)
+    cc = ccusage()
+    cc_env = {**os.environ, "CODEX_HOME": str(home)}
+    cc_argv = [str(cc), "codex", "daily", "--json", "--offline"]
+    _, gk_out = goalkeeper(home)  # warm the page cache, and keep the answers to compare
+    _, cc_out = timed(cc_argv, cc_env)
+    gk_times, cc_times = [], []
+    for _ in range(args.runs):
+        gk_times.append(goalkeeper(home)[0])
+        cc_times.append(timed(cc_argv, cc_env)[0])
+    gk, cc_median = statistics.median(gk_times), statistics.median(cc_times)
+    gk_total = json.loads(gk_out)["total"]
+    cc_total = json.loads(cc_out)["totals"]
+    # ccusage counts input without the cached part
+    same = (gk_total["input_tokens"] - gk_total["cached_input_tokens"] == cc_total["inputTokens"]
+            and gk_total["output_tokens"] == cc_total["outputTokens"]
+            and gk_total["total_tokens"] == cc_total["totalTokens"])
+    print(f"Codex tree {home} ({sum(p.stat().st_size for p in home.rglob('*.jsonl')) >> 20:,}"
+          f" MiB), {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, "
+          f"{args.runs} alternating runs")
+    print(f"goalkeeper codex-usage --json        median {gk:.3f} s  "
+          f"(min {min(gk_times):.3f}, max {max(gk_times):.3f})")
+    print(f"ccusage codex daily --json --offline median {cc_median:.3f} s  "
+          f"(min {min(cc_times):.3f}, max {max(cc_times):.3f})")
+    print(f"ratio goalkeeper / ccusage: {gk / cc_median:.2f} of the medians, "
+          f"{min(gk_times) / min(cc_times):.2f} of the fastest runs  (target <= 1.00)  "
+          f"same input/output totals: {'yes' if same else 'NO'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""``goalkeeper goal set GOAL KEY VALUE`` — a goal's own resume policy — and what ``status``
+shows of the resume policies (the global rules, each goal's policy, each window's reserve and
+forecast)."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timedelta
+from typing import Any
+
+from core.cli.common import EXIT_USAGE, CliError, Context
+from core.clock import iso
+from core.models import Goal, QuotaReading
+from core.policies import budget
+from core.policies.forecast import LOOKBACK, forecast
+from core.policies.goal_policy import GOAL_KEYS, GoalPolicy, PolicyValueError
+from core.policies.marks import last_run_seconds
+from core.policies.rules import ResumeRules
+from core.store import SqliteStore
+from core.textfmt import duration, short_time
+
+
+def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    goal = sub.add_parser("goal", parents=[common], help="a goal's own resume policy")
+    verbs = goal.add_subparsers(dest="goal_command", metavar="VERB", required=True)
+    p = verbs.add_parser("set", parents=[common], help="set priority, budget_percent or "
+                         "auto_resume_hours of a goal ('' or none clears it)")
+    p.add_argument("goal")
+    p.add_argument("key", choices=GOAL_KEYS)
+    p.add_argument("value", help="e.g. 5 · 20 · 'Mon-Fri 19:00-08:00' · none")
+    p.set_defaults(func=cmd_goal_set)
+
+
+def cmd_goal_set(ctx: Context) -> int:
+    from core.cli.goals import _run_action  # the shared path of every action through the host
+
+    try:
+        GoalPolicy().with_value(ctx.args.key, ctx.args.value)  # the same check the host makes
+    except PolicyValueError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    return _run_action(ctx, {"op": "goal-set", "goal": ctx.args.goal, "key": ctx.args.key,
+                             "value": ctx.args.value})
+
+
+# -- status --------------------------------------------------------------------------------------
+
+
+def goal_policy_json(goal: Goal, now: datetime) -> dict[str, Any]:
+    return {
+        "priority": goal.policy.priority,
+        "budget_percent": goal.policy.budget_percent,
+        "auto_resume_hours": goal.policy.auto_resume_hours,
+        "deferred_by": goal.deferred_by,
+        "budget_spent": {s.window_id: {"percent": s.percent, "until": iso(s.until)}
+                         for s in budget.spent(goal, now)},
+        "last_run_seconds": last_run_seconds(goal),
+    }
+
+
+def quota_policy_json(reading: QuotaReading, rules: ResumeRules, store: SqliteStore,
+                      now: datetime) -> dict[str, Any]:
+    points = store.series(reading.window_id, now - LOOKBACK - timedelta(minutes=30))
+    return {
+        "reserve_percent": rules.reserve_for(reading.window_id),
+        "forecast": forecast(points, reading, now).to_json(now),
+    }
+
+
+def next_resume_words(goal: Goal, now: datetime) -> str | None:
+    """``auto-resume at 19:00 (allowed hours)`` for a deferred goal; None otherwise."""
+    if goal.next_resume_at is None or goal.deferred_by is None:
+        return None
+    return f"auto-resume at {short_time(goal.next_resume_at, now)} ({goal.deferred_by})"
+
+
+def goal_policy_words(goal: Goal) -> str:
+    parts = []
+    if goal.policy.priority:
+        parts.append(f"priority {goal.policy.priority}")
+    if goal.policy.budget_percent is not None:
+        parts.append(f"budget {goal.policy.budget_percent:g} %")
+    if goal.policy.auto_resume_hours:
+        parts.append(f"hours {goal.policy.auto_resume_hours}")
+    if (ran := last_run_seconds(goal)) is not None and goal.pause_reason is not None:
+        parts.append(f"ran {duration(ran)} on the last window")
+    return ", ".join(parts)

@@ -1,0 +1,147 @@
+"""``status``: the host (from its lease and a ping), its health, the goals and the quotas.
+
+The goals and readings come straight from the store, read-only; whether a host runs comes from
+the lease, so the goals of a host that is gone show as ``host not running`` — never ``running``
+— and those of a hung one as ``host not responding``. The host's own health (store unavailable,
+a provider that failed to start, safe mode) comes from its answer to a ping.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core.cli import notify
+from core.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    CliError,
+    Context,
+    HostView,
+    not_responding_text,
+)
+from core.cli.policies import (
+    goal_policy_json,
+    goal_policy_words,
+    next_resume_words,
+    quota_policy_json,
+)
+from core.clock import SystemClock
+from core.models import Goal, GoalState, QuotaReading
+from core.policies.rules import ResumeRules
+from core.quota import effective
+from core.textfmt import countdown
+
+LIVE_STATES = (GoalState.RUNNING, GoalState.RESUMING)
+SHOWN = {"not_running": "host not running", "not_responding": "host not responding"}
+
+
+def cmd_status(ctx: Context) -> int:
+    from core.cli.goals import goal_json, no_data_text, quota_json
+
+    now = SystemClock().now()
+    policy = ctx.settings.hysteresis()  # a bad config.toml is an error, data or not
+    rules = ResumeRules.from_settings(ctx.settings)
+    view = ctx.host_view()
+    host = host_json(view, now)
+    # a host that does not answer a ping is not asked again for its channels
+    channels = notify.channel_status(ctx, ctx.settings, ask=view.state == "running")
+    notices = [h.to_json() for h in channels]
+    try:
+        with ctx.reader() as store:
+            if store is None:
+                data: dict[str, Any] = {"host": host, "goals": [], "quotas": [],
+                                        "notifications": notices}
+                ctx.emit(data, lambda: "\n".join([*_host_lines(view, now), no_data_text(ctx),
+                                                   *notify.status_lines(channels, now)]))
+                return EXIT_OK
+            goals = store.list_goals()
+            readings = [effective(r, now, policy) for r in store.latest_readings()]
+            extras = {r.window_id: quota_policy_json(r, rules, store, now) for r in readings}
+    except CliError as exc:  # a damaged file: still say what the host says about it
+        why = str(exc)
+        data = {"host": host, "goals": [], "quotas": [], "error": why}
+        ctx.emit(data, lambda: "\n".join([*_host_lines(view, now),
+                                           f"the goals cannot be read: {why}"]))
+        return EXIT_ERROR
+    cap = ctx.settings.max_auto_attempts
+    data = {"host": host,
+            "goals": [goal_json(g, cap) | goal_policy_json(g, now)
+                      | {"shown_state": shown_state(g, view)} for g in goals],
+            "quotas": [quota_json(r) | extras[r.window_id] for r in readings],
+            "policies": rules.to_json(),
+            "notifications": notices}
+    ctx.emit(data, lambda: "\n".join([_text(view, goals, readings, now, cap, extras),
+                                      *notify.status_lines(channels, now)]))
+    return EXIT_OK
+
+
+def shown_state(goal: Goal, view: HostView) -> str:
+    """The state to show: a running goal of a host that is not running is not ``running``."""
+    if goal.state in LIVE_STATES and view.state != "running":
+        return SHOWN[view.state]
+    return goal.state.value
+
+
+def host_json(view: HostView, now: datetime) -> dict[str, Any]:
+    info = view.info
+    return {
+        "state": view.state,
+        "pid": info.pid if info else None,
+        "kind": info.kind if info else None,
+        "since": info.since if info else None,
+        "heartbeat": info.heartbeat if info else None,
+        "silent_seconds": info.silent_for(now) if info else None,
+        "health": view.health.to_json() if view.health else None,
+        "problems": view.health.problems() if view.health else [],
+    }
+
+
+def _host_line(view: HostView, now: datetime) -> str:
+    info = view.info
+    if view.state == "running" and info is not None:
+        return f"Host: {info.kind}, pid {info.pid}, since {info.since}"
+    if view.state == "not_responding" and info is not None:
+        return "Host: " + not_responding_text(info.describe(), info, 0, now).split(" — ")[0]
+    return "Host: not running — goals are not watched (start `goalkeeper daemon` or the app)"
+
+
+def _host_lines(view: HostView, now: datetime) -> list[str]:
+    lines = [_host_line(view, now)]
+    if view.health is not None:
+        lines.extend(f"  {problem}" for problem in view.health.problems())
+    return lines
+
+
+def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: datetime,
+          cap: int, extras: dict[str, dict[str, Any]]) -> str:
+    lines = _host_lines(view, now)
+    lines.append("Goals:" if goals else "No goals yet.")
+    for g in goals:
+        state = shown_state(g, view)
+        if state != g.state.value:
+            state += f" (was {g.state.value})"
+        elif g.pause_reason:
+            state += f" ({g.pause_reason.value})"
+        if g.next_resume_at:
+            nxt = next_resume_words(g, now) or f"auto-resume {countdown(g.next_resume_at, now)}"
+        else:
+            nxt = g.auto_resume_note or ("auto-resume on" if g.auto_resume else "auto-resume off")
+        lines.append(f"  {g.id:<28} {state:<20} {g.attempts}/{cap}  {nxt}")
+        words = goal_policy_words(g)
+        lines.append(f"    {g.title}" + (f"  [{words}]" if words else ""))
+    lines.append("Quotas:" if readings else "No quota readings yet.")
+    for r in readings:
+        used = f"{r.used_percent:.0f}%" if r.used_percent is not None else "?"
+        reset = f"resets {countdown(r.resets_at, now)}" if r.resets_at else "no timed reset"
+        extra = extras.get(r.window_id, {})
+        reserve = extra.get("reserve_percent") or 0
+        ahead = extra.get("forecast", {}).get("text") or ""
+        lines.append(f"  {r.label:<20} {used:>5}  {reset}  [{r.exactness.value}]"
+                     + (f"  {ahead}" if ahead else "")
+                     + (f"  (reserve {reserve:g} %)" if reserve else "")
+                     + (f"  {r.note}" if r.note else ""))
+    return "\n".join(lines)
+
+
+__all__ = ["cmd_status", "shown_state"]

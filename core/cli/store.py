@@ -1,0 +1,112 @@
+"""``store`` (its state and backups) and ``store restore`` — the way out of safe mode.
+
+A host that cannot use its database runs in *safe mode* and says why. ``store restore`` puts the
+newest verified backup in its place (or ``--backup FILE``, or with ``--empty`` nothing: an empty
+store); the damaged files are moved aside to ``goalkeeper.db.damaged-<UTC stamp>``, never deleted.
+It goes through the running host, which then starts as usual; with no host running it takes the
+host lease itself for the moment it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
+from core.clock import SystemClock, iso
+from core.host import HostAlreadyRunning, HostLease, host_running
+from core.store.backup import list_backups, restore
+from core.store.guard import open_for_host, read_marker, write_marker
+
+
+def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("store", parents=[common],
+                       help="the database's state and backups; `store restore` leaves safe mode")
+    ssub = p.add_subparsers(dest="store_command", metavar="COMMAND")
+    p.set_defaults(func=cmd_store)
+    r = ssub.add_parser("restore", parents=[common],
+                        help="put a verified backup (or an empty store) in place of a damaged one")
+    r.add_argument("--backup", help="this backup file instead of the newest one")
+    r.add_argument("--empty", action="store_true", help="start with an empty store")
+    r.set_defaults(func=cmd_restore)
+
+
+def backups_dir(ctx: Context) -> Path:
+    return ctx.paths.data_dir / "backups"
+
+
+def cmd_store(ctx: Context) -> int:
+    view = ctx.host_view()
+    backups = list_backups(backups_dir(ctx))
+    safe = view.health.safe_mode if view.health else None
+    data = {"database": str(ctx.paths.database), "host": view.state, "safe_mode": safe,
+            "backups": [{"path": str(b.path), "taken_at": iso(b.taken_at), "size": b.size}
+                        for b in backups]}
+
+    def human() -> str:
+        lines = [f"database: {ctx.paths.database}", f"host: {view.state.replace('_', ' ')}"]
+        if safe:
+            lines.append(f"safe mode: {safe}")
+        lines.append("backups (verified when taken, newest first):" if backups
+                     else "no backups yet (the host takes one a day)")
+        lines.extend(f"  {b.path}  {iso(b.taken_at)}  {b.size} bytes" for b in backups)
+        return "\n".join(lines)
+
+    ctx.emit(data, human)
+    return EXIT_OK
+
+
+def cmd_restore(ctx: Context) -> int:
+    if ctx.args.backup and ctx.args.empty:
+        raise CliError("--backup and --empty exclude each other", EXIT_USAGE)
+    backup = str(Path(ctx.args.backup).expanduser().absolute()) if ctx.args.backup else None
+    if host_running(ctx.paths) is not None:
+        reply = ctx.ask_host({"op": "store-restore", "backup": backup,
+                              "empty": bool(ctx.args.empty)})
+    else:
+        reply = _restore_offline(ctx, backup)
+    ctx.emit(reply, lambda: _restored_text(reply))
+    return EXIT_OK if reply.get("ok") else EXIT_ERROR
+
+
+def _restore_offline(ctx: Context, backup: str | None) -> dict[str, Any]:
+    now = SystemClock().now()
+    lease = HostLease(ctx.paths, "store restore", now, ctx.settings.host_stale_seconds)
+    try:
+        lease.acquire()
+    except HostAlreadyRunning as exc:
+        raise CliError(str(exc)) from None
+    try:
+        opened = open_for_host(ctx.paths.database, backups_dir(ctx), now)
+        for store in (opened.store, opened.reader):
+            if store is not None:
+                store.close()
+        if opened.problem is None:
+            raise CliError("the store is healthy: there is nothing to restore", EXIT_ERROR)
+        chosen = Path(backup) if backup else None
+        if chosen is None and not ctx.args.empty:
+            newest = list_backups(backups_dir(ctx))
+            if not newest:
+                raise CliError("there is no backup to restore; `--empty` starts an empty store "
+                               "(the damaged files are kept aside)")
+            chosen = newest[0].path
+        floor = read_marker(ctx.paths.database)
+        aside = restore(ctx.paths.database, chosen, now)
+        write_marker(ctx.paths.database, 0, now, floor=floor)
+        return {"ok": True, "moved_aside": str(aside) if aside else None,
+                "backup": str(chosen) if chosen else None, "problem": opened.problem.message}
+    finally:
+        lease.release()
+
+
+def _restored_text(reply: dict[str, Any]) -> str:
+    if not reply.get("ok"):
+        return f"not restored: {reply.get('error')}"
+    source = reply.get("backup") or "nothing (an empty store)"
+    lines = [f"restored from {source}"]
+    if reply.get("moved_aside"):
+        lines.append(f"  the previous files are in {reply['moved_aside']}")
+    if reply.get("safe_mode"):
+        lines.append(f"  still in safe mode: {reply['safe_mode']}")
+    return "\n".join(lines)

@@ -1,0 +1,105 @@
+"""What a host knows about its own health: the store, each provider, safe mode.
+
+Frozen values the engine keeps current and announces (:class:`HealthChanged`); the control
+socket's ``ping`` returns them, so ``goalkeeper status`` and the window say the same thing:
+"store unavailable: <reason> since T", "provider codex: start failed: … (retry at T)", "safe
+mode: the database … is damaged …".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core.clock import iso, parse_iso
+from core.i18n import N_
+
+
+@dataclass(frozen=True)
+class StoreHealth:
+    """Whether the store takes writes; when not, why and since when, and what waits."""
+
+    available: bool = True
+    reason: str | None = None
+    since: datetime | None = None
+    waiting: int = 0
+
+    def describe(self) -> str:
+        if self.available:
+            return N_("store available")
+        return N_("store unavailable: {reason} since {since}").format(reason=self.reason,
+                                                                       since=iso(self.since))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"available": self.available, "reason": self.reason, "since": iso(self.since),
+                "waiting": self.waiting, "text": self.describe()}
+
+
+@dataclass(frozen=True)
+class ProviderHealth:
+    """A provider's start: ``ok``, or ``failed`` with the reason and when it is tried again."""
+
+    name: str
+    state: str = "ok"  # "ok" | "failed"
+    reason: str | None = None
+    since: datetime | None = None
+    retry_at: datetime | None = None
+    attempts: int = 0
+
+    def describe(self) -> str:
+        if self.state == "ok":
+            return N_("provider {name}: ok").format(name=self.name)
+        if self.retry_at:
+            return N_("provider {name}: start failed since {since}: {reason} (tried {attempts}×, "
+                      "again at {retry_at})").format(
+                name=self.name, since=iso(self.since), reason=self.reason,
+                attempts=self.attempts, retry_at=iso(self.retry_at))
+        return N_("provider {name}: start failed since {since}: {reason} (tried {attempts}×)"
+                  ).format(name=self.name, since=iso(self.since), reason=self.reason,
+                           attempts=self.attempts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "state": self.state, "reason": self.reason,
+                "since": iso(self.since), "retry_at": iso(self.retry_at),
+                "attempts": self.attempts, "text": self.describe()}
+
+
+@dataclass(frozen=True)
+class HostHealth:
+    """Everything above, as one snapshot (what ``ping`` answers)."""
+
+    store: StoreHealth
+    providers: tuple[ProviderHealth, ...] = ()
+    safe_mode: str | None = None  # the problem text while the store cannot be written at all
+
+    def problems(self) -> list[str]:
+        lines = [N_("safe mode: {reason}").format(reason=self.safe_mode)] if self.safe_mode else []
+        if not self.store.available:
+            lines.append(self.store.describe())
+        lines.extend(p.describe() for p in self.providers if p.state != "ok")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store.to_json(), "providers": [p.to_json() for p in self.providers],
+                "safe_mode": self.safe_mode, "problems": self.problems()}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> HostHealth:
+        store = data.get("store") or {}
+        providers = tuple(
+            ProviderHealth(str(p.get("name")), str(p.get("state") or "ok"), p.get("reason"),
+                           parse_iso(p.get("since")), parse_iso(p.get("retry_at")),
+                           int(p.get("attempts") or 0))
+            for p in data.get("providers") or [] if isinstance(p, dict))
+        return HostHealth(
+            StoreHealth(bool(store.get("available", True)), store.get("reason"),
+                        parse_iso(store.get("since")), int(store.get("waiting") or 0)),
+            providers, data.get("safe_mode"))
+
+
+@dataclass(frozen=True)
+class HealthChanged:
+    """The host's health changed (store availability, a provider's start, safe mode)."""
+
+    health: HostHealth

@@ -1,0 +1,44 @@
+"""Size limits, checked before anything is stored.
+
+What a user hands Goalkeeper (a goal file, a command's ``--limit``) that is too big is refused
+with a typed error saying the limit (:class:`LimitExceeded`, or the goal file's own error). What
+arrives from outside without a person to tell (an agent's 10 MB prompt used as a title, a
+provider's error text) is cut to size with an ellipsis where the models are built
+(:func:`clip`), so no row in the store can grow without bound.
+"""
+
+from __future__ import annotations
+
+#: a goal's title
+MAX_TITLE_CHARS = 300
+#: a pause detail, a note, a history reason
+MAX_DESCRIPTION_CHARS = 4000
+#: a goal file, in bytes (read and parsed only below this)
+MAX_GOAL_FILE_BYTES = 1 << 20
+#: steps per pipeline
+MAX_STAGES = 200
+MAX_SOURCES = 100
+#: rows per page of ``history`` (and runs per page of ``runs``)
+MAX_PAGE = 1000
+
+ELLIPSIS = "…"
+
+
+class LimitExceeded(ValueError):
+    """Something is larger than Goalkeeper accepts; ``what``, ``size`` and ``limit`` say it."""
+
+    def __init__(self, what: str, size: int, limit: int, unit: str = "") -> None:
+        super().__init__(f"{what} is too large: {size}{unit}, at most {limit}{unit}")
+        self.what, self.size, self.limit = what, size, limit
+
+
+def check(what: str, size: int, limit: int, unit: str = "") -> None:
+    if size > limit:
+        raise LimitExceeded(what, size, limit, unit)
+
+
+def clip(text: str | None, limit: int) -> str | None:
+    """``text`` cut to ``limit`` characters (an ellipsis marking the cut)."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[: limit - 1] + ELLIPSIS

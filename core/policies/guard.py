@@ -1,0 +1,134 @@
+"""The policies while a goal runs: count its budget, pause it at the reserve or its budget.
+
+The engine hands every stored reading to :meth:`PolicyGuard.reading_recorded`. For each goal that
+runs on that window it
+
+* charges the reading's rise to the goal's budget (:mod:`core.policies.budget`);
+* pauses a goal **Goalkeeper resumed automatically** when the window reaches ``100 − R`` % used
+  (the reserve) or the goal has spent its budget this period — through the normal pause path: a
+  transition to ``paused`` (reason ``quota`` for the reserve, ``budget`` for the budget) with the
+  fence bumped, planned for the window's next reset like any quota pause, and then the provider
+  is asked to stop at the end of the current turn where it can
+  (:meth:`~core.providers.base.Provider.pause_goal_gracefully`).
+
+A goal the user resumed or started, or one the agent runs by itself, is never paused here — its
+spending still counts towards its budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any, Protocol
+
+from core.goal_machine import GoalEvent
+from core.goal_ops import transition
+from core.intake import IntakeContext, schedule
+from core.models import Goal, GoalState, PauseReason, QuotaReading
+from core.policies import budget
+from core.policies.marks import last_run_data, policy_pause_mark, ran_automatically
+from core.policies.rules import RULE_BUDGET, RULE_RESERVE
+from core.quota import used_percent
+from core.store import Committed, Mutation
+
+Decide = Callable[[Goal | None], Mutation[Any]]
+
+
+class GuardHost(Protocol):
+    """What the guard needs of the engine."""
+
+    goals: dict[str, Goal]
+
+    def intake_context(self) -> IntakeContext: ...
+
+    async def report(self, goal_id: str, decide: Decide) -> Committed[Any]:
+        """Apply ``decide`` in a transaction, never between a resume's claim and its settling."""
+        ...
+
+    def enqueue(self, job: Callable[[], Awaitable[None]]) -> None: ...
+
+    def stop_gracefully(self, goal: Goal) -> None:
+        """Ask the goal's provider to stop it, at the end of its turn where it can."""
+        ...
+
+
+class PolicyGuard:
+    """Watches running goals against the reserve and their budgets; owns no state."""
+
+    def __init__(self, host: GuardHost) -> None:
+        self._host = host
+
+    async def reading_recorded(self, previous: QuotaReading | None, reading: QuotaReading,
+                               effective: QuotaReading | None) -> None:
+        running = [g for g in list(self._host.goals.values())
+                   if g.state is GoalState.RUNNING and reading.window_id in g.windows]
+        for goal in running:
+            entries = budget.charge(goal, previous, reading)
+            if entries is not None:
+                committed = await self._host.report(goal.id, _budget_update(goal.id, entries))
+                goal = committed.after or goal
+            self._check(goal, effective or reading)
+
+    def _check(self, goal: Goal, reading: QuotaReading) -> None:
+        if not ran_automatically(goal):
+            return
+        ctx = self._host.intake_context()
+        breach = reserve_breach(goal, reading, ctx) or budget_breach(goal, ctx.now)
+        if breach is None:
+            return
+        rule, why, resets_at = breach
+        fence = goal.fence
+
+        async def pause() -> None:
+            committed = await self._host.report(goal.id, lambda current: decide_policy_pause(
+                current, fence, rule, why, resets_at, self._host.intake_context()))
+            if committed.result and committed.before is not None:
+                self._host.stop_gracefully(committed.before)
+
+        self._host.enqueue(pause)
+
+
+def reserve_breach(goal: Goal, reading: QuotaReading, ctx: IntakeContext
+                   ) -> tuple[str, str, datetime | None] | None:
+    keep = ctx.policy.rules.reserve_for(reading.window_id)
+    used = used_percent(reading)
+    if keep <= 0 or used is None or used < 100 - keep:
+        return None
+    why = (f"{reading.window_id} {used:.0f} % used, {keep:g} % kept for you — paused until "
+           "the window resets")
+    return RULE_RESERVE, why, reading.resets_at
+
+
+def budget_breach(goal: Goal, now: datetime) -> tuple[str, str, datetime | None] | None:
+    over = budget.exceeded(goal, now)
+    if over is None:
+        return None
+    why = (f"{over.percent:.0f} % of {over.window_id} spent this period (budget "
+           f"{goal.policy.budget_percent:g} %) — not resumed before the window resets")
+    return RULE_BUDGET, why, over.until
+
+
+def decide_policy_pause(current: Goal | None, fence: int, rule: str, why: str,
+                        resets_at: datetime | None, ctx: IntakeContext) -> Mutation[bool]:
+    """Pause a goal Goalkeeper resumed, for the reserve or its budget, and plan its resume."""
+    if current is None or current.fence != fence or current.state is not GoalState.RUNNING:
+        return Mutation(None, False)  # it stopped, or moved on, meanwhile
+    reason = PauseReason.BUDGET if rule == RULE_BUDGET else PauseReason.QUOTA
+    data = current.data | last_run_data(current, ctx.now) | policy_pause_mark(rule, ctx.now)
+    paused, row = transition(
+        current, GoalEvent.PAUSE, ctx.now, origin="policy", reason=f"{rule}: {why}",
+        pause_reason=reason, pause_detail=f"{rule}: {why}", fence=current.fence + 1,
+        attempts=0, data=data, detail={"rule": rule},
+    )
+    planned, scheduled = schedule(paused, resets_at, ctx)
+    return Mutation(planned, True, [row, scheduled])
+
+
+def _budget_update(goal_id: str, entries: dict[str, Any]) -> Decide:
+    def decide(current: Goal | None) -> Mutation[None]:
+        if current is None or current.data.get(budget.KEY) == entries:
+            return Mutation(None, None)
+        return Mutation(current.model_copy(update={"data": current.data | {budget.KEY: entries}}),
+                        None)
+
+    return decide

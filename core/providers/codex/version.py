@@ -1,0 +1,76 @@
+"""Which Codex is installed, and whether Goalkeeper supports it.
+
+Goalkeeper speaks the app-server protocol and reads the goal and rollout shapes of the Codex
+versions in :data:`SUPPORTED` (the contract tests in ``tests/real/`` run the pinned 0.169.0).
+``codex --version`` prints ``codex-cli X.Y.Z``; it is read once per executable (path and
+modification time), so an upgrade is noticed, and never on a hot path. Outside the range
+Goalkeeper still tries — it reads defensively — but says so plainly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+#: [lowest, first unsupported): the versions the real-CLI contract tests stand for
+SUPPORTED = ((0, 169, 0), (0, 170, 0))
+SUPPORTED_TEXT = "0.169.x"
+_VERSION = re.compile(r"codex-cli\s+(\d+)\.(\d+)\.(\d+)")
+
+Version = tuple[int, int, int]
+
+
+def parse(text: str) -> Version | None:
+    match = _VERSION.search(text)
+    if match is None:
+        return None
+    major, minor, patch = (int(g) for g in match.groups())
+    return major, minor, patch
+
+
+@dataclass(frozen=True)
+class VersionCheck:
+    """What ``codex --version`` said. ``note`` is set when Goalkeeper must say something."""
+
+    text: str
+    version: Version | None
+
+    @property
+    def supported(self) -> bool:
+        low, high = SUPPORTED
+        return self.version is not None and low <= self.version < high
+
+    @property
+    def note(self) -> str | None:
+        if self.version is None:
+            return (f"could not tell which Codex is installed ({self.text or 'no output'}); "
+                    f"Goalkeeper supports Codex {SUPPORTED_TEXT}")
+        if self.supported:
+            return None
+        shown = ".".join(str(n) for n in self.version)
+        return (f"Codex {shown} is installed; Goalkeeper supports Codex {SUPPORTED_TEXT} — "
+                "resuming may not work as described")
+
+
+def read_version(executable: str, env: Mapping[str, str], timeout: float = 10.0
+                 ) -> VersionCheck:
+    """Run ``codex --version`` (blocking: call it in a worker thread)."""
+    try:
+        done = subprocess.run([executable, "--version"], capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL, env=dict(env),
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return VersionCheck(f"codex --version failed: {exc}", None)
+    text = (done.stdout or done.stderr).strip()
+    return VersionCheck(text[:200], parse(text))
+
+
+def identity(executable: str) -> tuple[str, int]:
+    """What makes a cached check stale: the executable's path and modification time."""
+    try:
+        return executable, os.stat(executable).st_mtime_ns
+    except OSError:
+        return executable, 0

@@ -1,0 +1,60 @@
+"""A provider whose start fails is shown as failed and started again later, with backoff."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from core.clock import FakeClock
+from core.control import ControlServer
+from core.engine import Engine
+from core.models import GoalState
+from core.paths import Paths
+from core.settings import Settings
+from tests.support.fakes import FakeProvider, settled, until
+
+
+class FlakyStart(FakeProvider):
+    def __init__(self, clock: FakeClock, failures: int) -> None:
+        super().__init__(clock, "flaky")
+        self.failures = failures
+        self.attempts = 0
+
+    async def start(self) -> None:
+        self.attempts += 1
+        if self.attempts <= self.failures:
+            raise OSError(f"the agent's home is unreadable (attempt {self.attempts})")
+
+
+@pytest.mark.asyncio
+async def test_a_failed_start_is_shown_and_retried_until_it_works(paths: Paths,
+                                                                  clock: FakeClock) -> None:
+    flaky = FlakyStart(clock, failures=2)
+    flaky.observe("flaky:g", GoalState.PAUSED)
+    healthy = FakeProvider(clock)
+    healthy.observe("fake:h", GoalState.IDLE)
+    engine = Engine(paths, Settings(resume_jitter_seconds=0), [flaky, healthy], clock,
+                    random.Random(1))
+    await engine.start()
+    try:
+        await settled(engine)
+        assert "fake:h" in engine.goals and "flaky:g" not in engine.goals  # the host runs on
+        health = {p.name: p for p in engine.health().providers}
+        assert health["flaky"].state == "failed" and health["fake"].state == "ok"
+        assert "unreadable (attempt 1)" in str(health["flaky"].reason)
+        ping = await ControlServer(engine, paths).dispatch(b'{"op": "ping"}')
+        problems = ping["health"]["problems"]
+        assert problems and problems[0].startswith("provider flaky: start failed since")
+        clock.advance(engine.supervisor.policy.initial)  # first retry: fails again
+        await until(lambda: flaky.attempts == 2)
+        assert {p.name: p for p in engine.health().providers}["flaky"].attempts == 2
+        clock.advance(engine.supervisor.policy.delay(2))  # second retry: it starts
+        await until(lambda: flaky.attempts == 3)
+        await until(lambda: "flaky:g" in engine.goals)  # and is read at once
+        assert {p.name: p.state for p in engine.health().providers} == {"fake": "ok",
+                                                                        "flaky": "ok"}
+    finally:
+        await engine.stop()
+    await asyncio.sleep(0)

@@ -1,0 +1,240 @@
+"""A throw-away world for the real ``claude``: its config dir, home, project and environment,
+print-mode runs, and the TUI under a private tmux server.
+
+Nothing here touches the user's own Claude Code: ``HOME`` and ``CLAUDE_CONFIG_DIR`` are temp
+dirs, the API is :mod:`tests.real.claude_mock` on 127.0.0.1 (B0: ``ANTHROPIC_BASE_URL``,
+``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1``; a made-up ``CLAUDE_CODE_OAUTH_TOKEN`` for the
+subscriber path, ``ANTHROPIC_API_KEY=dummy`` for the API-key one). ``CLAUDE_CODE_MAX_RETRIES=0``
+stops the CLI's own retries of a transient 429 (10 of them, minutes in all). No permission flag
+is ever passed. Every process started here is stopped by :meth:`Tui.close` / the fixtures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+OAUTH_TOKEN = "sk-ant-oat01-goalkeeper-contract-test-not-a-real-token"
+PRINT_TIMEOUT = 90.0
+
+
+def encode_cwd(cwd: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in cwd)
+
+
+@dataclass
+class PrintRun:
+    """One ``claude -p … --output-format stream-json --verbose`` run."""
+
+    code: int
+    events: list[dict[str, Any]]
+    stderr: str
+
+    @property
+    def session_id(self) -> str:
+        for event in self.events:
+            if isinstance(event.get("session_id"), str):
+                return str(event["session_id"])
+        raise AssertionError(f"no session id in {self.events!r}")
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("type") == kind]
+
+    @property
+    def result(self) -> dict[str, Any]:
+        (result,) = self.of_type("result")
+        return result
+
+
+@dataclass
+class ClaudeWorld:
+    """A config dir, a home and a project (a git repository on branch ``feature/goals``)."""
+
+    root: Path
+    binary: Path
+    api_url: str
+    auth: str = "oauth"  # or "api_key"
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.config = self.root / "claude-config"
+        self.home = self.root / "home"
+        self.project = self.root / "project"
+        for directory in (self.config, self.home, self.project):
+            directory.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", "-b", "feature/goals", str(self.project)],
+                       check=True, capture_output=True)
+        # the TUI's first-run screens check connectivity to api.anthropic.com: skip them
+        (self.config / ".claude.json").write_text(json.dumps({
+            "hasCompletedOnboarding": True, "lastOnboardingVersion": "2.1.328", "theme": "dark",
+            "projects": {str(self.project): {"hasTrustDialogAccepted": True,
+                                             "hasCompletedProjectOnboarding": True}}}))
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = {"HOME": str(self.home), "CLAUDE_CONFIG_DIR": str(self.config),
+               "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TZ": "UTC",
+               "ANTHROPIC_BASE_URL": self.api_url,
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "0"}
+        if self.auth == "oauth":
+            env["CLAUDE_CODE_OAUTH_TOKEN"] = OAUTH_TOKEN
+        else:
+            env["ANTHROPIC_API_KEY"] = "dummy"
+        return {**env, **self.extra_env}
+
+    def transcript(self, session_id: str) -> Path:
+        return self.config / "projects" / encode_cwd(str(self.project)) / f"{session_id}.jsonl"
+
+    def records(self, session_id: str) -> list[dict[str, Any]]:
+        lines = self.transcript(session_id).read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def print_mode(self, prompt: str, *, resume: str | None = None,
+                   env: dict[str, str] | None = None) -> PrintRun:
+        argv = [str(self.binary), "-p"]
+        if resume:
+            argv += ["--resume", resume]
+        argv += [prompt, "--output-format", "stream-json", "--verbose"]
+        done = subprocess.run(argv, cwd=self.project, env={**self.env, **(env or {})},
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=PRINT_TIMEOUT, check=False)
+        events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        return PrintRun(done.returncode, events, done.stderr)
+
+    def settings(self, data: dict[str, Any]) -> None:
+        (self.config / "settings.json").write_text(json.dumps(data, indent=2))
+
+    def live_processes(self) -> list[dict[str, Any]]:
+        found = []
+        for path in sorted((self.config / "sessions").glob("*.json")):
+            with contextlib.suppress(OSError, ValueError):
+                found.append(json.loads(path.read_text()))
+        return found
+
+
+async def eventually(condition: Callable[[], Any], timeout: float = 30.0, what: str = "",
+                     state: Callable[[], Any] | None = None) -> Any:
+    """:func:`wait_for` for async tests: the event loop keeps running meanwhile. ``state``
+    describes what was seen instead, for the failure message."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            seen = f"; saw {state()!r}" if state is not None else ""
+            raise AssertionError(f"timed out after {timeout:g} s waiting for "
+                                 f"{what or condition}{seen}")
+        await asyncio.sleep(0.1)
+    return value
+
+
+def wait_for(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
+    """Poll ``condition`` (real time: these tests drive real processes) until it is truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition}")
+        time.sleep(0.1)
+
+
+def need_tmux() -> None:
+    """The TUI runs under tmux: skip without it, except under ``CI=true`` (a failure there)."""
+    import pytest
+
+    if shutil.which("tmux") is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("CI=true and tmux is missing: the Claude TUI tests need it")
+        pytest.skip("tmux is not installed: the Claude TUI tests need it")
+
+
+class Tui:
+    """The interactive ``claude`` in a private tmux server (its own socket in /tmp)."""
+
+    def __init__(self, world: ClaudeWorld, *args: str) -> None:
+        tmux = shutil.which("tmux")
+        if tmux is None:
+            raise RuntimeError("tmux is not installed")
+        self.world = world
+        self.tmux = tmux
+        self.dir = Path(tempfile.mkdtemp(prefix="gk-tui-"))  # short: a socket path limit
+        self.socket = self.dir / "tmux.sock"
+        script = self.dir / "run-claude.sh"
+        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in world.env.items())
+        script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(world.project))}\n"
+                          f"exec {shlex.quote(str(world.binary))} "
+                          + " ".join(shlex.quote(a) for a in args) + "\n")
+        script.chmod(0o755)
+        self._run("new-session", "-d", "-s", "gk", "-x", "200", "-y", "50", str(script))
+        self.pid = self._claude_pid()
+
+    def _run(self, *args: str) -> str:
+        done = subprocess.run([self.tmux, "-S", str(self.socket), *args], capture_output=True,
+                              text=True, timeout=30, check=False)
+        return done.stdout
+
+    def _claude_pid(self) -> int:
+        out = wait_for(lambda: self._run("list-panes", "-t", "gk", "-F", "#{pane_pid}").strip(),
+                       10, "the tmux pane")
+        return int(out.splitlines()[0])
+
+    def screen(self) -> str:
+        return self._run("capture-pane", "-p", "-t", "gk", "-S", "-200")
+
+    def wait_screen(self, text: str, timeout: float = 30.0) -> str:
+        return str(wait_for(lambda: self.screen() if text in self.screen() else "", timeout,
+                            f"{text!r} on the TUI screen"))
+
+    def send(self, *keys: str) -> None:
+        self._run("send-keys", "-t", "gk", *keys)
+
+    def type_line(self, text: str) -> None:
+        self._run("send-keys", "-t", "gk", "-l", text)
+        time.sleep(0.3)
+        self._run("send-keys", "-t", "gk", "Enter")
+
+    def alive(self) -> bool:
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        try:
+            state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        return state != "Z"
+
+    def session_file(self) -> Path:
+        return self.world.config / "sessions" / f"{self.pid}.json"
+
+    def close_terminal(self) -> None:
+        """The terminal goes away (tmux server killed: SIGHUP), as when its window is closed."""
+        self._run("kill-server")
+        wait_for(lambda: not self.alive(), 15, "claude to exit after SIGHUP")
+
+    def kill(self) -> None:
+        """``kill -9`` on the TUI during its wait: its ``sessions/<pid>.json`` stays behind."""
+        os.kill(self.pid, signal.SIGKILL)
+        wait_for(lambda: not self.alive(), 15, "claude to die")
+
+    def close(self) -> None:
+        """Leave no tmux and no claude process behind, whatever state the test left."""
+        self._run("kill-server")
+        with contextlib.suppress(AssertionError):
+            wait_for(lambda: not self.alive(), 10)
+        if self.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        shutil.rmtree(self.dir, ignore_errors=True)
