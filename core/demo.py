@@ -16,7 +16,7 @@ from core.clock import Clock
 from core.events import Event, GoalChanged, HistoryRecorded
 from core.hosting import Host
 from core.i18n import N_, _, localized
-from core.i18n.words import word
+from core.i18n.words import origin_word, word
 from core.models import GoalState, HistoryRow
 from core.paths import Paths
 from core.providers.demo import DemoProvider
@@ -129,7 +129,8 @@ class DemoSession:
             text += _(" for {time} (in {duration})").format(
                 time=local_time(at), duration=duration((at - row.at).total_seconds()))
         if row.event == "resumed" and row.trigger:
-            text += f" ({word(row.trigger)}, {row.origin})"
+            text += _(" ({trigger}, {origin})").format(trigger=word(row.trigger),
+                                                       origin=origin_word(row.origin))
         if row.reason and row.event not in ("resumed", "started"):
             text += f" — {localized(row.reason)}"
         return text

@@ -130,7 +130,8 @@ class GuiSession(QObject):
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         if self.host.ended is not None and self.host.ended.done() and not quit_waiter.done():
             self.bridge.set_host_state("replaced")
-            self.window.show_message(f"Host not running: {self.host.ended.result()}", False)
+            self.window.show_message(tr("Host not running: {reason}").format(
+                reason=localized(str(self.host.ended.result()))), False)
             await quit_waiter
         quit_waiter.cancel()
 

@@ -121,6 +121,7 @@ LABELS = {
     "codex_continuation_text": QT_TR_NOOP("Prompt of the exec fallback"),
     "codex_app_server_timeout_seconds": QT_TR_NOOP("App-server quota read timeout (s)"),
     "codex_confirm_timeout_seconds": QT_TR_NOOP("Wait for Codex to confirm a resume (s)"),
+    "codex_turn_end_timeout_seconds": QT_TR_NOOP("Wait for the last turn to end (s)"),
     "claude_enabled": QT_TR_NOOP("Watch Claude Code"),
     "claude_config_dirs": QT_TR_NOOP("Claude config directories"),
     "claude_bin": QT_TR_NOOP("Claude executable"),
@@ -131,6 +132,8 @@ LABELS = {
     "claude_poll_seconds": QT_TR_NOOP("Transcript check interval (s)"),
     "claude_scan_workers": QT_TR_NOOP("Processes for the first scan"),
     "claude_stop_grace_seconds": QT_TR_NOOP("Stop grace before SIGTERM (s)"),
+    "claude_retry_attempts": QT_TR_NOOP("Turns tried on transient 429s"),
+    "claude_retry_backoff_seconds": QT_TR_NOOP("First backoff after a transient 429 (s)"),
     "pipeline_enabled": QT_TR_NOOP("Run pipeline goals"),
     "pipeline_stop_grace_seconds": QT_TR_NOOP("Step stop grace before SIGKILL (s)"),
     "pipeline_max_inline_wait_seconds": QT_TR_NOOP("Longest rate-limit wait in process (s)"),
@@ -216,6 +219,9 @@ HELP = {
                                                    "app-server`."),
     "codex_confirm_timeout_seconds": QT_TR_NOOP("How long a resume waits for Codex to confirm "
                                                 "the goal is active again."),
+    "codex_turn_end_timeout_seconds": QT_TR_NOOP("When Codex completed or limited the goal: how "
+                                                 "long Goalkeeper waits for the turn in progress "
+                                                 "to end before it lets the app-server go."),
     "claude_enabled": QT_TR_NOOP("Watch Claude Code sessions (only when a Claude config "
                                  "directory exists)."),
     "claude_config_dirs": QT_TR_NOOP("Comma-separated; empty: $CLAUDE_CONFIG_DIR (may list "
@@ -234,6 +240,10 @@ HELP = {
                                       "0: one per CPU, at most 4."),
     "claude_stop_grace_seconds": QT_TR_NOOP("Pause or cancel of a headless run: SIGINT, this "
                                             "long, then SIGTERM."),
+    "claude_retry_attempts": QT_TR_NOOP("Headless turns tried when each ends on a transient 429 "
+                                        "(a rate limit that is not your usage limit)."),
+    "claude_retry_backoff_seconds": QT_TR_NOOP("First backoff cap after a transient 429; it "
+                                               "doubles, up to 15 min."),
     "pipeline_enabled": QT_TR_NOOP("Run pipeline goals added with `goalkeeper add`."),
     "pipeline_stop_grace_seconds": QT_TR_NOOP("When a step is stopped: SIGTERM, then SIGKILL "
                                               "after this."),

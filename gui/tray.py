@@ -162,7 +162,8 @@ class Tray(QObject):
     def _waiting_text(goal: Goal, now: datetime) -> str:
         if goal.next_resume_at is not None and goal.deferred_by and goal.next_resume_at > now:
             # "resumes at 19:00 (allowed hours)": a resume policy moved it
-            return f"{goal.title} — resumes {fmt.next_resume_text(goal, now)}"
+            return tr("{title} — resumes {when}").format(title=goal.title,
+                                                         when=fmt.next_resume_text(goal, now))
         if goal.next_resume_at is not None:
             return tr("{title} — resumes {countdown}").format(
                 title=goal.title, countdown=countdown(goal.next_resume_at, now))

@@ -264,6 +264,30 @@ def test_english_text_without_a_translation_is_shown_as_it_is() -> None:
     ("HTTP 503 Service Unavailable (4 attempts)", "HTTP 503 Service Unavailable（尝试了 4 次）"),
     ("HTTP 401 Unauthorized — check the token: `goalkeeper secret set ntfy-token`",
      "HTTP 401 Unauthorized — 请检查令牌：`goalkeeper secret set ntfy-token`"),
+    # the resume policies' reasons (issue 13), and notes joined with "; " taken one by one
+    ("manual resume (was paused: quota); ignoring the reserve: fake:5h 75 % used, 30 % kept "
+     "for you; outside the allowed hours (Mon-Fri 19:00-08:00 (UTC)): a manual resume is always "
+     "allowed",
+     "手动恢复（暂停原因：配额）；忽略预留：fake:5h 已用 75 %，为你预留 30 %；不在允许时段内"
+     "（Mon-Fri 19:00-08:00 (UTC)）：手动恢复总是允许的"),
+    ("quota exhausted; allowed hours: Mon-Fri 19:00-08:00 (Europe/Berlin)",
+     "配额耗尽；允许时段：Mon-Fri 19:00-08:00 (Europe/Berlin)"),
+    ("reserve: fake:5h 70 % used, 30 % kept for you — paused until the window resets",
+     "预留：fake:5h 已用 70 %，为你预留 30 %——暂停到窗口重置"),
+    ("allowed hours: not before the scheduled time", "允许时段：还没到预定时间"),
+    ("waiting for a slot on codex:5h: 1 of 1 in use by codex:a",
+     "codex:5h 上等待名额：1 个中已用 1 个，由 codex:a 占用"),
+    ("budget_percent = '120': Input should be less than or equal to 100",
+     "budget_percent = '120'：应小于或等于 100"),
+    ("store unavailable: disk I/O error since 2026-07-07T12:00:00Z",
+     "存储不可用：disk I/O error，自 2026-07-07T12:00:00Z 起"),
+    # the pipeline run summary (left in English by the first pass)
+    ("run r1 completed: sources 2/4 (missing a: timeout ×2); 12 items — DEGRADED: items "
+     "possibly incomplete",
+     "运行 r1 已完成：数据源 2/4（缺少 a: timeout ×2）；12 个条目——降级：条目可能不完整"),
+    # "; " inside one template: not taken apart when a part has no translation of its own
+    ("fresh read failed (boom); decided on the last known readings",
+     "重新读取失败（boom）；按最近一次已知的读数决定"),
     # only stored templates (N_): a date format or a CLI pattern (_() only) never takes stored
     # text apart ("{weekday} {day}", "{outcome} until {time}")
     ("demo quota", "demo quota"),

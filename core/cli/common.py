@@ -88,11 +88,11 @@ class Context:
             yield None
             return
         except StoreError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(localized(str(exc))) from None
         try:
             yield store
         except sqlite3.DatabaseError as exc:
-            raise CliError(describe_failure(self.paths.database, exc)) from None
+            raise CliError(localized(describe_failure(self.paths.database, exc))) from None
         finally:
             store.close()
 
@@ -103,7 +103,7 @@ class Context:
         try:
             store, _ = open_store(self.paths.database, SystemClock().now())
         except StoreError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(localized(str(exc))) from None
         try:
             yield store
         finally:
@@ -185,13 +185,18 @@ class HostView:
 
 
 def not_responding_text(host: str, info: HostInfo | None, waited: float, now: datetime) -> str:
+    return not_responding_head(host, info, waited, now) + " — " + _(
+        "it may be hung or stopped (SIGSTOP). A new host replaces it once it has been silent for "
+        "host_stale_seconds (see `goalkeeper daemon`).")
+
+
+def not_responding_head(host: str, info: HostInfo | None, waited: float, now: datetime) -> str:
+    """``host not responding: … did not answer within 2 s; its last heartbeat was 40 s ago``."""
     silent = info.silent_for(now) if info is not None else None
     since = (_("; its last heartbeat was {seconds} s ago").format(seconds=f"{silent:.0f}")
              if silent is not None else "")
-    return _("host not responding: {host} did not answer within {waited} s{since} — it may be "
-             "hung or stopped (SIGSTOP). A new host replaces it once it has been silent for "
-             "host_stale_seconds (see `goalkeeper daemon`).").format(
-                 host=host, waited=f"{waited:g}", since=since)
+    return _("host not responding: {host} did not answer within {waited} s{since}").format(
+        host=host, waited=f"{waited:g}", since=since)
 
 
 def make_context(args: argparse.Namespace) -> Context:

@@ -17,7 +17,7 @@ from core.clock import SystemClock
 from core.demo import DEMO_SETTINGS, DemoSession
 from core.host import HostAlreadyRunning
 from core.hosting import Host
-from core.i18n import _
+from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging
 from core.paths import resolve_paths
 from core.providers.registry import build_providers
@@ -92,9 +92,9 @@ def _run_host(make: Callable[[], Host], body: Callable[[Host], Any]) -> int:
     except HostAlreadyRunning as exc:
         raise CliError(str(exc)) from None
     except StoreError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(localized(str(exc))) from None
     except OSError as exc:  # e.g. a read-only runtime directory: no control socket
-        raise CliError(f"the host cannot start: {exc}") from None
+        raise CliError(_("the host cannot start: {error}").format(error=exc)) from None
 
 
 def cmd_daemon(ctx: Context) -> int:
@@ -107,7 +107,7 @@ def cmd_daemon(ctx: Context) -> int:
         async def body(host: Host) -> int:
             await serve_until_signal(host)
             if host.ended is not None and host.ended.done() and not host.ended.cancelled():
-                warn(f"stopped: {host.ended.result()}")
+                warn(_("stopped: {reason}").format(reason=localized(str(host.ended.result()))))
                 return EXIT_ERROR
             return EXIT_OK
 

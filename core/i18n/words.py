@@ -36,7 +36,9 @@ WORDS = (
     # resume-policy rules (Deferral.rule, a history row's "rule")
     N_("allowed hours"), N_("reserve"), N_("waiting for a slot"), N_("budget"),
     # host kinds (host.json)
-    N_("daemon"), N_("gui"), N_("demo"),
+    N_("daemon"), N_("gui"), N_("demo"), N_("store restore"),
+    # what a command can tell about the host (HostView.state)
+    N_("not running"), N_("not responding"),
     # integration.files.Change (desktop and service files)
     N_("written"), N_("removed"), N_("absent"), N_("kept"),
 )
@@ -66,7 +68,7 @@ PYDANTIC = (
 
 #: who asked (a history row's ``origin``) as people read it; an unknown origin shows as it is
 ORIGINS = {"gui": N_("desktop app"), "cli": N_("CLI"), "scheduler": N_("scheduler"),
-           "tray": N_("tray")}
+           "tray": N_("tray"), "policy": N_("resume policy"), "demo": N_("demo")}
 
 
 def origin_word(origin: str | None) -> str:

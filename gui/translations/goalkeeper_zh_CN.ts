@@ -169,6 +169,14 @@
         <translation>上次恢复</translation>
     </message>
     <message>
+        <source>Budget spent</source>
+        <translation>已用预算</translation>
+    </message>
+    <message>
+        <source>Last run</source>
+        <translation>上次运行</translation>
+    </message>
+    <message>
         <source>Created</source>
         <translation>创建时间</translation>
     </message>
@@ -352,6 +360,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>现在到期</translation>
     </message>
     <message>
+        <source>at {time} ({rule})</source>
+        <translation>{time}（{rule}）</translation>
+    </message>
+    <message>
         <source>auto-resume off</source>
         <translation>自动恢复：关</translation>
     </message>
@@ -364,8 +376,36 @@ Showing the defaults; saving replaces the file.</source>
         <translation>自动恢复不早于 {when}</translation>
     </message>
     <message>
+        <source> ({rule})</source>
+        <translation>（{rule}）</translation>
+    </message>
+    <message>
         <source>Quota resets {when}</source>
         <translation>配额于 {when} 重置</translation>
+    </message>
+    <message>
+        <source>budget {percent} %</source>
+        <translation>预算 {percent} %</translation>
+    </message>
+    <message>
+        <source>nothing this period ({budget})</source>
+        <translation>本周期尚未使用（{budget}）</translation>
+    </message>
+    <message>
+        <source>{percent} % of {window}</source>
+        <translation>{window} 的 {percent} %</translation>
+    </message>
+    <message>
+        <source>{spent} this period ({budget})</source>
+        <translation>本周期 {spent}（{budget}）</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>ran {duration} on the last window</source>
+        <translation>上一个窗口运行了 {duration}</translation>
     </message>
     <message>
         <source>later</source>
@@ -560,6 +600,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>自动恢复已更改</translation>
     </message>
     <message>
+        <source>resume policy changed</source>
+        <translation>恢复策略已更改</translation>
+    </message>
+    <message>
         <source>manual</source>
         <translation>手动</translation>
     </message>
@@ -590,6 +634,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>tray</source>
         <translation>托盘</translation>
+    </message>
+    <message>
+        <source>resume policy</source>
+        <translation>恢复策略</translation>
     </message>
     <message>
         <source>{trigger} ({origin})</source>
@@ -757,6 +805,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>本应用（pid {pid}）托管 {data_dir}</translation>
     </message>
     <message>
+        <source>Host not running: {reason}</source>
+        <translation>宿主未运行：{reason}</translation>
+    </message>
+    <message>
         <source>Settings saved; scheduling changes apply when Goalkeeper next starts.</source>
         <translation>设置已保存；调度相关的改动在 Goalkeeper 下次启动时生效。</translation>
     </message>
@@ -772,6 +824,10 @@ Showing the defaults; saving replaces the file.</source>
         <source>Resuming</source>
         <extracomment>fields whose change the running app applies at once (the engine&apos;s are read at start-up)</extracomment>
         <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Resume policies</source>
+        <translation>恢复策略</translation>
     </message>
     <message>
         <source>Quota thresholds</source>
@@ -947,6 +1003,42 @@ Showing the defaults; saving replaces the file.</source>
         <translation>提供方刷新间隔（秒）</translation>
     </message>
     <message>
+        <source>Host heartbeat interval (s)</source>
+        <translation>宿主心跳间隔（秒）</translation>
+    </message>
+    <message>
+        <source>Replace a silent host after (s)</source>
+        <translation>宿主静默多久后接替（秒）</translation>
+    </message>
+    <message>
+        <source>Host answer time-out (s)</source>
+        <translation>宿主应答超时（秒）</translation>
+    </message>
+    <message>
+        <source>Keep for me, every window (%)</source>
+        <translation>每个窗口为我预留（%）</translation>
+    </message>
+    <message>
+        <source>Keep for me, per window</source>
+        <translation>按窗口为我预留</translation>
+    </message>
+    <message>
+        <source>Automatic resumes only at</source>
+        <translation>只在这些时段自动恢复</translation>
+    </message>
+    <message>
+        <source>Time zone of those hours</source>
+        <translation>这些时段的时区</translation>
+    </message>
+    <message>
+        <source>Automatic resumes at once, per window</source>
+        <translation>每个窗口同时自动恢复的数量</translation>
+    </message>
+    <message>
+        <source>Next resume after (s)</source>
+        <translation>下一次恢复间隔（秒）</translation>
+    </message>
+    <message>
         <source>Follow Codex</source>
         <translation>关注 Codex</translation>
     </message>
@@ -969,6 +1061,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Wait for Codex to confirm a resume (s)</source>
         <translation>等待 Codex 确认恢复的时长（秒）</translation>
+    </message>
+    <message>
+        <source>Wait for the last turn to end (s)</source>
+        <translation>等待最后一轮结束（秒）</translation>
     </message>
     <message>
         <source>Watch Claude Code</source>
@@ -1009,6 +1105,14 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Stop grace before SIGTERM (s)</source>
         <translation>发送 SIGTERM 之前的宽限（秒）</translation>
+    </message>
+    <message>
+        <source>Turns tried on transient 429s</source>
+        <translation>遇到临时 429 时尝试的轮数</translation>
+    </message>
+    <message>
+        <source>First backoff after a transient 429 (s)</source>
+        <translation>临时 429 后的首次退避（秒）</translation>
     </message>
     <message>
         <source>Run pipeline goals</source>
@@ -1092,6 +1196,42 @@ Showing the defaults; saving replaces the file.</source>
         <translation>多久向提供方询问一次目标和配额。</translation>
     </message>
     <message>
+        <source>How often the host writes that it is alive.</source>
+        <translation>宿主多久写一次自己还活着。</translation>
+    </message>
+    <message>
+        <source>A host silent this long that does not answer may be replaced; its writes are fenced off.</source>
+        <translation>静默这么久且不应答的宿主可以被接替；它的写入会被隔离。</translation>
+    </message>
+    <message>
+        <source>How long commands wait before saying the host is not responding.</source>
+        <translation>命令等多久后才报告宿主无响应。</translation>
+    </message>
+    <message>
+        <source>An automatic resume needs more than this share of the window left, and a goal Goalkeeper resumed is paused when only this much is left (until the window resets). 0 = off. Manual resumes ignore it.</source>
+        <translation>自动恢复要求窗口剩余多于这个比例；由 Goalkeeper 恢复的目标在只剩这么多时暂停（直到窗口重置）。0 = 关闭。手动恢复不受它限制。</translation>
+    </message>
+    <message>
+        <source>Per-window reserves replacing the one above, e.g. codex:5h=30, claude:7d=10.</source>
+        <translation>按窗口设置的预留，替代上面那一项，例如 codex:5h=30, claude:7d=10。</translation>
+    </message>
+    <message>
+        <source>Weekly ranges in which automatic resumes may start, e.g. Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00 (a range ending before it starts runs past midnight; &apos;except …&apos; for quiet hours). Empty: any time. A goal&apos;s own hours replace these; manual resumes are always allowed.</source>
+        <translation>每周中允许开始自动恢复的时段，例如 Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00（结束早于开始的时段会跨过午夜；&apos;except …&apos; 用来写安静时段）。留空：任何时间。目标自己的时段会替代这些；手动恢复总是允许的。</translation>
+    </message>
+    <message>
+        <source>IANA name such as Europe/Berlin; empty: the system&apos;s zone.</source>
+        <translation>IANA 名称，例如 Europe/Berlin；留空：系统时区。</translation>
+    </message>
+    <message>
+        <source>Goals waiting on one window resume in priority order, this many at a time (0 = all at once).</source>
+        <translation>等待同一个窗口的目标按优先级恢复，每次这么多个（0 = 全部同时）。</translation>
+    </message>
+    <message>
+        <source>The next waiting goal starts when a resumed one stops, or after it has run this long.</source>
+        <translation>已恢复的目标停下，或运行了这么久之后，下一个等待中的目标才开始。</translation>
+    </message>
+    <message>
         <source>Show the built-in demo goals in this data directory too.</source>
         <translation>在这个数据目录中也显示内置的演示目标。</translation>
     </message>
@@ -1152,6 +1292,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>恢复时等待 Codex 确认目标重新进入活动状态的时长。</translation>
     </message>
     <message>
+        <source>When Codex completed or limited the goal: how long Goalkeeper waits for the turn in progress to end before it lets the app-server go.</source>
+        <translation>Codex 完成了目标或目标达到上限时：Goalkeeper 等待进行中的这一轮结束多久，然后才放开 app-server。</translation>
+    </message>
+    <message>
         <source>Watch Claude Code sessions (only when a Claude config directory exists).</source>
         <translation>关注 Claude Code 会话（仅当存在 Claude 配置目录时）。</translation>
     </message>
@@ -1190,6 +1334,14 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Pause or cancel of a headless run: SIGINT, this long, then SIGTERM.</source>
         <translation>暂停或取消无界面运行时：先发送 SIGINT，等待这么久，再发送 SIGTERM。</translation>
+    </message>
+    <message>
+        <source>Headless turns tried when each ends on a transient 429 (a rate limit that is not your usage limit).</source>
+        <translation>每一轮都因临时 429（不是你的用量上限的限流）结束时，尝试的无界面轮数。</translation>
+    </message>
+    <message>
+        <source>First backoff cap after a transient 429; it doubles, up to 15 min.</source>
+        <translation>临时 429 后的首次退避上限；之后逐次加倍，最多 15 分钟。</translation>
     </message>
     <message>
         <source>Run pipeline goals added with `goalkeeper add`.</source>
@@ -1324,6 +1476,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>&amp;Quit Goalkeeper</source>
         <translation>退出 Goalkeeper(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>{title} — resumes {when}</source>
+        <translation>{title} — {when}恢复</translation>
     </message>
     <message>
         <source>{title} — resumes {countdown}</source>
@@ -1563,6 +1719,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>发往 {channel}（{target}）的通知持续失败：{reason}</translation>
     </message>
     <message>
+        <source>keeps {percent} %</source>
+        <translation>预留 {percent} %</translation>
+    </message>
+    <message>
         <source>resets {when}</source>
         <translation>{when} 重置</translation>
     </message>
@@ -1573,6 +1733,18 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>{label} quota: {used}{state}, {when}, {badge}</source>
         <translation>{label} 配额：{used}{state}，{when}，{badge}</translation>
+    </message>
+    <message>
+        <source>, {forecast}</source>
+        <translation>，{forecast}</translation>
+    </message>
+    <message>
+        <source>, {percent} % kept for you</source>
+        <translation>，为你预留 {percent} %</translation>
+    </message>
+    <message>
+        <source>Reserve: automatic resumes need more than {reserve} % left; goals Goalkeeper resumed pause at {used} % used</source>
+        <translation>预留：自动恢复需要剩余多于 {reserve} %；由 Goalkeeper 恢复的目标在用到 {used} % 时暂停</translation>
     </message>
     <message>
         <source>Quota windows</source>
@@ -1591,6 +1763,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>宿主：{text}</translation>
     </message>
     <message>
+        <source>Host not running: another Goalkeeper host took over this data directory</source>
+        <translation>宿主未运行：另一个 Goalkeeper 宿主接管了这个数据目录</translation>
+    </message>
+    <message>
         <source>Stopping the host…</source>
         <translation>正在停止宿主…</translation>
     </message>
@@ -1601,6 +1777,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Host state</source>
         <translation>宿主状态</translation>
+    </message>
+    <message>
+        <source>Host problem</source>
+        <translation>宿主问题</translation>
     </message>
     <message>
         <source>Last provider refresh</source>
@@ -1617,6 +1797,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Data directory: {dir}</source>
         <translation>数据目录：{dir}</translation>
+    </message>
+    <message>
+        <source> (+{count} more)</source>
+        <translation>（另有 {count} 条）</translation>
     </message>
     <message>
         <source>Providers read {when}</source>
@@ -1657,6 +1841,66 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>{label} — used %</source>
         <translation>{label} — 已用 %</translation>
+    </message>
+    <message>
+        <source>Resume policy</source>
+        <translation>恢复策略</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
+    <message>
+        <source>Goals waiting on the same window resume highest first; equal ones by the oldest pause.</source>
+        <translation>等待同一个窗口的目标按优先级从高到低恢复；优先级相同时，暂停最早的先恢复。</translation>
+    </message>
+    <message>
+        <source>Budget per window period (%)</source>
+        <translation>每个窗口周期的预算（%）</translation>
+    </message>
+    <message>
+        <source>no budget</source>
+        <translation>无预算</translation>
+    </message>
+    <message>
+        <source>At most this share of a window per window period; reaching it pauses the goal (reason budget) until the window resets.</source>
+        <translation>每个窗口周期最多用掉窗口的这个比例；达到后目标会暂停（原因：预算），直到窗口重置。</translation>
+    </message>
+    <message>
+        <source>Allowed hours</source>
+        <translation>允许时段</translation>
+    </message>
+    <message>
+        <source>When automatic resumes of this goal may start, e.g. Mon-Fri 19:00-08:00; empty: the global hours.</source>
+        <translation>这个目标的自动恢复可以在什么时段开始，例如 Mon-Fri 19:00-08:00；留空：使用全局时段。</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>应用(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Resume policy result</source>
+        <translation>恢复策略结果</translation>
+    </message>
+    <message>
+        <source>Priority:</source>
+        <translation>优先级：</translation>
+    </message>
+    <message>
+        <source>Budget (% of a window):</source>
+        <translation>预算（窗口的 %）：</translation>
+    </message>
+    <message>
+        <source>Allowed hours:</source>
+        <translation>允许时段：</translation>
+    </message>
+    <message>
+        <source>the global hours: {hours}</source>
+        <translation>全局时段：{hours}</translation>
+    </message>
+    <message>
+        <source>any time (no global hours)</source>
+        <translation>任何时间（没有全局时段）</translation>
     </message>
 </context>
 </TS>

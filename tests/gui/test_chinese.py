@@ -25,8 +25,11 @@ from PySide6.QtWidgets import (
 
 from core import i18n
 from core.engine import Engine
-from core.models import GoalState, PauseReason
+from core.models import Deferral, GoalState, PauseReason
 from core.paths import resolve_paths
+from core.policies.forecast import Forecast
+from core.textfmt import short_time
+from gui import format as fmt
 from gui import i18n as gui_i18n
 from gui.bridge import Bridge
 from gui.dialogs.settings_dialog import SettingsDialog
@@ -140,8 +143,8 @@ def test_the_settings_dialog_and_qt_s_own_buttons(zh: None, qtbot: Any, tmp_path
     dialog = SettingsDialog(SettingsSource(tmp_path / "config.toml", {}))
     qtbot.addWidget(dialog)
     assert dialog.windowTitle() == "Goalkeeper 设置"
-    assert [dialog.tabs.tabText(i) for i in range(5)] == ["恢复", "配额阈值", "调度器", "通知",
-                                                         "桌面"]
+    assert [dialog.tabs.tabText(i) for i in range(6)] == ["恢复", "恢复策略", "配额阈值", "调度器",
+                                                         "通知", "桌面"]
     language = dialog.editors["language"]
     assert isinstance(language, QComboBox)
     assert [language.itemText(i) for i in range(language.count())] == [
@@ -152,6 +155,47 @@ def test_the_settings_dialog_and_qt_s_own_buttons(zh: None, qtbot: Any, tmp_path
     editor.setText("0")  # type: ignore[union-attr]
     assert dialog.errors["max_auto_attempts"].text() == "应大于或等于 1"
     assert english_left(dialog) == []
+    dialog.editors["auto_resume_hours"].setText("Mon-Fry 19:00-08:00")  # type: ignore[union-attr]
+    assert dialog.errors["auto_resume_hours"].text() == (
+        "'Mon-Fry'：未知的星期 'Fry'（请用 Mon、Tue、Wed、Thu、Fri、Sat、Sun）")
+    dialog.editors["resume_reserve_by_window"].setText("codex:5h")  # type: ignore[union-attr]
+    assert dialog.errors["resume_reserve_by_window"].text() == (
+        "'codex:5h' 需要写成 WINDOW=PERCENT，例如 codex:5h=30")
+
+
+@pytest.mark.asyncio
+async def test_the_resume_policies_in_chinese(zh_window: MainWindow, engine: Engine,
+                                              fake: FakeProvider) -> None:
+    """What the resume policies put on the screen: a goal's details with its policy form (and
+    the core's message for a wrong value), a deferral by the allowed hours, the gauge's forecast
+    and reserve."""
+    now = engine.clock.now()
+    dialog = zh_window.open_details("fake:a")
+    assert dialog.policy_form.title() == "恢复策略"
+    assert dialog.field("Budget spent") == "—"
+    dialog.policy_form.budget.setText("120")
+    assert dialog.policy_form.errors["budget_percent"].text() == (
+        "budget_percent = '120'：应小于或等于 100")
+    assert english_left(dialog) == ["Refactor the parser"]  # the goal's title is data
+    dialog.close()
+    goal = engine.goals["fake:a"].model_copy(update={
+        "state": GoalState.PAUSED, "pause_reason": PauseReason.QUOTA,
+        "next_resume_at": now + timedelta(hours=3),
+        "deferral": Deferral(rule="allowed hours", until=now + timedelta(hours=3))})
+    when = short_time(now + timedelta(hours=3), now)
+    assert fmt.next_resume_text(goal, now) == f"{when}（允许时段）"
+    assert fmt.next_resume_tooltip(goal, now).startswith("自动恢复不早于 ")
+    await engine.record_reading(reading("fake:5h", 40, now, now + timedelta(hours=4)))
+    gauge = zh_window.quota_panel.gauges["fake:5h"]
+    ahead = Forecast(60.0, now + timedelta(minutes=70)).text(now)
+    gauge.set_reading(gauge.reading, False, now, 90.0, 30.0, ahead, runs_out=True)  # type: ignore[arg-type]
+    soon = short_time(now + timedelta(minutes=70), now)
+    assert gauge.policy_text() == f"约 {soon} 用完 · 预留 30 %"
+    assert gauge.accessibleName().endswith(f"，约 {soon} 用完，为你预留 30 %")
+    assert "预留：自动恢复需要剩余多于 30 %" in gauge.toolTip()
+    assert Forecast(0.0, None, True).text(now) == "可撑到重置"
+    assert Forecast(60.0, now + timedelta(minutes=70)).to_json(now)["text"].startswith(
+        "runs out ≈ ")  # --json keeps the English
 
 
 def test_the_tray_tooltip_in_chinese(zh: None, fake: FakeProvider) -> None:

@@ -353,8 +353,8 @@ class ClaudeProvider(Provider):
         session_id = sessions.session_of(goal.id)
         live = self.live.live(session_id, self.own_pids()) if session_id else None
         if live is not None:  # never headless behind a live Claude Code's back
-            raise RunnerDeferred(f"{sessions.LIVE_BLOCK} (pid {live.pid}): Goalkeeper waits "
-                                 "for that process to exit", 60.0)
+            raise RunnerDeferred(N_("{block} (pid {pid}): Goalkeeper waits for that process to "
+                                    "exit").format(block=sessions.LIVE_BLOCK, pid=live.pid), 60.0)
         if goal.pause_reason is PauseReason.QUOTA and state is not None:
             read_file(state, self.watcher.ledger)  # check, then act: what happened meanwhile?
             stops = state.facts.stops

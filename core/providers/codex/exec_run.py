@@ -95,18 +95,19 @@ class ExecRun:
         failure to start."""
         text = " ".join(self._output).lower()
         if UNTRUSTED_MARKER in text:
-            raise RunnerError(
-                f"Codex will not run in {self.cwd}: it is not a trusted directory (not a git "
+            raise RunnerError(N_(
+                "Codex will not run in {dir}: it is not a trusted directory (not a git "
                 "repository, and not trusted in Codex). Open the session in Codex there once "
                 "to trust it, or make it a git repository; Goalkeeper never passes "
-                "--skip-git-repo-check")
+                "--skip-git-repo-check").format(dir=self.cwd))
         if self.rollout is not None:
             self._events.extend(await self._poll_file(self.rollout))
         if any(marker in text for marker in LIMIT_MARKERS) or any(
                 isinstance(e, TurnLimited) for e in self._events):
             self._limited(RELIMITED_NOTE)  # applied once this resume has settled
             return StartOutcome.STARTED
-        raise RunnerError(f"codex exec resume exited with code {code}: {self.output_tail}")
+        raise RunnerError(N_("codex exec resume exited with code {code}: {output}").format(
+            code=code, output=self.output_tail))
 
     @property
     def output_tail(self) -> str:

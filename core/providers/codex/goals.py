@@ -122,8 +122,8 @@ class GoalBook:
         return new
 
 
-UNKNOWN_NOTE = ("status unknown: Codex records its own goal changes only in its goals database, "
-                "which Goalkeeper could not read; open the thread in Codex to see it")
+UNKNOWN_NOTE = N_("status unknown: Codex records its own goal changes only in its goals "
+                  "database, which Goalkeeper could not read; open the thread in Codex to see it")
 
 
 def observe(record: GoalRecord, db_seen: bool = True) -> GoalObservation:

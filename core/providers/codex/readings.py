@@ -62,12 +62,14 @@ def _access_reading(snapshot: RateSnapshot, now: datetime, stale_after: float) -
     if why is not None:
         note = why
     elif access.ordinary_allowed:
-        note = "Codex says ordinary usage is allowed"
+        note = N_("Codex says ordinary usage is allowed")
     else:
-        note = "Codex did not say whether usage is allowed: the windows decide"
+        note = N_("Codex did not say whether usage is allowed: the windows decide")
     if access.reset_credits:
-        note += (f"; {access.reset_credits} banked reset"
-                 f"{'s' if access.reset_credits != 1 else ''} (Goalkeeper never spends one)")
+        banked = (N_("{count} banked resets (Goalkeeper never spends one)")
+                  if access.reset_credits != 1
+                  else N_("{count} banked reset (Goalkeeper never spends one)"))
+        note += "; " + banked.format(count=access.reset_credits)
     return QuotaReading(
         window_id=ACCESS, provider=PROVIDER, label=LABELS[ACCESS], kind=QuotaKind.CAPACITY,
         used_percent=100.0 if why else 0.0, limit_reached=why is not None,
