@@ -23,7 +23,7 @@ from core.clock import SystemClock
 from core.demo import DEMO_SETTINGS, DemoSession
 from core.host import HostAlreadyRunning, HostInfo
 from core.hosting import Host
-from core.i18n import _
+from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging
 from core.paths import resolve_paths
 from core.providers.registry import build_providers
@@ -150,7 +150,7 @@ async def run_session(plan: LaunchPlan) -> int:
     except StoreError as exc:
         session.window.hide()
         return await fail(tr("Goalkeeper cannot open its database:\n\n{error}").format(
-            error=exc), EXIT_ERROR)
+            error=localized(str(exc))), EXIT_ERROR)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, session.request_quit)

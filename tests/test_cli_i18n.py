@@ -110,3 +110,16 @@ def test_the_resume_policies_in_chinese(tmp_path: Path) -> None:
     assert "宿主：未运行" in store.stdout and "还没有备份（宿主每天做一次备份）" in store.stdout
     assert run(tmp_path, "store", "restore", "--backup", "x", "--empty", env=ZH).stderr.strip() \
         == "goalkeeper: --backup 和 --empty 不能同时使用"
+
+
+def test_the_store_s_words_in_chinese(tmp_path: Path) -> None:
+    """A database from a newer Goalkeeper: the read-only commands say so in Chinese."""
+    import sqlite3
+
+    tmp_path.mkdir(exist_ok=True)
+    with sqlite3.connect(tmp_path / "goalkeeper.db") as con:
+        con.execute("PRAGMA user_version = 99")
+    out = run(tmp_path, "history", env=ZH)
+    assert out.returncode == 1
+    assert "的架构版本是 99，比这个 Goalkeeper 能理解的" in out.stderr, out.stderr
+    assert "请升级 Goalkeeper 后再使用" in out.stderr

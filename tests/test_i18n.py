@@ -281,6 +281,13 @@ def test_english_text_without_a_translation_is_shown_as_it_is() -> None:
      "budget_percent = '120'：应小于或等于 100"),
     ("store unavailable: disk I/O error since 2026-07-07T12:00:00Z",
      "存储不可用：disk I/O error，自 2026-07-07T12:00:00Z 起"),
+    # the store's words (left in English by the first pass), inside the safe mode's
+    ("safe mode: the database /d/goalkeeper.db is zero bytes long, but it held data (host epoch "
+     "3); it was not replaced by an empty one. No backup is available: `goalkeeper store "
+     "restore --empty` moves the files aside and starts an empty store",
+     "安全模式：数据库 /d/goalkeeper.db 的长度为零字节，但它曾存有数据（宿主纪元 3）；"
+     "没有用空数据库替换它。没有可用的备份：`goalkeeper store restore --empty` "
+     "会把文件移到一旁，并以空的存储重新开始"),
     # the pipeline run summary (left in English by the first pass)
     ("run r1 completed: sources 2/4 (missing a: timeout ×2); 12 items — DEGRADED: items "
      "possibly incomplete",
