@@ -298,6 +298,7 @@ def quota_text(row: HistoryRow) -> str:
     for quota in row.quotas:
         used = quota.get("used_percent")
         used_part = f"{used:.0f} %" if isinstance(used, int | float) else "?"
-        parts.append(f"{quota.get('window', '?')} {used_part} "
-                     f"({word(str(quota.get('exactness', '?')))})")
-    return "; ".join(parts)
+        parts.append(tr("{window} {used} ({exactness})").format(
+            window=quota.get("window", "?"), used=used_part,
+            exactness=word(str(quota.get("exactness", "?")))))
+    return tr("; ").join(parts)

@@ -265,7 +265,8 @@ def _po_problems(language: str) -> list[str]:
     for message in messages:
         argparse_only = all(r.startswith("argparse") for r in message.refs)
         if message.msgid not in active and (same_python or not argparse_only):
-            out.append(f"po: not in the catalogue (run update): {message.msgid!r}")
+            where = f" ({message.refs[0]})" if message.refs else ""
+            out.append(f"po: not in the catalogue (run update): {message.msgid!r}{where}")
     extracted = {m.msgid for m in messages}
     for msgid, entry in active.items():
         gone = msgid not in extracted and not (
@@ -320,6 +321,31 @@ def check(languages: Iterable[str] = LANGUAGES) -> list[str]:
     return out
 
 
+#: what to do about each kind of problem ``check`` reports, in the order to do it
+_ADVICE = (
+    ("unmarked", "mark the unmarked text above: tr() in gui/, _() in the core and the CLI, "
+                 "N_(…).format(…) for English the core stores"),
+    ("(run update)", "packaging/i18n.py update        # new and gone strings into both catalogues"),
+    ("untranslated", "packaging/i18n.py todo > todo.tsv; write the Chinese after each tab "
+                     "(GLOSSARY.md); packaging/i18n.py apply todo.tsv"),
+    ("(run build)", "packaging/i18n.py build         # the .mo and the .qm (commit them)"),
+)
+
+
+def advice(problems: list[str]) -> list[str]:
+    """The steps that clear ``problems``, with how many strings each concerns."""
+    steps = []
+    for key, step in _ADVICE:
+        count = sum(key in p for p in problems)
+        if count or (key == "untranslated" and any("(run update)" in p for p in problems)):
+            steps.append(f"  {step}" + (f"   [{count}]" if count else ""))
+    other = [p for p in problems if not any(key in p for key, _ in _ADVICE)]
+    if other:
+        steps.append(f"  fix the {len(other)} translation(s) named above (placeholders, markup, "
+                     "mnemonics, glossary terms), then build")
+    return ["", "to do, in order (then run check again):", *steps] if steps else []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -344,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
               "now run build")
     else:
         problems = check()
-        print("\n".join(problems) or "translations: all good")
+        print("\n".join(problems + advice(problems)) or "translations: all good")
         return 1 if problems else 0
     return 0
 

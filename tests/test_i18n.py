@@ -105,8 +105,14 @@ def test_the_check_catches_new_untranslated_and_broken_strings(
     (root / "gui" / "w.py").write_text((root / "gui" / "w.py").read_text()
                                        + '    label.setToolTip(tr("Close it"))\n')
     later = module.check()
-    assert "zh_CN po: not in the catalogue (run update): 'Goodbye'" in later
+    assert "zh_CN po: not in the catalogue (run update): 'Goodbye' (core/m.py)" in later
     assert "zh_CN ts: not in the catalogue (run update): 'Close it'" in later
+    # what the lead is told to do next: update, then translate (counted), in that order
+    steps = module.advice(later)
+    assert steps[1] == "to do, in order (then run check again):"
+    assert "update" in steps[2] and steps[2].endswith("[2]")
+    assert "todo > todo.tsv" in steps[3] and "apply todo.tsv" in steps[3]
+    assert module.advice([]) == []
     module.update()
     assert "zh_CN po: untranslated: 'Goodbye'" in module.check()
     _apply(module, tmp_path, {"Goodbye": "再见", "Close it": "关闭它"})

@@ -644,6 +644,14 @@ Showing the defaults; saving replaces the file.</source>
         <translation>{trigger}（{origin}）</translation>
     </message>
     <message>
+        <source>{window} {used} ({exactness})</source>
+        <translation>{window} {used}（{exactness}）</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
         <source>All states</source>
         <translation>全部状态</translation>
     </message>
