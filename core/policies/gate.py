@@ -111,7 +111,7 @@ def manual_notes(goal: Goal, now: datetime, levels: tuple[WindowLevel, ...],
                and level.used_percent is not None and level.used_percent >= 100 - keep]
     if reached:
         notes.append(N_("ignoring the reserve: {levels}").format(
-            levels=", ".join(_level_text(level, keep) for level, keep in reached)))
+            levels="; ".join(_level_text(level, keep) for level, keep in reached)))
     elif any(rules.reserve_for(level.window_id) > 0 for level in levels):
         notes.append(N_("the reserve does not apply to a manual resume"))
     hours = rules.hours_for(goal)
