@@ -86,9 +86,14 @@ class CodexProvider(Provider):
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
+        began = self.clock.monotonic()
         start = await asyncio.to_thread(self._read_start)
         self.state.take_startup(start, self.index.by_thread)
         self._started_at = self.clock.monotonic()
+        log.info("codex: start-up read of %d rollouts in %.2f s: %d goals (%s)",
+                 len(start.entries), self._started_at - began,
+                 len(start.db.goals) if start.db else len(start.goals),
+                 "goals database" if start.db else "from the rollouts")
         self._follow_task = asyncio.ensure_future(self._follow())
         self._follow_task.set_name("codex:follow")
 
