@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from core.providers.codex import startup
+from core.providers.codex.config import from_settings
 from core.providers.codex.follow import RolloutIndex
+from core.providers.codex.provider import CodexProvider
 from core.providers.codex.startindex import load, save
 from core.providers.codex.startup import read_startup
+from core.settings import Settings
 from tests.codex.fixtures import (
     T0,
     THREAD_A,
@@ -118,3 +121,20 @@ def test_only_a_limit_stop_after_the_last_goal_line_makes_it_usage_limited(
     again = start(home, index_file)
     assert again.goals[THREAD_B].status == "usageLimited"
     assert again.goals[THREAD_A].status == "active"
+
+
+@pytest.mark.asyncio
+async def test_the_provider_writes_the_index_behind_its_start_and_the_next_start_uses_it(
+        home: CodexHome, tmp_path: Path, scans, clock):
+    home.rollout(THREAD_A, T0 - H, meta(THREAD_A, T0 - H), goal(THREAD_A, "complete", T0 - H))
+    config = from_settings(Settings(), {"CODEX_HOME": str(home.root)})
+    index_file = tmp_path / "gk" / "codex-start-index.json"
+    first = CodexProvider(config, clock, index_file=index_file)
+    await first.start()
+    await first.stop()  # waits for the index being written
+    assert len(scans) == 1 and load(index_file)
+    scans.clear()
+    second = CodexProvider(config, clock, index_file=index_file)
+    await second.start()
+    await second.stop()
+    assert scans == [] and second.state.book.records[THREAD_A].update.status == "complete"

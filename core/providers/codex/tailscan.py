@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-#: ``contains(needle, lo, hi)``: whether ``needle`` lies wholly inside ``[lo, hi)`` of a mapping
-Contains = Callable[[bytes, int, int], bool]
+#: ``last(needle, lo, hi)``: where the last ``needle`` lying wholly inside ``[lo, hi)`` of a
+#: mapping starts, or -1
+Last = Callable[[bytes, int, int], int]
 
 CHUNK = 4 << 20
 _STEP = 1 << 16
@@ -57,19 +58,19 @@ def scan_back_at(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
             return None
-        with mapped(handle.fileno(), size) as (data, contains):
+        with mapped(handle.fileno(), size) as (data, last):
             limit = data.rfind(b"\n", max(0, size - _STEP)) + 1  # past the last complete line
             if limit == 0:
                 limit = data.rfind(b"\n") + 1
             lowest = max(floor, limit - budget if budget is not None else 0, 0)
             if lowest > 0:
                 lowest = data.rfind(b"\n", 0, min(lowest, limit)) + 1
-            return _backwards(data, contains, needle, accept, lowest, limit)
+            return _backwards(data, last, needle, accept, lowest, limit)
 
 
 @contextlib.contextmanager
-def mapped(fd: int, size: int) -> Iterator[tuple[mmap.mmap, Contains]]:
-    """``size`` bytes of ``fd`` mapped, with the fastest ``contains`` there is for them."""
+def mapped(fd: int, size: int) -> Iterator[tuple[mmap.mmap, Last]]:
+    """``size`` bytes of ``fd`` mapped, with the fastest ``last`` there is for them."""
     search = _memmem()
     if search is not None:
         try:
@@ -78,7 +79,7 @@ def mapped(fd: int, size: int) -> Iterator[tuple[mmap.mmap, Contains]]:
             search = None
     if search is None:
         with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as data:
-            yield data, lambda needle, lo, hi: data.find(needle, lo, hi) >= 0
+            yield data, functools.partial(_last_found, data)
         return
     import ctypes
 
@@ -86,13 +87,21 @@ def mapped(fd: int, size: int) -> Iterator[tuple[mmap.mmap, Contains]]:
         view = ctypes.c_char.from_buffer(data)  # its first byte: no array type per size
         base = ctypes.addressof(view)
 
-        def contains(needle: bytes, lo: int, hi: int) -> bool:
-            return hi - lo >= len(needle) and bool(search(base + lo, hi - lo, needle, len(needle)))
+        def last(needle: bytes, lo: int, hi: int) -> int:
+            found, size = -1, len(needle)
+            while hi - lo >= size and (at := search(base + lo, hi - lo, needle, size)):
+                found = at - base  # the needles are rare: walk them forwards to the last
+                lo = found + 1
+            return found
 
         try:
-            yield data, contains
+            yield data, last
         finally:
             del view  # the mapping cannot be closed while the export lives
+
+
+def _last_found(data: mmap.mmap, needle: bytes, lo: int, hi: int) -> int:
+    return data.rfind(needle, lo, hi) if data.find(needle, lo, hi) >= 0 else -1
 
 
 @functools.cache
@@ -110,21 +119,22 @@ def _memmem() -> Callable[[int, int, bytes, int], Any] | None:
     return found
 
 
-def _backwards(data: mmap.mmap, contains: Contains, needle: bytes,
+def _backwards(data: mmap.mmap, last: Last, needle: bytes,
                accept: Callable[[bytes], T | None], floor: int, limit: int
                ) -> tuple[T, int] | None:
     hi = limit
     while hi > floor:
         lo = max(floor, hi - CHUNK)
         end = hi
-        if contains(needle, lo, hi):
-            while end > lo and (index := data.rfind(needle, lo, end)) >= 0:
-                start = data.rfind(b"\n", 0, index) + 1
-                stop = data.find(b"\n", index, limit)
-                result = accept(data[start:stop])
-                if result is not None:
-                    return result, stop + 1
-                end = start  # a rejected line: go on before it
+        index = last(needle, lo, hi)
+        while index >= 0:
+            start = data.rfind(b"\n", 0, index) + 1
+            stop = data.find(b"\n", index, limit)
+            result = accept(data[start:stop])
+            if result is not None:
+                return result, stop + 1
+            end = start  # a rejected line: go on before it
+            index = last(needle, lo, end) if end > lo else -1
         if lo == floor:
             break  # searched to the floor (the mapping is closed next: nothing to release)
         # the next window overlaps this one by a needle's length but one, so a needle cut by the
