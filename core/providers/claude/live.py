@@ -94,16 +94,15 @@ class LiveSessions:
     def __init__(self, roots: Sequence[Path]) -> None:
         self.roots = [Path(r) for r in roots]
         self._files: dict[str, tuple[tuple[int, int], LiveProcess | None]] = {}
-        self._by_session: dict[str, LiveProcess] = {}
+        #: every live process of a session, TUIs first
+        self._by_session: dict[str, tuple[LiveProcess, ...]] = {}
         self._changed: set[str] = set()
 
     def live(self, session_id: str, ignore: Collection[int] = ()) -> LiveProcess | None:
         """The live process that has ``session_id`` open (a TUI preferred), leaving out the
         pids in ``ignore`` (Goalkeeper's own headless runs)."""
-        process = self._by_session.get(session_id)
-        if process is not None and process.pid in ignore:
-            return None
-        return process
+        return next((p for p in self._by_session.get(session_id, ()) if p.pid not in ignore),
+                    None)
 
     def take_changed(self) -> set[str]:
         """The sessions whose live process changed since the last call (whoever refreshed)."""
@@ -113,14 +112,14 @@ class LiveSessions:
     def refresh(self) -> set[str]:
         """Read the process files again; returns the sessions whose live process changed (they
         are also kept for :meth:`take_changed`)."""
-        current: dict[str, LiveProcess] = {}
+        found: dict[str, list[LiveProcess]] = {}
         seen: set[str] = set()
         for root in self.roots:
             for process in self._scan(root / "sessions", seen):
                 if is_alive(process.pid, process.proc_start):
-                    known = current.get(process.session_id)
-                    if known is None or (process.interactive and not known.interactive):
-                        current[process.session_id] = process
+                    found.setdefault(process.session_id, []).append(process)
+        current = {session: tuple(sorted(processes, key=lambda p: (not p.interactive, p.pid)))
+                   for session, processes in found.items()}
         for name in set(self._files) - seen:
             del self._files[name]
         before, self._by_session = self._by_session, current

@@ -29,7 +29,15 @@ from core.models import Exactness, GoalState, PauseReason
 from core.providers.base import GoalObservation
 from core.providers.claude.follow import FileState
 from core.providers.claude.live import LiveProcess
-from core.providers.claude.records import Kind, LimitInfo, Record, classify, json_objects, title_of
+from core.providers.claude.records import (
+    GoalStatus,
+    Kind,
+    LimitInfo,
+    Record,
+    classify,
+    json_objects,
+    title_of,
+)
 from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.wording import WINDOW_5H, WINDOW_7D
 
@@ -238,6 +246,8 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
     if goal is not None:
         data["claude_goal"] = {"condition": goal.condition, "met": goal.met,
                                "failed": goal.failed}
+        if goal.reason:
+            data["claude_goal"]["reason"] = goal.reason
     stop = current_stop(state, ctx)
     if stop is not None:
         detail = stop.parsed.text + (f" ({stop.parsed.note})" if stop.parsed.note else "")
@@ -254,6 +264,13 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
                                state=GoalState.DONE, observed_at=state.facts.goal_at,
                                windows=windows, data=data,
                                pause_detail=f"Claude's goal is met: {goal.condition}")
+    if goal is not None and goal.failed and state.facts.goal_at is not None:
+        # Claude stopped: the goal is impossible as it stands. Like a Codex goal ``blocked``,
+        # it needs the user — paused for an error (never resumed by itself), not done.
+        return GoalObservation(id=goal_id(state.session_id), title=meta.title,
+                               state=GoalState.PAUSED, observed_at=state.facts.goal_at,
+                               pause_reason=PauseReason.ERROR, windows=windows, data=data,
+                               pause_detail=failed_goal_detail(goal))
     stops = state.facts.stops
     if stops.stop is not None and stops.activity_at is not None:
         return GoalObservation(id=goal_id(state.session_id), title=meta.title,
@@ -262,6 +279,21 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
                                pause_detail="the session went on after its limit stop")
     return GoalObservation(id=goal_id(state.session_id), title=meta.title, state=GoalState.IDLE,
                            observed_at=state.facts.last_at or now, windows=windows, data=data)
+
+
+def gave_way_detail(other: LiveProcess) -> str:
+    """Why Goalkeeper stopped its headless run of a session another process opened."""
+    who = (f"you opened this session in Claude Code (pid {other.pid})" if other.interactive
+           else f"another Claude Code process (pid {other.pid}, {other.entrypoint or other.kind})"
+           " resumed this session")
+    return (f"{who} while Goalkeeper ran it headless: Goalkeeper stopped its run so that only "
+            "one process writes the session; it is yours now (resume it here when you are done)")
+
+
+def failed_goal_detail(goal: GoalStatus) -> str:
+    reason = " ".join((goal.reason or "").split())
+    return (f"Claude's goal failed: “{goal.condition}” cannot be met"
+            + (f" — {reason}" if reason else "") + "; give the session new directions")
 
 
 def add_hook_stop(state: FileState, event: HookEvent) -> bool:
