@@ -207,6 +207,14 @@ async def test_pause_stops_the_headless_run_with_sigint(make_engine: EngineFacto
     await engine.drain()
     goal = engine.goals[GOAL]
     assert goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.USER
+    # 2.1.328 records the interrupted turn as a user message: no prompt, no work after the stop
+    [transcript] = list(world.config.rglob(f"{SESSION}.jsonl"))
+    last = json.loads(transcript.read_text().splitlines()[-1])
+    assert last["message"]["content"][0]["text"] == "[Request interrupted by user]"
+    await clock.run_for(5, step=1)
+    await engine.drain()
+    goal = engine.goals[GOAL]
+    assert goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.USER
 
 
 @pytest.mark.asyncio

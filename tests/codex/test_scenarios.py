@@ -16,6 +16,7 @@ import pytest
 
 from core.clock import FakeClock
 from core.models import GoalState, Outcome, PauseReason, Trigger
+from core.providers.codex.rpc import RpcError
 from core.settings import Settings
 from tests.codex.fakecodex import FakeCodex, rl
 from tests.codex.fixtures import (
@@ -536,3 +537,33 @@ async def test_an_unconfirmed_activation_is_undone(home, repo, fake, make_codex,
     assert statuses == ["active", "usageLimited"]  # put back as it was
     assert fake.goal_status(THREAD_A) == "usageLimited"
     assert engine.goals[GID].state is GoalState.PAUSED
+
+
+@pytest.mark.asyncio
+async def test_a_writer_that_appears_after_the_check_defers_the_resume(
+        home, repo, fake, make_codex, make_engine):
+    """0.169.0 refuses a second writer: ``thread/resume`` answers -32600 "thread … already has
+    an active writer". A holder that took the thread after Goalkeeper's own check is no failed
+    resume: deferred, no attempt spent, nothing set active, no exec fallback."""
+    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
+    fake.script(mode="held", goals=codex_goal(),
+                rate_limits=[rl(3, epoch(T0 + 4 * H), 41, epoch(T0 + 90 * H))])
+    settings = auto(auto_resume_default=False)
+    engine = await make_engine(make_codex(settings), settings=settings)
+    result = await engine.resume(GID, origin="cli")
+    assert result.outcome is Outcome.DEFERRED
+    assert "already has an active writer" in result.reason
+    assert engine.goals[GID].state is GoalState.PAUSED and engine.goals[GID].attempts == 0
+    assert fake.activations() == []
+    assert not [e for e in fake.invocations() if e["argv"][:1] == ["exec"]]
+
+
+def test_an_unknown_value_is_no_missing_method() -> None:
+    missing = RpcError("thread/goal/get", -32600, "Invalid request: unknown variant "
+                       "`thread/goal/get`, expected one of `initialize`, `thread/start`")
+    assert missing.method_missing
+    bad_value = RpcError("thread/goal/set", -32600, "Invalid request: unknown variant `robot`, "
+                         "expected `user` or `automatic`")
+    assert not bad_value.method_missing and not bad_value.writer_elsewhere
+    held = RpcError("thread/resume", -32600, "thread 01a2 already has an active writer")
+    assert held.writer_elsewhere and not held.method_missing

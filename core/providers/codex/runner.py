@@ -120,6 +120,10 @@ class CodexRunner:
             await finish(self._abandon(run))
             if isinstance(exc, AppServerError) and not run.activated:
                 raise  # nothing was changed in Codex yet: the fallback may take over
+            if isinstance(exc, RpcError) and exc.writer_elsewhere:  # it came after check_free
+                raise RunnerDeferred(f"another Codex process became the thread's writer "
+                                     f"meanwhile (Codex: {exc.message}); Goalkeeper tries again "
+                                     "once it has let the thread go", DEFER_SECONDS) from None
             raise RunnerError(str(exc)) from None
         except BaseException:
             await finish(self._abandon(run))
