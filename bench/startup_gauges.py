@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from tree_oracle import disagreements, expected  # noqa: E402
 
 from core.cli.goals import goal_json, quota_json  # noqa: E402
+from core.procstat import stat_fields  # noqa: E402
 from core.quota import effective  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.store import SqliteStore  # noqa: E402
@@ -172,10 +173,10 @@ def _timed_start(tmp: Path, env: dict[str, str], settle: float) -> dict[str, Any
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) the process has used so far (Linux; NaN elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
+    """CPU time (user + system, fields 14 and 15) the process has used so far (Linux; NaN
+    elsewhere)."""
+    fields = stat_fields(pid)
+    if fields is None:
         return float("nan")
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
+from core.procstat import start_time
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -92,8 +93,7 @@ def live_session(config_dir: Path, session_id: str, pid: int | None = None,
     """``<config>/sessions/<pid>.json`` as a running Claude Code TUI writes it (B0); the pid is
     this test's own (or its parent's), so it is alive."""
     pid = pid or os.getpid()
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    start = stat[stat.rfind(")") + 2:].split()[19]
+    start = start_time(pid)
     path = config_dir / "sessions" / f"{pid}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"pid": pid, "sessionId": session_id, "cwd": "/home/dev/myrepo",

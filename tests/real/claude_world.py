@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.procstat import state
+
 OAUTH_TOKEN = "sk-ant-oat01-goalkeeper-contract-test-not-a-real-token"
 PRINT_TIMEOUT = 90.0
 
@@ -206,11 +208,7 @@ class Tui:
             os.kill(self.pid, 0)
         except ProcessLookupError:
             return False
-        try:
-            state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return True
-        return state != "Z"
+        return state(self.pid) != "Z"
 
     def session_file(self) -> Path:
         return self.world.config / "sessions" / f"{self.pid}.json"

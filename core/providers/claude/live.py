@@ -26,6 +26,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.procstat import start_time
+
 log = logging.getLogger(__name__)
 
 
@@ -75,13 +77,8 @@ def is_alive(pid: int, proc_start: str | None) -> bool:
         pass  # someone else's process: it exists
     if proc_start is None:
         return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc (macOS): the pid check is all there is
-    fields = stat[stat.rfind(")") + 2:].split()
-    # fields[0] is field 3 (state); field 22 (starttime) is fields[19]
-    return len(fields) <= 19 or fields[19] == proc_start
+    started = start_time(pid)  # None without /proc (macOS): the pid check is all there is
+    return started is None or started == proc_start
 
 
 class LiveSessions:
