@@ -15,9 +15,11 @@ changed since.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from core.providers.codex.follow import FileState
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals
@@ -34,6 +36,7 @@ from core.providers.codex.startindex import Entry
 from core.providers.codex.tailscan import first_line, scan_back, scan_back_at
 
 log = logging.getLogger(__name__)
+E = TypeVar("E")
 #: how far from a rollout's end a limit stop is looked for (see :func:`_limit_stopped`)
 STOP_BUDGET = 1 << 20
 
@@ -55,20 +58,25 @@ class StartupState:
     entries: dict[str, Entry] = field(default_factory=dict)
 
 
+def _event_of(kind: type[E]) -> Callable[[bytes], E | None]:
+    """An ``accept`` for :func:`scan_back`: the line's event when it is a ``kind``."""
+    def accept(line: bytes) -> E | None:
+        try:
+            event = parse_line(line)
+        except MalformedLine:
+            return None
+        return event if isinstance(event, kind) else None
+    return accept
+
+
+_goal_of = _event_of(GoalUpdate)
+_stop_of = _event_of(TurnLimited)
+_rate_of = _event_of(RateLine)
+
+
 def _snapshot_of(line: bytes) -> RateSnapshot | None:
-    try:
-        event = parse_line(line)
-    except MalformedLine:
-        return None
-    return event.snapshot if isinstance(event, RateLine) else None
-
-
-def _goal_of(line: bytes) -> GoalUpdate | None:
-    try:
-        event = parse_line(line)
-    except MalformedLine:
-        return None
-    return event if isinstance(event, GoalUpdate) else None
+    event = _rate_of(line)
+    return event.snapshot if event is not None else None
 
 
 def latest_snapshot(files: list[FileState]) -> RateSnapshot | None:
@@ -165,14 +173,6 @@ def _limit_stopped(path: Path, goal: GoalUpdate | None, floor: int = 0) -> GoalU
     if stop is None or stop.at <= goal.at:
         return goal
     return replace(goal, status="usageLimited", at=stop.at)
-
-
-def _stop_of(line: bytes) -> TurnLimited | None:
-    try:
-        event = parse_line(line)
-    except MalformedLine:
-        return None
-    return event if isinstance(event, TurnLimited) else None
 
 
 def _find_sessions(state: StartupState, files: list[FileState]) -> None:
