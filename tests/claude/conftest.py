@@ -12,6 +12,7 @@ import pytest
 
 from core.clock import FakeClock
 from core.procstat import start_time
+from tests.support.jsonl import read_jsonl
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -72,9 +73,7 @@ class FakeClaude:
         Path(str(self.script) + ".count").unlink(missing_ok=True)
 
     def entries(self) -> list[dict[str, object]]:
-        if not self.log.exists():
-            return []
-        return [self._json.loads(line) for line in self.log.read_text().splitlines()]
+        return read_jsonl(self.log)
 
     def invocations(self) -> list[dict[str, object]]:
         return [e for e in self.entries() if "argv" in e]

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from core.procstat import state
+from tests.support.jsonl import read_jsonl
 
 OAUTH_TOKEN = "sk-ant-oat01-goalkeeper-contract-test-not-a-real-token"
 PRINT_TIMEOUT = 90.0
@@ -100,8 +101,7 @@ class ClaudeWorld:
         return self.config / "projects" / encode_cwd(str(self.project)) / f"{session_id}.jsonl"
 
     def records(self, session_id: str) -> list[dict[str, Any]]:
-        lines = self.transcript(session_id).read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+        return read_jsonl(self.transcript(session_id))
 
     def print_mode(self, prompt: str, *, resume: str | None = None,
                    env: dict[str, str] | None = None) -> PrintRun:

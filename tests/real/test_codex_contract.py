@@ -41,6 +41,7 @@ from tests.real.codex_mock import (
     write_home,
 )
 from tests.support.fakes import until
+from tests.support.jsonl import read_jsonl
 
 
 class World:
@@ -83,7 +84,7 @@ class World:
 
     def rollout(self, thread: str) -> list[dict[str, Any]]:
         [path] = list((self.home / "sessions").rglob(f"rollout-*-{thread}.jsonl"))
-        return [json.loads(line) for line in path.read_text().splitlines() if line]
+        return read_jsonl(path)
 
 
 @pytest.fixture(scope="module")
