@@ -30,8 +30,9 @@ from core.store import open_store
 from core.store.sqlite import StoreError
 from tests.claude.support import RecordingSink
 from tests.real.claude_mock import Answer, ClaudeApi
-from tests.real.claude_world import ClaudeWorld, Tui, eventually, need_tmux, wait_for
+from tests.real.claude_world import ClaudeWorld, Tui
 from tests.real.mockhttp import MockServer
+from tests.real.terminal import eventually, need_tmux, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 Api = tuple[ClaudeApi, MockServer]

@@ -40,6 +40,7 @@ from tests.real.codex_mock import (
     running_mock,
     write_home,
 )
+from tests.real.terminal import Terminal, need_tmux
 from tests.support.fakes import until
 from tests.support.jsonl import read_jsonl
 
@@ -401,48 +402,24 @@ async def test_a_thread_held_by_the_shared_daemon_is_resumed_through_it(
                 os.kill(pid, signal.SIGTERM)
 
 
-def _pane(socket: str) -> str:
-    import subprocess
-
-    done = subprocess.run(["tmux", "-L", socket, "capture-pane", "-p", "-t", "tui"],
-                          capture_output=True, text=True, timeout=10, check=False)
-    return done.stdout
-
-
-async def _pane_shows(socket: str, text: str, timeout: float = 30.0) -> str:
-    async with asyncio.timeout(timeout):
-        while text not in (pane := _pane(socket)):
-            await asyncio.sleep(0.2)
-    return pane
-
-
 @pytest.mark.asyncio
 async def test_the_users_tui_still_open_on_the_thread_gets_the_goal_resumed(
         world, make_engine, clock):
     """The most common case: the user's ``codex resume`` TUI stays open after the limit stop.
     In 0.169.0 the TUI runs on the shared app-server daemon (which it starts), and the daemon
     holds the thread: Goalkeeper resumes through it, and the TUI shows the goal run."""
-    import shutil
     import subprocess
 
-    if shutil.which("tmux") is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("CI=true and tmux is missing")
-        pytest.skip("tmux is not installed")
+    need_tmux("the Codex TUI test")
     thread = await world.limited_goal()
     with (world.home / "config.toml").open("a") as config:  # the folder is trusted already
         config.write(f'\n[projects."{world.repo}"]\ntrust_level = "trusted"\n')
-    socket = f"gk-test-{os.getpid()}"
-    env = " ".join(f"{k}={v}" for k, v in (("CODEX_HOME", world.home),
-                                           ("GK_MOCK_API_KEY", "dummy")))
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "tui", "-x", "160", "-y",
-                    "45", f"cd {world.repo} && env {env} {world.codex_bin} resume {thread}"],
-                   check=True, timeout=30)
+    tui = Terminal([str(world.codex_bin), "resume", thread], world.env, world.repo)
     try:
-        await _pane_shows(socket, "Resume paused goal?")
-        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "tui", "2"], check=True)
-        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "tui", "Enter"], check=True)
-        await _pane_shows(socket, "/goal resume")  # idle, the goal left usage-limited
+        await tui.shows("Resume paused goal?")
+        tui.send("2")
+        tui.send("Enter")
+        await tui.shows("/goal resume")  # idle, the goal left usage-limited
         settings = world.settings()
         engine = await make_engine(world.provider(settings, clock), settings=settings)
         world.mock.set(mode="complete", used5=20)
@@ -450,10 +427,10 @@ async def test_the_users_tui_still_open_on_the_thread_gets_the_goal_resumed(
         assert result.outcome is Outcome.RESUMED, result.reason
         await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
         assert world.db_goal(thread)[0] == "complete"
-        await _pane_shows(socket, FINAL_TEXT)  # the user sees the goal finish in the TUI
+        await tui.shows(FINAL_TEXT)  # the user sees the goal finish in the TUI
         await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=30)
+        tui.remove()
         subprocess.run([str(world.codex_bin), "app-server", "daemon", "stop"], env=world.env,
                        capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
         for pid in codex_processes(world.home):
