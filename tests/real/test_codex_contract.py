@@ -83,6 +83,31 @@ class World:
         assert row is not None
         return str(row[0]), str(row[1])
 
+    async def resumed_to_complete(self, make_engine: Any, clock: FakeClock, thread: str
+                                  ) -> Any:
+        """Goalkeeper resumes the thread's goal, which the mock then completes: Goalkeeper and
+        the goals database agree it is done, and no run is left."""
+        settings = self.settings()
+        engine = await make_engine(self.provider(settings, clock), settings=settings)
+        self.mock.set(mode="complete", used5=20)
+        result = await engine.resume(gid(thread), origin="cli")
+        assert result.outcome is Outcome.RESUMED, result.reason
+        await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
+        assert self.db_goal(thread)[0] == "complete"
+        await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+        return engine
+
+    def stop_daemon(self) -> None:
+        """``codex app-server daemon stop``, and its ``pid-update-loop`` helper, which 0.169.0's
+        ``daemon stop`` leaves running (ours, so ended here)."""
+        import subprocess
+
+        subprocess.run([str(self.codex_bin), "app-server", "daemon", "stop"], env=self.env,
+                       capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+        for pid in codex_processes(self.home):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
     def rollout(self, thread: str) -> list[dict[str, Any]]:
         [path] = list((self.home / "sessions").rglob(f"rollout-*-{thread}.jsonl"))
         return read_jsonl(path)
@@ -372,14 +397,7 @@ async def test_a_thread_held_by_the_shared_daemon_is_resumed_through_it(
         assert control_socket(world.home).exists()
         await client.start()
         await client.request("thread/resume", {"threadId": thread, "excludeTurns": True}, 30)
-        settings = world.settings()
-        engine = await make_engine(world.provider(settings, clock), settings=settings)
-        world.mock.set(mode="complete", used5=20)
-        result = await engine.resume(gid(thread), origin="cli")
-        assert result.outcome is Outcome.RESUMED, result.reason
-        await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
-        assert world.db_goal(thread)[0] == "complete"
-        await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+        engine = await world.resumed_to_complete(make_engine, clock, thread)
         # a goal the daemon runs for its client (not Goalkeeper): pausing goes through it too
         other = await world.limited_goal()
         world.mock.set(mode="text", delay=0.5, used5=20)
@@ -394,12 +412,7 @@ async def test_a_thread_held_by_the_shared_daemon_is_resumed_through_it(
     finally:
         world.mock.set(delay=0.0)
         await client.close()
-        subprocess.run([*daemon, "stop"], env=world.env, capture_output=True, timeout=60,
-                       stdin=subprocess.DEVNULL)
-        # 0.169.0's `daemon stop` leaves its `pid-update-loop` helper running: ours, so end it
-        for pid in codex_processes(world.home):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
+        world.stop_daemon()
 
 
 @pytest.mark.asyncio
@@ -408,7 +421,6 @@ async def test_the_users_tui_still_open_on_the_thread_gets_the_goal_resumed(
     """The most common case: the user's ``codex resume`` TUI stays open after the limit stop.
     In 0.169.0 the TUI runs on the shared app-server daemon (which it starts), and the daemon
     holds the thread: Goalkeeper resumes through it, and the TUI shows the goal run."""
-    import subprocess
 
     need_tmux("the Codex TUI test")
     thread = await world.limited_goal()
@@ -420,19 +432,8 @@ async def test_the_users_tui_still_open_on_the_thread_gets_the_goal_resumed(
         tui.send("2")
         tui.send("Enter")
         await tui.shows("/goal resume")  # idle, the goal left usage-limited
-        settings = world.settings()
-        engine = await make_engine(world.provider(settings, clock), settings=settings)
-        world.mock.set(mode="complete", used5=20)
-        result = await engine.resume(gid(thread), origin="cli")
-        assert result.outcome is Outcome.RESUMED, result.reason
-        await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
-        assert world.db_goal(thread)[0] == "complete"
+        await world.resumed_to_complete(make_engine, clock, thread)
         await tui.shows(FINAL_TEXT)  # the user sees the goal finish in the TUI
-        await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
     finally:
         tui.remove()
-        subprocess.run([str(world.codex_bin), "app-server", "daemon", "stop"], env=world.env,
-                       capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
-        for pid in codex_processes(world.home):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
+        world.stop_daemon()
