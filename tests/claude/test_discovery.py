@@ -24,7 +24,7 @@ from core.settings import Settings
 from tests.claude.builders import limit_stop, system_notice, user, write_session
 from tests.claude.conftest import live_session
 from tests.claude.make_fixtures import SESSIONS
-from tests.claude.support import RecordingSink
+from tests.claude.support import RecordingSink, started_provider
 
 Make = Callable[..., Any]
 
@@ -39,9 +39,7 @@ async def make(paths: Paths, environ: dict[str, str]) -> AsyncIterator[Make]:
 
     async def _make(clock: FakeClock, env: dict[str, str] | None = None,
                     **settings: Any) -> ClaudeProvider:
-        provider = ClaudeProvider(Settings(**settings), paths, clock, env or environ)
-        provider.attach(RecordingSink())  # type: ignore[arg-type]
-        await provider.start()
+        provider = await started_provider(Settings(**settings), paths, clock, env or environ)
         started.append(provider)
         return provider
 

@@ -22,13 +22,12 @@ from core.clock import FakeClock
 from core.models import Exactness, GoalState, QuotaReading
 from core.paths import Paths, resolve_paths
 from core.providers.claude.events import event_from_json
-from core.providers.claude.provider import ClaudeProvider
 from core.providers.claude.sessions import LIVE_BLOCK, NATIVE_BLOCK, HookEvent
 from core.providers.claude.state import HookSpool
 from core.settings import Settings
 from core.store import open_store
 from core.store.sqlite import StoreError
-from tests.claude.support import RecordingSink
+from tests.claude.support import started_provider
 from tests.real.claude_mock import Answer, ClaudeApi
 from tests.real.claude_world import ClaudeWorld, Tui
 from tests.real.mockhttp import MockServer
@@ -71,9 +70,8 @@ def stop_records(world: ClaudeWorld, session: str) -> list[dict[str, Any]]:
 
 
 async def observe(world: ClaudeWorld, paths: Paths, session: str) -> Any:
-    provider = ClaudeProvider(Settings(), paths, FakeClock(datetime.now(UTC)), world.env)
-    provider.attach(RecordingSink())  # type: ignore[arg-type]
-    await provider.start()
+    provider = await started_provider(Settings(), paths, FakeClock(datetime.now(UTC)),
+                                      world.env)
     try:
         (obs,) = [o for o in await provider.discover() if o.id == f"claude:{session}"]
         return obs
