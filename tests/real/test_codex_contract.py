@@ -188,14 +188,7 @@ async def test_quotas_and_a_limit_stop_from_rollouts_the_real_cli_wrote(world, m
 async def test_manual_resume_runs_to_complete_and_the_final_turn_is_not_aborted(
         world, make_engine, clock):
     thread = await world.limited_goal()
-    settings = world.settings()
-    engine = await make_engine(world.provider(settings, clock), settings=settings)
-    world.mock.set(mode="complete", used5=20)
-    result = await engine.resume(gid(thread), origin="cli")
-    assert result.outcome is Outcome.RESUMED, result.reason
-    await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
-    await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
-    assert world.db_goal(thread)[0] == "complete"  # Codex and Goalkeeper agree
+    engine = await world.resumed_to_complete(make_engine, clock, thread)  # and Codex agrees
     lines = world.rollout(thread)
     kinds = [line["payload"].get("type") for line in lines if line["type"] == "event_msg"]
     assert "turn_aborted" not in kinds
