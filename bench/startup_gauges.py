@@ -1,19 +1,34 @@
 #!/usr/bin/env python3
 """Benchmark: daemon start → correct gauges and goal list in ``goalkeeper status --json``.
 
-    python bench/startup_gauges.py [TREE] [--generate] [--repeat N] [--settle S]
+    python bench/startup_gauges.py [TREE] [--generate] [--repeat N] [--settle S] [--restart]
 
 TREE (default /tmp/gk-trees) holds ``codex/`` (a CODEX_HOME) and ``claude/`` (a Claude config
 dir) as written by ``../shared/bench/gen_usage_trees.py`` (``--generate`` makes the 1 GiB +
 1 GiB trees there first when missing; under /tmp, never commit them). Each run starts
-``python -m core daemon`` on a fresh data directory (``GOALKEEPER_HOME``, an empty ``HOME``) and
-watches the store ``status`` reads, every 20 ms, until the daemon has been quiet for
-``--settle`` seconds after the full-history scans; "correct" is the goal list (id, state, pause
-reason, reset) and the gauges (window, used %, reset, exhaustion) as they stand at the end. The
-moment the view first became correct for good is then checked once more with a real
-``goalkeeper status --json`` (whole process, the command a user runs). Figures: seconds from the
-daemon's spawn to (a) the first goal and gauge, (b) the correct view, (c) the Claude full
-history scanned (its log line), for each run and the median.
+``python -m core daemon`` on a fresh data directory (``GOALKEEPER_HOME``, an empty ``HOME``;
+``--restart``: a second start on a data directory a first run left, the everyday case) and
+watches what ``status`` reads from the store until the daemon has been quiet for ``--settle``
+seconds after the full-history scans.
+
+"Correct" is what :mod:`tree_oracle` works out from the tree itself, without Goalkeeper's code,
+after checking its own counts against the generator's manifest: every goal with its state and
+pause reason, every gauge with its used %, reset and exhaustion. The figure is the moment the view
+agreed with it for good; the view at the end is confirmed once more with a real
+``goalkeeper status --json`` (whole process, the command a user runs).
+
+The store is watched cheaply (``PRAGMA data_version`` every 10 ms on one read-only connection;
+the view is read only when the daemon committed something, or every 0.25 s), so the watcher
+takes little of the CPU the daemon is timed on. The daemon runs with compiled bytecode (a cache
+under ``~/.cache/goalkeeper-bench/pyc``, filled before the first run), as an installed
+Goalkeeper does; ``--no-bytecode`` times it compiling every module on each start, as a checkout
+run with ``PYTHONDONTWRITEBYTECODE`` does.
+
+Printed per run: seconds from the daemon's spawn to its phases (from its log: daemon up, the
+Claude first pass, the Codex start, the engine started), the first goal and gauge, the correct
+view (and the CPU time the daemon had used by then — a figure the other load on the machine
+changes less than the wall time) and the Claude history scanned; then the medians and the load
+averages before and after.
 """
 
 from __future__ import annotations
@@ -21,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -32,13 +48,23 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tree_oracle import disagreements, expected  # noqa: E402
 
 from core.cli.goals import goal_json, quota_json  # noqa: E402
+from core.procstat import stat_fields  # noqa: E402
 from core.quota import effective  # noqa: E402
 from core.settings import Settings  # noqa: E402
-from core.store import open_store  # noqa: E402
+from core.store import SqliteStore  # noqa: E402
+from core.store.schema import SCHEMA_VERSION  # noqa: E402
 
 GENERATOR = Path("/work/shared/bench/gen_usage_trees.py")
+PYC = Path.home() / ".cache" / "goalkeeper-bench" / "pyc"
+#: log lines that mark the daemon's phases
+PHASES = {"daemon up": "daemon starting", "claude first pass": "claude: newest",
+          "codex start": "codex: start-up read", "engine started": "engine started",
+          "claude history": "full history scanned"}
 
 
 def view_of(goals: list[dict[str, Any]], quotas: list[dict[str, Any]]) -> tuple[Any, ...]:
@@ -50,23 +76,49 @@ def view_of(goals: list[dict[str, Any]], quotas: list[dict[str, Any]]) -> tuple[
     return goal_view, quota_view
 
 
-def store_view(database: Path) -> tuple[Any, ...] | None:
-    if not database.exists():
-        return None
-    try:
-        store, _ = open_store(database, datetime.now(UTC))
-    except Exception:
-        return None
-    try:
+class StoreWatch:
+    """Reads the store's view only when the daemon committed something (or every 0.25 s: a
+    reset passing changes the view without a write). Never creates the store: two processes
+    migrating a new file at once collide, and the daemon must be the one."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.probe: sqlite3.Connection | None = None
+        self.store: SqliteStore | None = None
+        self.version = -1
+        self.read_at = 0.0
+
+    def view(self) -> tuple[Any, ...] | None:
+        if self.store is None and not self._open():
+            return None
+        assert self.probe is not None and self.store is not None
+        version = int(self.probe.execute("PRAGMA data_version").fetchone()[0])
+        if version == self.version and time.perf_counter() - self.read_at < 0.25:
+            return None
+        self.version, self.read_at = version, time.perf_counter()
         now = datetime.now(UTC)
         policy = Settings().hysteresis()
-        goals = [goal_json(g, 3) for g in store.list_goals()]
-        quotas = [quota_json(effective(r, now, policy)) for r in store.latest_readings()]
-    except Exception:
-        return None
-    finally:
-        store.close()
-    return view_of(goals, quotas)
+        goals = [goal_json(g, 3) for g in self.store.list_goals()]
+        quotas = [quota_json(effective(r, now, policy)) for r in self.store.latest_readings()]
+        return view_of(goals, quotas)
+
+    def _open(self) -> bool:
+        if not self.database.exists():
+            return False
+        try:
+            probe = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=1)
+            if int(probe.execute("PRAGMA user_version").fetchone()[0]) < SCHEMA_VERSION:
+                probe.close()
+                return False
+        except sqlite3.Error:
+            return False
+        self.probe, self.store = probe, SqliteStore(self.database)
+        return True
+
+    def close(self) -> None:
+        for handle in (self.probe, self.store):
+            if handle is not None:
+                handle.close()
 
 
 def status_view(env: dict[str, str]) -> tuple[Any, ...]:
@@ -76,72 +128,152 @@ def status_view(env: dict[str, str]) -> tuple[Any, ...]:
     return view_of(data["goals"], data["quotas"])
 
 
-def one_run(tree: Path, settle: float) -> dict[str, float | int | bool]:
-    with tempfile.TemporaryDirectory(prefix="gk-startup-") as tmp:
-        home = Path(tmp) / "home"
-        home.mkdir()
-        gk = Path(tmp) / "gk"
-        env = {**os.environ, "HOME": str(home), "GOALKEEPER_HOME": str(gk),
-               "CODEX_HOME": str(tree / "codex"), "CLAUDE_CONFIG_DIR": str(tree / "claude"),
-               "XDG_RUNTIME_DIR": tmp}
-        env.pop("CODEX_SQLITE_HOME", None)
-        log = Path(tmp) / "daemon.log"
-        t0 = time.perf_counter()
-        with open(log, "w") as out:
-            daemon = subprocess.Popen([sys.executable, "-m", "core", "daemon"], cwd=ROOT, env=env,
-                                      stdout=out, stderr=subprocess.STDOUT)
-        try:
-            return _watch(daemon, t0, gk / "goalkeeper.db", log, env, settle)
-        finally:
-            daemon.terminate()
-            daemon.wait(30)
+def daemon_env(tree: Path, tmp: Path, data: Path, bytecode: bool) -> dict[str, str]:
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    env = {**os.environ, "HOME": str(home), "GOALKEEPER_HOME": str(data),
+           "CODEX_HOME": str(tree / "codex"), "CLAUDE_CONFIG_DIR": str(tree / "claude"),
+           "XDG_RUNTIME_DIR": str(tmp)}
+    env.pop("CODEX_SQLITE_HOME", None)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(PYC)
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
 
 
-def _watch(daemon: subprocess.Popen[bytes], t0: float, database: Path, log: Path,
-           env: dict[str, str], settle: float) -> dict[str, float | int | bool]:
-    changes: list[tuple[float, tuple[Any, ...]]] = []
-    scanned_at: float | None = None
+def one_run(tree: Path, settle: float, bytecode: bool, restart: bool) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="gk-startup-") as name:
+        tmp = Path(name)
+        env = daemon_env(tree, tmp, tmp / "gk", bytecode)
+        if restart:  # a first start leaves the data directory (and the Codex start index)
+            _timed_start(tmp, env, settle)
+        return _timed_start(tmp, env, settle)
+
+
+def _timed_start(tmp: Path, env: dict[str, str], settle: float) -> dict[str, Any]:
+    log = tmp / "daemon.log"
+    spawned = time.time()
+    t0 = time.perf_counter()
+    with open(log, "w") as out:
+        daemon = subprocess.Popen([sys.executable, "-m", "core", "daemon"], cwd=ROOT, env=env,
+                                  stdout=out, stderr=subprocess.STDOUT)
+    watch = StoreWatch(Path(env["GOALKEEPER_HOME"]) / "goalkeeper.db")
+    try:
+        result = _watch(daemon, t0, watch, log, settle)
+        result["status_view"] = status_view(env)
+    finally:
+        watch.close()
+        daemon.terminate()
+        daemon.wait(30)
+    result["phases"] = phases(log.read_text(errors="replace"), spawned)
+    return result
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, fields 14 and 15) the process has used so far (Linux; NaN
+    elsewhere)."""
+    fields = stat_fields(pid)
+    if fields is None:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _watch(daemon: subprocess.Popen[bytes], t0: float, watch: StoreWatch, log: Path,
+           settle: float) -> dict[str, Any]:
+    changes: list[tuple[float, tuple[Any, ...], float]] = []
+    scanned = False
     while True:
         now = time.perf_counter() - t0
-        view = store_view(database)
+        view = watch.view()
         if view is not None and (not changes or changes[-1][1] != view):
-            changes.append((now, view))
-        if scanned_at is None and "full history scanned" in log.read_text(errors="replace"):
-            scanned_at = now
-        quiet = changes and now - changes[-1][0] >= settle
-        if scanned_at is not None and quiet and now - scanned_at >= settle:
+            changes.append((now, view, cpu_seconds(daemon.pid)))
+        scanned = scanned or "full history scanned" in log.read_text(errors="replace")
+        if scanned and changes and now - changes[-1][0] >= settle:
             break
         if now > 180 or daemon.poll() is not None:
             raise SystemExit(f"the daemon did not settle: {log.read_text()[-2000:]}")
-        time.sleep(0.02)
+        time.sleep(0.01)
+    return {"changes": changes}
+
+
+def phases(text: str, spawned: float) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        for phase, marker in PHASES.items():
+            if phase not in found and marker in line:
+                stamp = datetime.fromisoformat(line.split(" ", 1)[0].replace("Z", "+00:00"))
+                found[phase] = stamp.timestamp() - spawned
+    return found
+
+
+def judge(run: dict[str, Any], want: dict[str, Any]) -> dict[str, Any]:
+    """When the view first agreed with the oracle for good; what still disagrees at the end."""
+    changes = run["changes"]
+    correct = [not disagreements(view, want) for _, view, _ in changes]
+    at = cpu = float("nan")
+    for i in range(len(changes) - 1, -1, -1):
+        if not correct[i]:
+            break
+        at, cpu = changes[i][0], changes[i][2]
     final = changes[-1][1]
-    correct_at = next(t for t, v in changes if v == final and all(
-        later == final for _, later in changes[[c[1] for c in changes].index(v):]))
-    first = next((t for t, v in changes if v[0] and v[1]), float("nan"))
-    confirmed = status_view(env) == final
-    return {"first": first, "correct": correct_at, "scanned": scanned_at or float("nan"),
-            "goals": len(final[0]), "gauges": len(final[1]), "status_matches": confirmed}
+    first = next((t for t, v, _ in changes if v[0] and v[1]), float("nan"))
+    return {"first": first, "correct": at, "cpu": cpu, "wrong": disagreements(final, want),
+            "status_matches": run["status_view"] == final, "goals": len(final[0]),
+            "gauges": len(final[1]), "phases": run["phases"]}
+
+
+def compile_bytecode(env: dict[str, str]) -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "core"], cwd=ROOT, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def report(i: int, r: dict[str, Any]) -> None:
+    ph = ", ".join(f"{k} {v:.2f}" for k, v in r["phases"].items())
+    print(f"run {i}: correct view {r['correct']:.2f} s, the daemon's CPU by then {r['cpu']:.2f} s"
+          f" (first goal+gauge {r['first']:.2f} s; "
+          f"{r['goals']} goals, {r['gauges']} gauges; status --json agrees: "
+          f"{r['status_matches']}; oracle disagreements: {len(r['wrong'])}) — phases: {ph}")
+    for line in r["wrong"][:10]:
+        print("   ", line)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("tree", nargs="?", default="/tmp/gk-trees", type=Path)
     parser.add_argument("--generate", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--settle", type=float, default=3.0)
+    parser.add_argument("--restart", action="store_true",
+                        help="time a second start on the data directory of a first one")
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                        help="compile every module on each start (no bytecode cache)")
     args = parser.parse_args(argv)
     if args.generate and not (args.tree / "manifest.json").exists():
         subprocess.run([sys.executable, str(GENERATOR), "--out", str(args.tree), "--quiet"],
                        check=True)
-    runs = [one_run(args.tree, args.settle) for _ in range(args.repeat)]
-    for i, run in enumerate(runs, 1):
-        print(f"run {i}: first goal+gauge {run['first']:.2f} s, correct view {run['correct']:.2f} s"
-              f", Claude history scanned {run['scanned']:.2f} s ({run['goals']} goals, "
-              f"{run['gauges']} gauges; status --json agrees: {run['status_matches']})")
-    for key, label in (("first", "first goal+gauge"), ("correct", "correct view"),
-                       ("scanned", "Claude history scanned")):
+    if args.bytecode:
+        compile_bytecode(daemon_env(args.tree, Path(tempfile.gettempdir()), Path("/nonexistent"),
+                                    True))
+    load_before = os.getloadavg()
+    runs = []
+    for i in range(1, args.repeat + 1):
+        run = one_run(args.tree, args.settle, args.bytecode, args.restart)
+        runs.append(judge(run, expected(args.tree, datetime.now(UTC))))
+        report(i, runs[-1])
+    load_after = os.getloadavg()
+    for key, label in (("correct", "correct view"), ("cpu", "daemon CPU until correct"),
+                       ("first", "first goal+gauge")):
         print(f"median {label}: {statistics.median(float(r[key]) for r in runs):.2f} s")
-    return 0
+    for phase in PHASES:
+        values = [r["phases"][phase] for r in runs if phase in r["phases"]]
+        if values:
+            print(f"median {phase}: {statistics.median(values):.2f} s")
+    print("load average before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f} ({} CPUs)"
+          .format(*load_before, *load_after, os.cpu_count()))
+    return 1 if any(r["wrong"] or not r["status_matches"] for r in runs) else 0
 
 
 if __name__ == "__main__":

@@ -59,7 +59,8 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
     p.set_defaults(func=cmd_stop_failure)
     manage = sub.add_parser("hooks", parents=[common], help=_("install or remove agent hooks"))
     manage_sub = manage.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
-    for action, text in (("install", _("add Goalkeeper's statusline and StopFailure hooks")),
+    for action, text in (("install", _("add Goalkeeper's statusline, StopFailure and "
+                                        "Notification hooks")),
                          ("uninstall", _("remove them, restoring what was there"))):
         p = manage_sub.add_parser(action, parents=[common], help=text)
         p.add_argument("agent", choices=["claude"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -24,6 +25,7 @@ from core.providers.registry import build_providers
 from core.settings import SettingsError, load_settings
 from core.store import StoreError
 
+log = logging.getLogger("goalkeeper")
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("daemon", parents=[common],
@@ -100,6 +102,7 @@ def _run_host(make: Callable[[], Host], body: Callable[[Host], Any]) -> int:
 def cmd_daemon(ctx: Context) -> int:
     settings = ctx.settings
     handlers = setup_logging(ctx.paths.log_file, stdout=True)
+    log.info("daemon starting (pid %d)", os.getpid())
     try:
         clock = SystemClock()
         providers = build_providers(settings, ctx.paths, clock, os.environ)

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
+from core.procstat import start_time
+from tests.support.jsonl import read_jsonl
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -71,9 +73,7 @@ class FakeClaude:
         Path(str(self.script) + ".count").unlink(missing_ok=True)
 
     def entries(self) -> list[dict[str, object]]:
-        if not self.log.exists():
-            return []
-        return [self._json.loads(line) for line in self.log.read_text().splitlines()]
+        return read_jsonl(self.log)
 
     def invocations(self) -> list[dict[str, object]]:
         return [e for e in self.entries() if "argv" in e]
@@ -92,8 +92,7 @@ def live_session(config_dir: Path, session_id: str, pid: int | None = None,
     """``<config>/sessions/<pid>.json`` as a running Claude Code TUI writes it (B0); the pid is
     this test's own (or its parent's), so it is alive."""
     pid = pid or os.getpid()
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    start = stat[stat.rfind(")") + 2:].split()[19]
+    start = start_time(pid)
     path = config_dir / "sessions" / f"{pid}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"pid": pid, "sessionId": session_id, "cwd": "/home/dev/myrepo",

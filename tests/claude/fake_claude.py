@@ -13,10 +13,14 @@ Environment:
        "hang": false,               # after the events, wait for a signal
        "ignore_sigint": false}      # ...and shrug SIGINT off (SIGTERM still ends it)
 
+Signals as 2.1.328 print mode takes them: SIGINT ends the turn the way Esc does — a user record
+"[Request interrupted by user]" in the transcript and on stdout, exit 0; SIGTERM exits 143.
+
 The string ``$SESSION`` anywhere in a play is replaced by the ``--resume`` argument.
 
 Like Claude Code 2.1.328 in print mode, it keeps ``<config>/sessions/<pid>.json`` (``kind:
-"interactive"``, ``entrypoint: "sdk-cli"``) while it runs and removes it when it exits.
+"interactive"``, ``entrypoint: "sdk-cli"``, ``procStart``: field 22 of ``/proc/<pid>/stat``)
+while it runs and removes it when it exits.
 """
 
 from __future__ import annotations
@@ -77,8 +81,42 @@ def main(argv: list[str]) -> int:
     process_file = announce(session)
     try:
         return run_play(play, session)
+    except Interrupted:
+        return interrupted(session)
     finally:
         process_file.unlink(missing_ok=True)
+
+
+class Interrupted(Exception):
+    """SIGINT arrived."""
+
+
+INTERRUPTED = "[Request interrupted by user]"
+
+
+def interrupted(session: str) -> int:
+    """What 2.1.328 print mode does on SIGINT: the interrupted turn is recorded as a user
+    message (in the transcript and on stdout), no result line, exit 0."""
+    record = {"type": "user", "message": {"role": "user", "content": [
+        {"type": "text", "text": INTERRUPTED}]}, "isSidechain": False, "sessionId": session,
+        "cwd": os.getcwd(), "entrypoint": "sdk-cli", "version": "2.1.328",
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())}
+    if session:
+        path = transcript(session)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+    print(json.dumps({"type": "user", "message": record["message"], "parent_tool_use_id": None,
+                      "session_id": session, "timestamp": record["timestamp"]}), flush=True)
+    return 0
+
+
+def proc_start() -> str | None:
+    try:
+        stat = Path(f"/proc/{os.getpid()}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()[19]
 
 
 def announce(session: str) -> Path:
@@ -87,9 +125,9 @@ def announce(session: str) -> Path:
     path = Path(config) / "sessions" / f"{os.getpid()}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"pid": os.getpid(), "sessionId": session, "cwd": os.getcwd(),
-                                "startedAt": int(time.time() * 1000), "version": "2.1.328",
-                                "kind": "interactive", "entrypoint": "sdk-cli",
-                                "status": "busy"}))
+                                "startedAt": int(time.time() * 1000), "procStart": proc_start(),
+                                "version": "2.1.328", "kind": "interactive",
+                                "entrypoint": "sdk-cli", "status": "busy"}))
     return path
 
 
@@ -114,9 +152,11 @@ def run_play(play: dict[str, Any], session: str) -> int:
 def catch_signals(ignore_sigint: bool) -> None:
     def on_signal(signum: int, frame: object) -> None:
         log({"signal": signal.Signals(signum).name, "pid": os.getpid()})
-        if signum == signal.SIGINT and ignore_sigint:
-            return
-        sys.exit(130 if signum == signal.SIGINT else 143)
+        if signum == signal.SIGINT:
+            if ignore_sigint:
+                return
+            raise Interrupted
+        sys.exit(143)
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)

@@ -118,7 +118,7 @@ def unknown_session() -> dict[str, Any]:
     return {"events": [{"type": "result", "subtype": "error_during_execution",
                         "is_error": True, "num_turns": 0, "session_id": "$SESSION",
                         "errors": ["No conversation found with session ID: $SESSION"]}],
-            "exit": 1}
+            "stderr": "No conversation found with session ID: $SESSION", "exit": 1}
 
 
 def hanging(ignore_sigint: bool = False) -> dict[str, Any]:

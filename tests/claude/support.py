@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from core.clock import Clock
 from core.models import PauseReason, QuotaReading
+from core.paths import Paths
 from core.providers.base import GoalObservation, LimitHit
+from core.providers.claude.provider import ClaudeProvider
+from core.settings import Settings
 
 
 class RecordingSink:
@@ -53,3 +58,12 @@ class RecordingSink:
     async def resume(self, goal_id: str, origin: str = "test", trigger: Any = None,
                      context: dict[str, Any] | None = None) -> Any:
         raise NotImplementedError
+
+
+async def started_provider(settings: Settings, paths: Paths, clock: Clock,
+                           environ: Mapping[str, str]) -> ClaudeProvider:
+    """A Claude provider on its own (its reports go to a :class:`RecordingSink`), started."""
+    provider = ClaudeProvider(settings, paths, clock, environ)
+    provider.attach(RecordingSink())  # type: ignore[arg-type]
+    await provider.start()
+    return provider

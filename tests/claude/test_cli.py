@@ -25,6 +25,7 @@ from core.providers.claude.state import HookSpool, TrackingFile
 from core.settings import Settings
 from core.store import open_store
 from tests.claude.make_fixtures import SESSIONS
+from tests.claude.support import started_provider
 from tests.support.fakes import until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,11 +133,7 @@ async def test_a_spooled_stop_failure_pauses_a_session_whose_transcript_lacks_th
     HookSpool(paths.data_dir).append({"session_id": SESSIONS["malformed"],
                                       "at": now.isoformat(), "kind": "stop_failure",
                                       "text": "429 Too Many Requests"})
-    provider = ClaudeProvider(Settings(), paths, FakeClock(now), environ)
-    from tests.claude.support import RecordingSink
-
-    provider.attach(RecordingSink())  # type: ignore[arg-type]
-    await provider.start()
+    provider = await started_provider(Settings(), paths, FakeClock(now), environ)
     try:
         found = {o.id: o for o in await provider.discover()}
         obs = found[f"claude:{SESSIONS['malformed']}"]

@@ -25,7 +25,7 @@ from core.settings import Settings
 from tests.claude.builders import limit_stop, system_notice, user, write_session
 from tests.claude.conftest import live_session
 from tests.claude.make_fixtures import SESSIONS
-from tests.claude.support import RecordingSink
+from tests.claude.support import RecordingSink, started_provider
 
 Make = Callable[..., Any]
 
@@ -40,9 +40,7 @@ async def make(paths: Paths, environ: dict[str, str]) -> AsyncIterator[Make]:
 
     async def _make(clock: FakeClock, env: dict[str, str] | None = None,
                     **settings: Any) -> ClaudeProvider:
-        provider = ClaudeProvider(Settings(**settings), paths, clock, env or environ)
-        provider.attach(RecordingSink())  # type: ignore[arg-type]
-        await provider.start()
+        provider = await started_provider(Settings(**settings), paths, clock, env or environ)
         started.append(provider)
         return provider
 
@@ -349,3 +347,40 @@ async def test_claudes_own_goal_is_shown_and_a_met_goal_is_done(
     assert done.state is GoalState.DONE and done.observed_at == at("2026-07-07T21:00:00")
     assert done.data["claude_goal"]["met"] is True
     assert "all tests pass" in (done.pause_detail or "")
+
+
+@pytest.mark.asyncio
+async def test_a_failed_goal_of_claudes_own_is_paused_for_an_error_with_its_condition(
+        make: Make, late_clock: FakeClock, claude_dir: Path, paths: Paths) -> None:
+    """2.1.328: the evaluator judged the condition impossible (``failed: true``, its reason):
+    Claude stopped, the goal needs the user — paused (error), never done, never auto-resumed;
+    a newer /goal in the session is what counts from then on."""
+    def goal_status(at_: str, **fields: object) -> dict[str, object]:
+        return {"type": "attachment", "timestamp": at_, "sessionId": "s-goal",
+                "isSidechain": False, "attachment": {"type": "goal_status", **fields}}
+
+    write_session(claude_dir, [
+        user("/goal the API answers in 1 ms", "2026-07-07T20:00:00.000Z", session="s-goal"),
+        goal_status("2026-07-07T20:00:01.000Z", met=False, sentinel=True,
+                    condition="the API answers in 1 ms"),
+        goal_status("2026-07-07T20:30:00.000Z", met=False, failed=True,
+                    condition="the API answers in 1 ms", iterations=3,
+                    reason="the database round trip alone takes 4 ms")], session="s-goal")
+    TrackingFile(paths.data_dir).update(lambda t: t.tracked.update({"s-goal": {}}))
+    provider = await make(late_clock)
+    failed = by_session(await provider.discover())["s-goal"]
+    assert failed.state is GoalState.PAUSED and failed.pause_reason is PauseReason.ERROR
+    assert failed.observed_at == at("2026-07-07T20:30:00")
+    assert failed.pause_detail == (
+        "Claude's goal failed: “the API answers in 1 ms” cannot be met — the database round "
+        "trip alone takes 4 ms; give the session new directions")
+    assert failed.data["claude_goal"] == {
+        "condition": "the API answers in 1 ms", "met": False, "failed": True,
+        "reason": "the database round trip alone takes 4 ms"}
+    write_session(claude_dir, [goal_status("2026-07-07T21:00:00.000Z", met=False, sentinel=True,
+                                           condition="the API answers in 5 ms")],
+                  session="s-goal", append=True)
+    provider.poll()
+    again = by_session(await provider.discover())["s-goal"]
+    assert again.state is GoalState.IDLE and again.pause_reason is None
+    assert again.data["claude_goal"]["condition"] == "the API answers in 5 ms"

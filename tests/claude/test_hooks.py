@@ -27,8 +27,9 @@ def test_install_chains_and_uninstall_round_trips_byte_for_byte(claude_dir: Path
     original = settings.read_bytes()
     before = listing(claude_dir)
     change = hooks.install(claude_dir, data_dir, PROGRAM, NOW)
-    assert change.changes == ["statusLine: chained through Goalkeeper",
-                              "hooks.StopFailure: added Goalkeeper's hook"]
+    assert change.changes == [
+        "statusLine: chained through Goalkeeper", "hooks.StopFailure: added Goalkeeper's hook",
+        "hooks.Notification: added Goalkeeper's hook (matcher quota_auto_resume_.*)"]
     installed = json.loads(settings.read_bytes())
     assert installed["statusLine"] == {
         "type": "command", "padding": 0,
@@ -37,6 +38,10 @@ def test_install_chains_and_uninstall_round_trips_byte_for_byte(claude_dir: Path
     assert installed["hooks"]["StopFailure"] == [
         {"hooks": [{"type": "command", "command": "notify-send 'Claude stopped'"}]},
         {"hooks": [{"type": "command", "command": f"{PROGRAM} hook claude-stop-failure"}]}]
+    # Claude's own auto-continue decisions (notification_type quota_auto_resume_*) only
+    assert installed["hooks"]["Notification"] == [
+        {"matcher": "quota_auto_resume_.*",
+         "hooks": [{"type": "command", "command": f"{PROGRAM} hook claude-stop-failure"}]}]
     original_data = json.loads(original)
     for key in ("permissions", "model"):
         assert installed[key] == original_data[key]
@@ -141,6 +146,7 @@ def test_reinstalling_after_the_entries_were_removed_by_hand_restores_the_newer_
     data = json.loads(settings.read_bytes())
     data["statusLine"] = {"type": "command", "command": "starship-claude"}
     data["hooks"]["StopFailure"] = data["hooks"]["StopFailure"][:1]
+    del data["hooks"]["Notification"]
     settings.write_text(json.dumps(data, indent=2) + "\n")
     newer = settings.read_bytes()
     assert hooks.install(claude_dir, tmp_path, PROGRAM, NOW).changes
@@ -169,10 +175,52 @@ def test_the_stop_failure_entry_is_the_fast_path_and_replaces_an_older_one(
                                       tmp_path / "claude" / "hook-events.jsonl")
     assert fast.startswith("trap '' TERM; exec /opt/gk/bin/python -I -S /opt/gk/stop_hook.py ")
     change = hooks.install(claude_dir, tmp_path, PROGRAM, NOW, fast)
-    assert change.changes == ["hooks.StopFailure: updated Goalkeeper's hook"]
+    assert change.changes == ["hooks.StopFailure: updated Goalkeeper's hook",
+                              "hooks.Notification: updated Goalkeeper's hook"]
     groups = json.loads(settings.read_text())["hooks"]["StopFailure"]
     assert [g["hooks"][0]["command"] for g in groups] == ["notify-send 'Claude stopped'", fast]
+    notification = json.loads(settings.read_text())["hooks"]["Notification"]
+    assert [g["hooks"][0]["command"] for g in notification] == [fast]
     assert hooks.install(claude_dir, tmp_path, PROGRAM, NOW, fast).changes == []
     hooks.uninstall(claude_dir, tmp_path)
     groups = json.loads(settings.read_text())["hooks"]["StopFailure"]
     assert [g["hooks"][0]["command"] for g in groups] == ["notify-send 'Claude stopped'"]
+    assert "Notification" not in json.loads(settings.read_text())["hooks"]
+
+
+def test_the_users_own_notification_hooks_stay_and_come_back_byte_for_byte(
+        claude_dir: Path, tmp_path: Path) -> None:
+    settings = claude_dir / "settings.json"
+    data = json.loads(settings.read_bytes())
+    data["hooks"]["Notification"] = [{"matcher": "idle_prompt", "hooks": [
+        {"type": "command", "command": "notify-send 'Claude waits'"}]}]
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    original = settings.read_bytes()
+    hooks.install(claude_dir, tmp_path, PROGRAM, NOW)
+    groups = json.loads(settings.read_bytes())["hooks"]["Notification"]
+    assert [g["matcher"] for g in groups] == ["idle_prompt", "quota_auto_resume_.*"]
+    hooks.uninstall(claude_dir, tmp_path)
+    assert settings.read_bytes() == original
+
+
+def test_an_install_from_before_the_notification_entry_gains_it_and_still_round_trips(
+        claude_dir: Path, tmp_path: Path) -> None:
+    """An earlier Goalkeeper installed the statusline and StopFailure only (its record says
+    ``had_stop_failure``); installing now adds the Notification entry, and uninstalling still
+    gives back the user's file byte for byte."""
+    settings = claude_dir / "settings.json"
+    original = settings.read_bytes()
+    hooks.install(claude_dir, tmp_path, PROGRAM, NOW)
+    data = json.loads(settings.read_bytes())  # what the earlier version left: no Notification
+    del data["hooks"]["Notification"]
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    records_file = tmp_path / "claude" / "hooks.json"
+    records = json.loads(records_file.read_text())
+    record = records[str(settings)]
+    record["had_stop_failure"] = record.pop("had_events")["StopFailure"]
+    records_file.write_text(json.dumps(records))
+    change = hooks.install(claude_dir, tmp_path, PROGRAM, NOW)
+    assert change.changes == [
+        "hooks.Notification: added Goalkeeper's hook (matcher quota_auto_resume_.*)"]
+    hooks.uninstall(claude_dir, tmp_path)
+    assert settings.read_bytes() == original

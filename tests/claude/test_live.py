@@ -47,3 +47,24 @@ def test_a_change_one_refresh_saw_is_still_taken_by_the_poll(tmp_path: Path) -> 
     assert live.refresh() == set()
     assert live.take_changed() == {"s-3"}  # the poll still reports it
     assert live.take_changed() == set()
+
+
+def test_every_process_of_a_session_counts_a_tui_first(tmp_path: Path) -> None:
+    """Goalkeeper's own print-mode run and someone else's on one session: leaving out our pid
+    still finds the other (it used to keep one process per session, maybe ours)."""
+    ours = live_session(tmp_path, "s-3", pid=os.getppid())
+    data = json.loads(ours.read_text())
+    ours.write_text(json.dumps({**data, "entrypoint": "sdk-cli"}))
+    theirs = live_session(tmp_path, "s-3")
+    data = json.loads(theirs.read_text())
+    theirs.write_text(json.dumps({**data, "entrypoint": "sdk-cli"}))
+    live = LiveSessions([tmp_path])
+    live.refresh()
+    other = live.live("s-3", ignore={os.getppid()})
+    assert other is not None and other.pid == os.getpid()
+    assert live.live("s-3", ignore={os.getpid()}) is not None
+    assert live.live("s-3", ignore={os.getpid(), os.getppid()}) is None
+    theirs.write_text(json.dumps({**data, "entrypoint": "cli"}))  # now a TUI: preferred
+    live.refresh()
+    first = live.live("s-3")
+    assert first is not None and first.interactive and first.pid == os.getpid()

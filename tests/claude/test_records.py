@@ -148,7 +148,7 @@ def test_claudes_own_goal_status_attachments() -> None:
                              "reason": "they do"}}
     goal = classify(record)
     assert goal.kind is Kind.GOAL_STATUS
-    assert goal.goal == GoalStatus("tests pass", True, False)
+    assert goal.goal == GoalStatus("tests pass", True, False, "they do")
     record["attachment"] = {"type": "goal_status", "met": False, "failed": True,
                             "condition": "tests pass"}
     assert classify(record).goal == GoalStatus("tests pass", False, True)

@@ -207,6 +207,14 @@ async def test_pause_stops_the_headless_run_with_sigint(make_engine: EngineFacto
     await engine.drain()
     goal = engine.goals[GOAL]
     assert goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.USER
+    # 2.1.328 records the interrupted turn as a user message: no prompt, no work after the stop
+    [transcript] = list(world.config.rglob(f"{SESSION}.jsonl"))
+    last = json.loads(transcript.read_text().splitlines()[-1])
+    assert last["message"]["content"][0]["text"] == "[Request interrupted by user]"
+    await clock.run_for(5, step=1)
+    await engine.drain()
+    goal = engine.goals[GOAL]
+    assert goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.USER
 
 
 @pytest.mark.asyncio
@@ -247,3 +255,35 @@ async def test_open_in_terminal(paths: Paths, clock: FakeClock, world: World,
     assert command is not None and command[:2] == ["sh", "-c"]
     assert f"cd {world.repo} && exec {world.fake.bin_dir / 'claude'} --resume {SESSION}" == (
         command[2])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", ["interactive", "print"])
+async def test_a_session_opened_elsewhere_during_goalkeepers_run_stops_that_run(
+        make_engine: EngineFactory, paths: Paths, clock: FakeClock, world: World,
+        kind: str) -> None:
+    """Two writers on one transcript: the user's TUI (or another claude -p) opened the session
+    while Goalkeeper ran it headless. The next poll sees it; Goalkeeper's run gives way — SIGINT,
+    as a pause — and the goal is paused (external) saying so; nothing is resumed behind it."""
+    world.session()
+    world.fake.play(hanging())
+    engine, _ = await start(make_engine, paths, clock, world, auto_resume_default=True)
+    assert (await engine.resume(GOAL, origin="test")).outcome.value == "resumed"
+    assert engine.goals[GOAL].state is GoalState.RUNNING and engine.goals[GOAL].hosted
+    await clock.run_for(3, step=1)
+    assert world.fake.signals() == []  # its own sessions/<pid>.json is no other writer
+    process = live_session(world.config, SESSION)
+    if kind == "print":
+        data = json.loads(process.read_text())
+        process.write_text(json.dumps({**data, "entrypoint": "sdk-cli"}))
+    await clock.run_for(3, step=1)
+    await until(lambda: engine.goals[GOAL].state is GoalState.PAUSED, timeout=10)
+    goal = engine.goals[GOAL]
+    assert world.fake.signals() == ["SIGINT"]
+    assert goal.pause_reason is PauseReason.EXTERNAL and not goal.hosted
+    who = "you opened this session in Claude Code" if kind == "interactive" else (
+        "another Claude Code process")
+    assert who in (goal.pause_detail or "") and "only one process writes" in (
+        goal.pause_detail or "")
+    await run_until(clock, datetime(2026, 7, 7, 20, 0, tzinfo=UTC), step=120)
+    assert len(world.fake.invocations()) == 1  # never started again behind the other writer

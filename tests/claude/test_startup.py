@@ -15,7 +15,7 @@ from core.providers.claude.provider import ClaudeProvider
 from core.providers.claude.state import TrackingFile
 from core.settings import Settings
 from tests.claude.builders import assistant, usage_limit, user, write_session
-from tests.claude.support import RecordingSink
+from tests.claude.support import RecordingSink, started_provider
 
 NOW = datetime(2026, 12, 1, 22, 0, tzinfo=UTC)
 
@@ -45,12 +45,9 @@ def history(tmp_path: Path) -> Path:
 
 
 async def started(history: Path, paths: Paths) -> ClaudeProvider:
-    provider = ClaudeProvider(Settings(), paths, FakeClock(NOW),
-                              {"HOME": str(history.parent / "home"),
-                               "CLAUDE_CONFIG_DIR": str(history), "TZ": "UTC"})
-    provider.attach(RecordingSink())  # type: ignore[arg-type]
-    await provider.start()
-    return provider
+    return await started_provider(Settings(), paths, FakeClock(NOW),
+                                  {"HOME": str(history.parent / "home"),
+                                   "CLAUDE_CONFIG_DIR": str(history), "TZ": "UTC"})
 
 
 @pytest.mark.asyncio

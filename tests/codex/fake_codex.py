@@ -7,6 +7,7 @@ message it receives is appended to ``log.jsonl`` — so tests can assert exactly
 
 script.json keys (all optional):
   mode            normal | silent (never answers) | crash (exits at once) | no_goal_methods
+                  | held (another process is the thread's writer: thread/resume is refused)
   rate_limits     list of RateLimitSnapshot objects, one per account/rateLimits/read (the last
                   one repeats): a scripted sequence such as exhausted → weekly still → recovered
   access          list of extra top-level fields for each read's answer (the last repeats),
@@ -83,16 +84,31 @@ def send(message):
     sys.stdout.flush()
 
 
+#: what 0.169.0 says when the usage limit stops a turn (the app-server's ``error`` and the
+#: failed turn's ``error``)
+LIMIT_TEXT = ("You\u2019ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), "
+              "visit https://chatgpt.com/settings/usage to purchase more credits or try again at "
+              "Dec 2nd, 2026 12:58 AM.")
+LIMIT_ERROR = {"message": LIMIT_TEXT, "codexErrorInfo": "usageLimitExceeded",
+               "additionalDetails": None}
+
+
 def status_changed(thread, kind):
-    send({"method": "thread/status/changed",
-          "params": {"threadId": thread, "status": {"type": kind}}})
+    status = {"type": kind, "activeFlags": []} if kind == "active" else {"type": kind}
+    send({"method": "thread/status/changed", "params": {"threadId": thread, "status": status}})
 
 
 def end_turn(thread, status="completed"):
-    """How 0.169.0 ends a turn: the thread goes idle, then turn/completed."""
-    status_changed(thread, "idle" if status != "failed" else "systemError")
-    send({"method": "turn/completed", "params": {
-        "threadId": thread, "turn": {"id": "turn-1", "status": status, "items": []}}})
+    """How 0.169.0 ends a turn: the thread goes idle (``systemError`` after the usage limit,
+    then an ``error`` notification), then turn/completed."""
+    limited = status == "failed"
+    status_changed(thread, "systemError" if limited else "idle")
+    if limited:
+        send({"method": "error", "params": {"error": LIMIT_ERROR, "willRetry": False,
+                                            "threadId": thread, "turnId": "turn-1"}})
+    send({"method": "turn/completed", "params": {"threadId": thread, "turn": {
+        "id": "turn-1", "status": status, "items": [],
+        "error": LIMIT_ERROR if limited else None}}})
 
 
 def goal_of(thread):
@@ -107,10 +123,22 @@ def set_status(thread, status, reply_to=None, turn=None):
     def write(state):
         goals = state.setdefault("goals", script().get("goals", {}))
         goal = goals.setdefault(thread, {"objective": "?", "tokensUsed": 0})
+        before = {"threadId": thread, **goal}
+        now = int(time.time())
+        if goal.get("status") == "active" and now > goal.get("updatedAt", now):
+            goal["timeUsedSeconds"] = goal.get("timeUsedSeconds", 0) + now - goal["updatedAt"]
+            before = {"threadId": thread, **goal, "updatedAt": now}  # the time it ran
+        else:
+            before = None
         goal["status"] = status
-        goal["updatedAt"] = max(int(time.time()), goal.get("updatedAt", 0))  # epoch seconds
-        return {"threadId": thread, **goal}
-    goal = _locked("state.json", write)
+        goal["updatedAt"] = max(now, goal.get("updatedAt", 0))  # epoch seconds
+        return before, {"threadId": thread, **goal}
+    accounted, goal = _locked("state.json", write)
+    if accounted is not None and reply_to is not None:
+        # 0.169.0 first reports the time an active goal ran since its last update, still active
+        # and before the answer (seen after an interrupted turn)
+        send({"method": "thread/goal/updated",
+              "params": {"threadId": thread, "turnId": None, "goal": accounted}})
     if reply_to is not None:
         send({"id": reply_to, "result": {"goal": goal}})
         if script().get("quiet_set"):
@@ -190,7 +218,8 @@ def rate_limits_read(request, plan):
     snapshot = sequence[min(reads, len(sequence)) - 1]
     extras = plan.get("access") or [{"ordinaryUsageAllowed": None}]
     result = {"rateLimits": snapshot, "rateLimitsByLimitId": {"codex": snapshot},
-              "rateLimitResetCredits": None, "accountId": None, "rateLimitUpsell": None,
+              "rateLimitResetCredits": {"availableCount": 0, "credits": []},
+              "accountId": "acct-fake", "rateLimitUpsell": None,
               **extras[min(reads, len(extras)) - 1]}
     send({"id": request["id"], "result": result})
 
@@ -203,14 +232,26 @@ def on_initialize(request, params, plan):
     name = (params.get("clientInfo") or {}).get("name", "client")
     version = plan.get("version", "codex-cli 0.169.0").split()[-1]
     send({"id": request["id"], "result": {  # the shape 0.169.0 answers with
-        "userAgent": f"{name}/{version} (Linux; x86_64) ({name}; 0)",
+        "userAgent": f"{name}/{version} (Debian 12.0.0; x86_64) xterm ({name}; 0)",
         "codexHome": os.environ.get("CODEX_HOME"), "platformFamily": "unix",
         "platformOs": "linux"}})
+    # and notifications no client asked for, which a client must let pass
+    send({"method": "configWarning", "params": {"summary": "Codex could not find bubblewrap on "
+                                                           "PATH.", "details": None}})
+    send({"method": "remoteControl/status/changed",
+          "params": {"status": "disabled", "serverName": "fake", "installationId": "0",
+                     "environmentId": None}})
 
 
 def on_resume(request, params, plan):
     thread = params.get("threadId")
+    if plan.get("mode") == "held":
+        error(request, -32600, f"thread {thread} already has an active writer")
+        return
     goal = goal_of(thread)
+    send({"method": "mcpServer/startupStatus/updated",
+          "params": {"threadId": thread, "name": "codex_apps", "status": "starting",
+                     "error": None, "failureReason": None}})
     status_changed(thread, "idle")
     result = {"thread": {"id": thread, "turns": []}}
     if not params.get("excludeTurns"):
@@ -228,13 +269,23 @@ def on_goal_get(request, params, plan):
     send({"id": request["id"], "result": {"goal": goal_of(params.get("threadId"))}})
 
 
+ORIGINS = ("user", "automatic")
+
+
 def on_goal_set(request, params, plan):
     thread = params.get("threadId")
-    if goal_of(thread) is None:
-        error(request, -32600, "cannot update goal: no goal exists")
+    origin = params.get("origin")
+    if origin is not None and origin not in ORIGINS:
+        error(request, -32600, f"Invalid request: unknown variant `{origin}`, expected `user` or "
+                               "`automatic`")
+        return
+    current = goal_of(thread)
+    if current is None:
+        error(request, -32600, f"cannot update goal for thread {thread}: no goal exists")
         return
     goal = set_status(thread, params["status"], reply_to=request["id"])
-    if goal["status"] == "active" and not plan.get("quiet_set"):
+    if goal["status"] == "active" and current.get("status") != "active" and not plan.get(
+            "quiet_set"):  # an active goal set active again gets no new turn
         after_active(thread, plan.get("after_active", [["turn_started"]]))
 
 
@@ -260,12 +311,12 @@ def handle(request, plan):
     method, params = request.get("method"), request.get("params") or {}
     if "id" not in request:
         return  # a notification (initialized)
-    if method.startswith("thread/goal/") and plan.get("mode") == "no_goal_methods":
-        error(request, -32601, f"Invalid request: unknown variant `{method}`")
-    elif method in HANDLERS:
+    if method in HANDLERS and not (method.startswith("thread/goal/")
+                                   and plan.get("mode") == "no_goal_methods"):
         HANDLERS[method](request, params, plan)
-    else:
-        error(request, -32601, f"method not found: {method}")
+    else:  # what 0.169.0 answers for a method it does not know
+        error(request, -32600, f"Invalid request: unknown variant `{method}`, expected one of "
+                               f"{', '.join(f'`{m}`' for m in HANDLERS)}")
 
 
 def app_server(plan):
@@ -308,10 +359,8 @@ def exec_resume(plan):
         if spec.get("rollout"):
             with open(spec["rollout"], "a") as handle:
                 handle.write("".join(spec.get("append", [])))
-        sys.stderr.write("ERROR: You\u2019ve hit your usage limit. Upgrade to Pro "
-                         "(https://chatgpt.com/explore/pro), visit "
-                         "https://chatgpt.com/settings/usage to purchase more credits or try "
-                         "again at 10:42 PM.\n")
+        # 0.169.0 prints it twice on stderr, then the tokens used
+        sys.stderr.write(f"ERROR: {LIMIT_TEXT}\nERROR: {LIMIT_TEXT}\ntokens used\n30\n")
         sys.exit(1)
     time.sleep(spec.get("sleep", 0))
     if spec.get("rollout"):

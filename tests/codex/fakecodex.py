@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.jsonl import read_jsonl
+
 SOURCE = Path(__file__).with_name("fake_codex.py")
 
 
@@ -32,10 +34,7 @@ class FakeCodex:
         (self.dir / "script.json").write_text(json.dumps(plan))
 
     def log(self) -> list[dict[str, Any]]:
-        path = self.dir / "log.jsonl"
-        if not path.exists():
-            return []
-        return [json.loads(line) for line in path.read_text().splitlines()]
+        return read_jsonl(self.dir / "log.jsonl")
 
     def invocations(self) -> list[dict[str, Any]]:
         """Every Codex session started (``codex --version`` checks left out)."""

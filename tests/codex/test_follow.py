@@ -179,8 +179,20 @@ def test_latest_snapshot_comes_from_the_newest_file(home: CodexHome):
     assert snap.observed_at == T0 - 30 * M
 
 
+@pytest.fixture(params=["memmem", "mmap.find"])
+def search(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways of searching a mapping: the C library's memmem (GIL released) and, where
+    there is none, ``mmap.find``."""
+    if request.param == "memmem":
+        if tailscan._memmem() is None:
+            pytest.skip("no memmem in this C library")
+    else:
+        monkeypatch.setattr(tailscan, "_memmem", lambda: None)
+    return str(request.param)
+
+
 def test_backwards_scan_survives_chunk_cuts_long_lines_and_a_partial_tail(
-        home: CodexHome, monkeypatch: pytest.MonkeyPatch):
+        home: CodexHome, monkeypatch: pytest.MonkeyPatch, search: str):
     monkeypatch.setattr(tailscan, "CHUNK", 40)
     monkeypatch.setattr(tailscan, "_STEP", 16)
     lines = [meta(THREAD_A, T0)]
@@ -194,3 +206,18 @@ def test_backwards_scan_survives_chunk_cuts_long_lines_and_a_partial_tail(
     found = last_goal(path)
     assert found is not None and found.status == "paused"
     assert tailscan.first_line(path) == meta(THREAD_A, T0).rstrip("\n").encode()
+    at = tailscan.scan_back_at(path, b'"thread_goal_updated"', lambda line: line)
+    assert at is not None and path.read_bytes()[at[1] - 1:at[1]] == b"\n"
+    assert path.read_bytes()[:at[1]].endswith(at[0] + b"\n") and b'"paused"' in at[0]
+
+
+def test_a_needle_cut_by_a_window_edge_or_at_the_very_start_is_found(
+        home: CodexHome, monkeypatch: pytest.MonkeyPatch, search: str):
+    monkeypatch.setattr(tailscan, "CHUNK", 64)
+    path = home.rollout(THREAD_A, T0, goal(THREAD_A, "active", T0),
+                        *[chatter(T0 + i * M, "y" * (5 + 13 * i)) for i in range(12)])
+    for cut in range(60, 140, 7):  # every alignment of the needle against the windows
+        monkeypatch.setattr(tailscan, "CHUNK", cut)
+        found = last_goal(path)
+        assert found is not None and found.status == "active", cut
+    assert tailscan.scan_back(path, b"no such needle", lambda line: line) is None

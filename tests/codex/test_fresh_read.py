@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from datetime import timedelta
@@ -9,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from core.models import Exactness
+from core.providers.codex import rpc
 from core.providers.codex.fresh_read import FreshReadError
 from core.settings import Settings
 from tests.codex.fakecodex import FakeCodex, rl
@@ -101,3 +103,31 @@ async def test_codex_bin_setting_is_used(fake, make_codex):
     fake.script(rate_limits=[rl(5, epoch(T0 + H), 5, epoch(T0 + 50 * H))])
     readings = await provider.read_quotas(fresh=True)
     assert {r.window_id for r in readings} >= {"codex:5h", "codex:weekly"}
+
+
+@pytest.mark.asyncio
+async def test_a_cancellation_as_the_app_server_spawns_leaves_no_process_behind(
+        fake: FakeCodex, monkeypatch: pytest.MonkeyPatch) -> None:
+    """asyncio raises a cancellation that arrives as the spawn completes out of
+    ``create_subprocess_exec`` with the process already running (a host stopping during a
+    fresh read, a time-out): the server must still close it — it was a codex left behind,
+    seen as unclosed-transport warnings in the suite."""
+    fake.script(mode="silent")
+    real_spawn = asyncio.create_subprocess_exec
+    spawned: list[int] = []
+    starting: list[asyncio.Task[object]] = []
+
+    async def spawn_then_cancelled(*args, **kwargs):
+        proc = await real_spawn(*args, **kwargs)
+        spawned.append(proc.pid)
+        starting[0].cancel()  # the caller is cancelled the moment the process exists
+        await asyncio.sleep(0)
+        return proc
+
+    monkeypatch.setattr(rpc.asyncio, "create_subprocess_exec", spawn_then_cancelled)
+    server = rpc.AppServer("codex", os.environ)
+    starting.append(asyncio.ensure_future(server.start()))
+    with pytest.raises(asyncio.CancelledError):
+        await starting[0]
+    await rpc.finish(server.close(grace=0.2))
+    assert spawned and server.pid == spawned[0] and gone(spawned[0])

@@ -16,6 +16,7 @@ import pytest
 
 from core.clock import FakeClock
 from core.models import GoalState, Outcome, PauseReason, Trigger
+from core.providers.codex.rpc import RpcError
 from core.settings import Settings
 from tests.codex.fakecodex import FakeCodex, rl
 from tests.codex.fixtures import (
@@ -247,12 +248,8 @@ async def test_exec_fallback_closes_stdin_and_runs_in_the_session_directory(
 @pytest.mark.asyncio
 async def test_a_codex_outside_the_supported_range_is_named_on_resume(
         home, repo, fake, make_codex, make_engine):
-    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
-    fake.script(goals=codex_goal(), version="codex-cli 0.150.1",
-                after_active=[["turn_started"], ["goal", "complete"]])
-    settings = auto(auto_resume_default=False)
-    engine = await make_engine(make_codex(settings), settings=settings)
-    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    engine = await hosted(home, repo, fake, make_codex, make_engine, version="codex-cli 0.150.1",
+                          after_active=[["turn_started"], ["goal", "complete"]])
     await engine.drain()
     [note] = [r for r in await engine.history(GID) if r.event == "codex_version"]
     assert "Codex 0.150.1 is installed" in note.reason and "0.169.x" in note.reason
@@ -341,12 +338,21 @@ async def test_a_thread_open_in_another_codex_process_is_deferred(
 # -- hosting: pause, cancel, done, questions, shutdown ----------------------------------------
 
 
-async def hosted(home, repo, fake, make_codex, make_engine, **script):
+async def stopped(home, repo, fake, make_codex, make_engine, settings: Settings | None = None,
+                  **script):
+    """An engine with a goal stopped six hours ago (auto-resume off); the fake app-server
+    plays ``script`` (by default: that goal, usage-limited, and the quota back)."""
     limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
-    fake.script(goals=codex_goal(), rate_limits=[rl(3, epoch(T0 + 4 * H), 41, epoch(T0 + 90 * H))],
-                **script)
-    settings = auto(auto_resume_default=False)
-    engine = await make_engine(make_codex(settings), settings=settings)
+    fake.script(**{"goals": codex_goal(),
+                   "rate_limits": [rl(3, epoch(T0 + 4 * H), 41, epoch(T0 + 90 * H))], **script})
+    settings = settings or auto(auto_resume_default=False)
+    return await make_engine(make_codex(settings), settings=settings)
+
+
+async def hosted(home, repo, fake, make_codex, make_engine, settings: Settings | None = None,
+                 **script):
+    """:func:`stopped`, then resumed by hand through the fake app-server."""
+    engine = await stopped(home, repo, fake, make_codex, make_engine, settings, **script)
     assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
     return engine
 
@@ -415,12 +421,9 @@ async def test_a_completed_goal_keeps_the_app_server_until_the_turn_ends(
 @pytest.mark.asyncio
 async def test_a_turn_that_never_ends_is_let_go_after_the_turn_end_timeout(
         home, repo, fake, make_codex, make_engine):
-    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
-    fake.script(goals=codex_goal(), rate_limits=[rl(3, epoch(T0 + 4 * H), 41, epoch(T0 + 90 * H))],
-                after_active=[["turn_started"], ["goal_in_turn", "complete"]])
-    settings = auto(auto_resume_default=False, codex_turn_end_timeout_seconds=0.5)
-    engine = await make_engine(make_codex(settings), settings=settings)
-    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    engine = await hosted(home, repo, fake, make_codex, make_engine,
+                          auto(auto_resume_default=False, codex_turn_end_timeout_seconds=0.5),
+                          after_active=[["turn_started"], ["goal_in_turn", "complete"]])
     await until(lambda: engine.goals[GID].state is GoalState.DONE)
     await until(lambda: engine.providers["codex"].runner.runs == {})
 
@@ -479,10 +482,8 @@ async def test_host_shutdown_reaps_the_server_and_restart_resumes_the_active_goa
 ])
 async def test_the_goal_is_checked_before_it_is_set_active(
         home, repo, fake, make_codex, make_engine, codex_status, outcome, state, reason):
-    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
-    fake.script(goals=codex_goal(codex_status) if codex_status else {})
-    settings = auto(auto_resume_default=False)
-    engine = await make_engine(make_codex(settings), settings=settings)
+    engine = await stopped(home, repo, fake, make_codex, make_engine,
+                           goals=codex_goal(codex_status) if codex_status else {})
     result = await engine.resume(GID, origin="cli")
     assert (result.outcome, engine.goals[GID].state) == (outcome, state)
     assert reason in result.reason
@@ -525,10 +526,9 @@ async def test_pausing_a_goal_nobody_runs_pauses_it_in_codex(
 
 @pytest.mark.asyncio
 async def test_an_unconfirmed_activation_is_undone(home, repo, fake, make_codex, make_engine):
-    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
-    fake.script(goals=codex_goal(), quiet_set=True)
-    settings = auto(auto_resume_default=False, codex_confirm_timeout_seconds=0.5)
-    engine = await make_engine(make_codex(settings), settings=settings)
+    engine = await stopped(home, repo, fake, make_codex, make_engine,
+                           auto(auto_resume_default=False, codex_confirm_timeout_seconds=0.5),
+                           quiet_set=True)
     result = await engine.resume(GID, origin="cli")
     assert result.outcome is Outcome.FAILED
     assert "did not confirm the goal is active within 0.5 s" in result.reason
@@ -536,3 +536,29 @@ async def test_an_unconfirmed_activation_is_undone(home, repo, fake, make_codex,
     assert statuses == ["active", "usageLimited"]  # put back as it was
     assert fake.goal_status(THREAD_A) == "usageLimited"
     assert engine.goals[GID].state is GoalState.PAUSED
+
+
+@pytest.mark.asyncio
+async def test_a_writer_that_appears_after_the_check_defers_the_resume(
+        home, repo, fake, make_codex, make_engine):
+    """0.169.0 refuses a second writer: ``thread/resume`` answers -32600 "thread … already has
+    an active writer". A holder that took the thread after Goalkeeper's own check is no failed
+    resume: deferred, no attempt spent, nothing set active, no exec fallback."""
+    engine = await stopped(home, repo, fake, make_codex, make_engine, mode="held")
+    result = await engine.resume(GID, origin="cli")
+    assert result.outcome is Outcome.DEFERRED
+    assert "already has an active writer" in result.reason
+    assert engine.goals[GID].state is GoalState.PAUSED and engine.goals[GID].attempts == 0
+    assert fake.activations() == []
+    assert not [e for e in fake.invocations() if e["argv"][:1] == ["exec"]]
+
+
+def test_an_unknown_value_is_no_missing_method() -> None:
+    missing = RpcError("thread/goal/get", -32600, "Invalid request: unknown variant "
+                       "`thread/goal/get`, expected one of `initialize`, `thread/start`")
+    assert missing.method_missing
+    bad_value = RpcError("thread/goal/set", -32600, "Invalid request: unknown variant `robot`, "
+                         "expected `user` or `automatic`")
+    assert not bad_value.method_missing and not bad_value.writer_elsewhere
+    held = RpcError("thread/resume", -32600, "thread 01a2 already has an active writer")
+    assert held.writer_elsewhere and not held.method_missing

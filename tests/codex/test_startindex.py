@@ -8,10 +8,22 @@ from pathlib import Path
 import pytest
 
 from core.providers.codex import startup
+from core.providers.codex.config import from_settings
 from core.providers.codex.follow import RolloutIndex
+from core.providers.codex.provider import CodexProvider
 from core.providers.codex.startindex import load, save
 from core.providers.codex.startup import read_startup
-from tests.codex.fixtures import T0, THREAD_A, THREAD_B, CodexHome, chatter, goal, meta
+from core.settings import Settings
+from tests.codex.fixtures import (
+    T0,
+    THREAD_A,
+    THREAD_B,
+    CodexHome,
+    chatter,
+    goal,
+    limit_stop,
+    meta,
+)
 
 H = timedelta(hours=1)
 M = timedelta(minutes=1)
@@ -21,13 +33,13 @@ M = timedelta(minutes=1)
 def scans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
     """Every backwards goal search: (file name, floor)."""
     calls: list[tuple[str, int]] = []
-    real = startup.last_goal
+    real = startup._last_goal_at
 
     def counted(path: Path, floor: int = 0):
         calls.append((path.name, floor))
         return real(path, floor)
 
-    monkeypatch.setattr(startup, "last_goal", counted)
+    monkeypatch.setattr(startup, "_last_goal_at", counted)
     return calls
 
 
@@ -90,3 +102,39 @@ def test_a_replaced_file_or_a_broken_index_is_read_afresh(home: CodexHome, tmp_p
     scans.clear()
     assert start(home, index_file).goals[THREAD_A].status == "paused"
     assert len(scans) == 1
+
+
+def test_only_a_limit_stop_after_the_last_goal_line_makes_it_usage_limited(
+        home: CodexHome, tmp_path: Path):
+    """The stop is looked for past the goal's line only: an older stop, followed by the goal
+    set active again (resumed), says nothing about now."""
+    home.rollout(THREAD_A, T0 - 3 * H, meta(THREAD_A, T0 - 3 * H),
+                 goal(THREAD_A, "active", T0 - 3 * H), limit_stop(T0 - 2 * H),
+                 goal(THREAD_A, "active", T0 - H), chatter(T0 - 30 * M))
+    b = home.rollout(THREAD_B, T0 - 3 * H, meta(THREAD_B, T0 - 3 * H),
+                     goal(THREAD_B, "active", T0 - 3 * H), chatter(T0 - 2 * H))
+    index_file = tmp_path / "idx.json"
+    first = start(home, index_file)
+    assert first.goals[THREAD_A].status == "active"
+    assert first.goals[THREAD_B].status == "active"
+    home.append(b, limit_stop(T0 - M))  # grown by a stop after its goal line
+    again = start(home, index_file)
+    assert again.goals[THREAD_B].status == "usageLimited"
+    assert again.goals[THREAD_A].status == "active"
+
+
+@pytest.mark.asyncio
+async def test_the_provider_writes_the_index_behind_its_start_and_the_next_start_uses_it(
+        home: CodexHome, tmp_path: Path, scans, clock):
+    home.rollout(THREAD_A, T0 - H, meta(THREAD_A, T0 - H), goal(THREAD_A, "complete", T0 - H))
+    config = from_settings(Settings(), {"CODEX_HOME": str(home.root)})
+    index_file = tmp_path / "gk" / "codex-start-index.json"
+    first = CodexProvider(config, clock, index_file=index_file)
+    await first.start()
+    await first.stop()  # waits for the index being written
+    assert len(scans) == 1 and load(index_file)
+    scans.clear()
+    second = CodexProvider(config, clock, index_file=index_file)
+    await second.start()
+    await second.stop()
+    assert scans == [] and second.state.book.records[THREAD_A].update.status == "complete"

@@ -11,20 +11,18 @@ is ever passed. Every process started here is stopped by :meth:`Tui.close` / the
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
-import shlex
-import shutil
 import signal
 import subprocess
-import tempfile
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from core.procstat import state
+from tests.real.terminal import Terminal, wait_for
+from tests.support.jsonl import read_jsonl
 
 OAUTH_TOKEN = "sk-ant-oat01-goalkeeper-contract-test-not-a-real-token"
 PRINT_TIMEOUT = 90.0
@@ -98,8 +96,7 @@ class ClaudeWorld:
         return self.config / "projects" / encode_cwd(str(self.project)) / f"{session_id}.jsonl"
 
     def records(self, session_id: str) -> list[dict[str, Any]]:
-        lines = self.transcript(session_id).read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+        return read_jsonl(self.transcript(session_id))
 
     def print_mode(self, prompt: str, *, resume: str | None = None,
                    env: dict[str, str] | None = None) -> PrintRun:
@@ -124,104 +121,26 @@ class ClaudeWorld:
         return found
 
 
-async def eventually(condition: Callable[[], Any], timeout: float = 30.0, what: str = "",
-                     state: Callable[[], Any] | None = None) -> Any:
-    """:func:`wait_for` for async tests: the event loop keeps running meanwhile. ``state``
-    describes what was seen instead, for the failure message."""
-    deadline = time.monotonic() + timeout
-    while not (value := condition()):
-        if time.monotonic() > deadline:
-            seen = f"; saw {state()!r}" if state is not None else ""
-            raise AssertionError(f"timed out after {timeout:g} s waiting for "
-                                 f"{what or condition}{seen}")
-        await asyncio.sleep(0.1)
-    return value
-
-
-def wait_for(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    """Poll ``condition`` (real time: these tests drive real processes) until it is truthy."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition}")
-        time.sleep(0.1)
-
-
-def need_tmux() -> None:
-    """The TUI runs under tmux: skip without it, except under ``CI=true`` (a failure there)."""
-    import pytest
-
-    if shutil.which("tmux") is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("CI=true and tmux is missing: the Claude TUI tests need it")
-        pytest.skip("tmux is not installed: the Claude TUI tests need it")
-
-
-class Tui:
-    """The interactive ``claude`` in a private tmux server (its own socket in /tmp)."""
+class Tui(Terminal):
+    """The interactive ``claude`` of ``world`` in its own terminal."""
 
     def __init__(self, world: ClaudeWorld, *args: str) -> None:
-        tmux = shutil.which("tmux")
-        if tmux is None:
-            raise RuntimeError("tmux is not installed")
         self.world = world
-        self.tmux = tmux
-        self.dir = Path(tempfile.mkdtemp(prefix="gk-tui-"))  # short: a socket path limit
-        self.socket = self.dir / "tmux.sock"
-        script = self.dir / "run-claude.sh"
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in world.env.items())
-        script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(world.project))}\n"
-                          f"exec {shlex.quote(str(world.binary))} "
-                          + " ".join(shlex.quote(a) for a in args) + "\n")
-        script.chmod(0o755)
-        self._run("new-session", "-d", "-s", "gk", "-x", "200", "-y", "50", str(script))
-        self.pid = self._claude_pid()
-
-    def _run(self, *args: str) -> str:
-        done = subprocess.run([self.tmux, "-S", str(self.socket), *args], capture_output=True,
-                              text=True, timeout=30, check=False)
-        return done.stdout
-
-    def _claude_pid(self) -> int:
-        out = wait_for(lambda: self._run("list-panes", "-t", "gk", "-F", "#{pane_pid}").strip(),
-                       10, "the tmux pane")
-        return int(out.splitlines()[0])
-
-    def screen(self) -> str:
-        return self._run("capture-pane", "-p", "-t", "gk", "-S", "-200")
-
-    def wait_screen(self, text: str, timeout: float = 30.0) -> str:
-        return str(wait_for(lambda: self.screen() if text in self.screen() else "", timeout,
-                            f"{text!r} on the TUI screen"))
-
-    def send(self, *keys: str) -> None:
-        self._run("send-keys", "-t", "gk", *keys)
-
-    def type_line(self, text: str) -> None:
-        self._run("send-keys", "-t", "gk", "-l", text)
-        time.sleep(0.3)
-        self._run("send-keys", "-t", "gk", "Enter")
+        super().__init__([str(world.binary), *args], world.env, world.project)
 
     def alive(self) -> bool:
         try:
             os.kill(self.pid, 0)
         except ProcessLookupError:
             return False
-        try:
-            state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return True
-        return state != "Z"
+        return state(self.pid) != "Z"
 
     def session_file(self) -> Path:
         return self.world.config / "sessions" / f"{self.pid}.json"
 
     def close_terminal(self) -> None:
         """The terminal goes away (tmux server killed: SIGHUP), as when its window is closed."""
-        self._run("kill-server")
+        self.kill_server()
         wait_for(lambda: not self.alive(), 15, "claude to exit after SIGHUP")
 
     def kill(self) -> None:
@@ -231,10 +150,10 @@ class Tui:
 
     def close(self) -> None:
         """Leave no tmux and no claude process behind, whatever state the test left."""
-        self._run("kill-server")
+        self.kill_server()
         with contextlib.suppress(AssertionError):
             wait_for(lambda: not self.alive(), 10)
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.remove()

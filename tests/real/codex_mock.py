@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.procstat import state
 from core.providers.codex.rpc import AppServer
 from tests.real.mockhttp import MockServer, Reply, Request
 
@@ -270,9 +271,8 @@ def codex_processes(home: Path) -> list[int]:
             continue
         try:
             environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if state != "Z" and marker + b"\0" in environ + b"\0":
+        if marker + b"\0" in environ + b"\0" and state(int(entry.name)) not in (None, "Z"):
             found.append(int(entry.name))
     return found

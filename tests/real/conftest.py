@@ -22,9 +22,10 @@ from core.paths import resolve_paths
 from core.providers.claude.provider import ClaudeProvider
 from core.settings import Settings
 from tests.real.claude_mock import Answer, ClaudeApi
-from tests.real.claude_world import ClaudeWorld, Tui, need_tmux
+from tests.real.claude_world import ClaudeWorld, Tui
 from tests.real.mockhttp import MockServer, serving
 from tests.real.pins import PINS, PinUnavailable, ensure
+from tests.real.terminal import need_tmux
 
 _IN_CI = os.environ.get("CI", "").lower() == "true"
 

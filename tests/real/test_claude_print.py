@@ -29,7 +29,7 @@ from core.providers.claude.sessions import read_meta
 from core.providers.claude.state import HookSpool, TrackingFile
 from core.providers.claude.stream import StreamState, interpret
 from core.settings import Settings
-from tests.claude.support import RecordingSink
+from tests.claude.support import RecordingSink, started_provider
 from tests.real.claude_mock import USAGE, Answer, ClaudeApi
 from tests.real.claude_world import ClaudeWorld, PrintRun
 from tests.real.mockhttp import MockServer
@@ -57,10 +57,8 @@ async def provider_of(gk_paths: Paths) -> AsyncIterator[Any]:
     started: list[ClaudeProvider] = []
 
     async def make(world: ClaudeWorld, **settings: Any) -> ClaudeProvider:
-        provider = ClaudeProvider(Settings(**settings), gk_paths, FakeClock(datetime.now(UTC)),
-                                  world.env)
-        provider.attach(RecordingSink())  # type: ignore[arg-type]
-        await provider.start()
+        provider = await started_provider(Settings(**settings), gk_paths,
+                                          FakeClock(datetime.now(UTC)), world.env)
         started.append(provider)
         return provider
 

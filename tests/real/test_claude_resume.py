@@ -13,8 +13,9 @@ import pytest
 
 from core.models import GoalState, PauseReason
 from tests.real.claude_mock import Answer, ClaudeApi
-from tests.real.claude_world import ClaudeWorld, eventually
+from tests.real.claude_world import ClaudeWorld
 from tests.real.mockhttp import MockServer
+from tests.real.terminal import eventually
 
 Api = tuple[ClaudeApi, MockServer]
 

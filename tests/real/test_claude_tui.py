@@ -22,16 +22,16 @@ from core.clock import FakeClock
 from core.models import Exactness, GoalState, QuotaReading
 from core.paths import Paths, resolve_paths
 from core.providers.claude.events import event_from_json
-from core.providers.claude.provider import ClaudeProvider
 from core.providers.claude.sessions import LIVE_BLOCK, NATIVE_BLOCK, HookEvent
 from core.providers.claude.state import HookSpool
 from core.settings import Settings
 from core.store import open_store
 from core.store.sqlite import StoreError
-from tests.claude.support import RecordingSink
+from tests.claude.support import started_provider
 from tests.real.claude_mock import Answer, ClaudeApi
-from tests.real.claude_world import ClaudeWorld, Tui, eventually, need_tmux, wait_for
+from tests.real.claude_world import ClaudeWorld, Tui
 from tests.real.mockhttp import MockServer
+from tests.real.terminal import eventually, need_tmux, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 Api = tuple[ClaudeApi, MockServer]
@@ -70,9 +70,8 @@ def stop_records(world: ClaudeWorld, session: str) -> list[dict[str, Any]]:
 
 
 async def observe(world: ClaudeWorld, paths: Paths, session: str) -> Any:
-    provider = ClaudeProvider(Settings(), paths, FakeClock(datetime.now(UTC)), world.env)
-    provider.attach(RecordingSink())  # type: ignore[arg-type]
-    await provider.start()
+    provider = await started_provider(Settings(), paths, FakeClock(datetime.now(UTC)),
+                                      world.env)
     try:
         (obs,) = [o for o in await provider.discover() if o.id == f"claude:{session}"]
         return obs
@@ -156,17 +155,26 @@ def test_claudes_own_armed_wait_makes_goalkeeper_stand_aside(armed_run: ArmedRun
     assert ARMED in obs.auto_resume_block
 
 
+async def armed_goal(world: ClaudeWorld, api: ClaudeApi, engine_of: Any, tuis: list[Tui]
+                     ) -> tuple[Tui, Any, str, int]:
+    """A TUI a 5-hour limit stopped 4 s before its reset, Claude's own wait armed, and an
+    engine that says so (Goalkeeper stands aside). Returns the TUI, the engine, the session and
+    the reset."""
+    tui = Tui(world)
+    tuis.append(tui)
+    resets = int(time.time()) + 4
+    session = limit_in_tui(tui, api, resets, "Rewrite the scheduler")
+    engine, _ = await engine_of(world)
+    assert (engine.goals[f"claude:{session}"].auto_resume_note or "").startswith(NATIVE_BLOCK)
+    return tui, engine, session, resets
+
+
 @pytest.mark.asyncio
 async def test_a_wait_cancelled_with_esc_waits_for_the_tui_to_exit_then_resumes_once(
         claude_world: ClaudeWorld, claude_api: Api, engine_of: Any, tuis: list[Tui]) -> None:
     api, _ = claude_api
-    tui = Tui(claude_world)
-    tuis.append(tui)
-    resets = int(time.time()) + 4
-    session = limit_in_tui(tui, api, resets, "Rewrite the scheduler")
-    engine, _ = await engine_of(claude_world)
+    tui, engine, session, resets = await armed_goal(claude_world, api, engine_of, tuis)
     goal = f"claude:{session}"
-    assert (engine.goals[goal].auto_resume_note or "").startswith(NATIVE_BLOCK)
     tui.send("Escape")
     tui.wait_screen("Automatic continue cancelled", 15)
     await eventually(lambda: (engine.goals[goal].auto_resume_note or "").startswith(LIVE_BLOCK),
@@ -185,13 +193,8 @@ async def test_a_wait_cancelled_with_esc_waits_for_the_tui_to_exit_then_resumes_
 async def test_a_tui_killed_during_its_wait_is_resumed_by_goalkeeper_once(
         claude_world: ClaudeWorld, claude_api: Api, engine_of: Any, tuis: list[Tui]) -> None:
     api, _ = claude_api
-    tui = Tui(claude_world)
-    tuis.append(tui)
-    resets = int(time.time()) + 4
-    session = limit_in_tui(tui, api, resets, "Rewrite the scheduler")
-    engine, _ = await engine_of(claude_world)
+    tui, engine, session, _ = await armed_goal(claude_world, api, engine_of, tuis)
     goal = f"claude:{session}"
-    assert (engine.goals[goal].auto_resume_note or "").startswith(NATIVE_BLOCK)
     process_file = tui.session_file()
     tui.kill()
     assert process_file.exists()  # left behind: only its dead pid says the wait is over

@@ -40,7 +40,9 @@ from tests.real.codex_mock import (
     running_mock,
     write_home,
 )
+from tests.real.terminal import Terminal, need_tmux
 from tests.support.fakes import until
+from tests.support.jsonl import read_jsonl
 
 
 class World:
@@ -81,9 +83,34 @@ class World:
         assert row is not None
         return str(row[0]), str(row[1])
 
+    async def resumed_to_complete(self, make_engine: Any, clock: FakeClock, thread: str
+                                  ) -> Any:
+        """Goalkeeper resumes the thread's goal, which the mock then completes: Goalkeeper and
+        the goals database agree it is done, and no run is left."""
+        settings = self.settings()
+        engine = await make_engine(self.provider(settings, clock), settings=settings)
+        self.mock.set(mode="complete", used5=20)
+        result = await engine.resume(gid(thread), origin="cli")
+        assert result.outcome is Outcome.RESUMED, result.reason
+        await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
+        assert self.db_goal(thread)[0] == "complete"
+        await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+        return engine
+
+    def stop_daemon(self) -> None:
+        """``codex app-server daemon stop``, and its ``pid-update-loop`` helper, which 0.169.0's
+        ``daemon stop`` leaves running (ours, so ended here)."""
+        import subprocess
+
+        subprocess.run([str(self.codex_bin), "app-server", "daemon", "stop"], env=self.env,
+                       capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+        for pid in codex_processes(self.home):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
     def rollout(self, thread: str) -> list[dict[str, Any]]:
         [path] = list((self.home / "sessions").rglob(f"rollout-*-{thread}.jsonl"))
-        return [json.loads(line) for line in path.read_text().splitlines() if line]
+        return read_jsonl(path)
 
 
 @pytest.fixture(scope="module")
@@ -161,14 +188,7 @@ async def test_quotas_and_a_limit_stop_from_rollouts_the_real_cli_wrote(world, m
 async def test_manual_resume_runs_to_complete_and_the_final_turn_is_not_aborted(
         world, make_engine, clock):
     thread = await world.limited_goal()
-    settings = world.settings()
-    engine = await make_engine(world.provider(settings, clock), settings=settings)
-    world.mock.set(mode="complete", used5=20)
-    result = await engine.resume(gid(thread), origin="cli")
-    assert result.outcome is Outcome.RESUMED, result.reason
-    await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
-    await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
-    assert world.db_goal(thread)[0] == "complete"  # Codex and Goalkeeper agree
+    engine = await world.resumed_to_complete(make_engine, clock, thread)  # and Codex agrees
     lines = world.rollout(thread)
     kinds = [line["payload"].get("type") for line in lines if line["type"] == "event_msg"]
     assert "turn_aborted" not in kinds
@@ -370,14 +390,7 @@ async def test_a_thread_held_by_the_shared_daemon_is_resumed_through_it(
         assert control_socket(world.home).exists()
         await client.start()
         await client.request("thread/resume", {"threadId": thread, "excludeTurns": True}, 30)
-        settings = world.settings()
-        engine = await make_engine(world.provider(settings, clock), settings=settings)
-        world.mock.set(mode="complete", used5=20)
-        result = await engine.resume(gid(thread), origin="cli")
-        assert result.outcome is Outcome.RESUMED, result.reason
-        await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
-        assert world.db_goal(thread)[0] == "complete"
-        await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+        engine = await world.resumed_to_complete(make_engine, clock, thread)
         # a goal the daemon runs for its client (not Goalkeeper): pausing goes through it too
         other = await world.limited_goal()
         world.mock.set(mode="text", delay=0.5, used5=20)
@@ -392,27 +405,7 @@ async def test_a_thread_held_by_the_shared_daemon_is_resumed_through_it(
     finally:
         world.mock.set(delay=0.0)
         await client.close()
-        subprocess.run([*daemon, "stop"], env=world.env, capture_output=True, timeout=60,
-                       stdin=subprocess.DEVNULL)
-        # 0.169.0's `daemon stop` leaves its `pid-update-loop` helper running: ours, so end it
-        for pid in codex_processes(world.home):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-
-
-def _pane(socket: str) -> str:
-    import subprocess
-
-    done = subprocess.run(["tmux", "-L", socket, "capture-pane", "-p", "-t", "tui"],
-                          capture_output=True, text=True, timeout=10, check=False)
-    return done.stdout
-
-
-async def _pane_shows(socket: str, text: str, timeout: float = 30.0) -> str:
-    async with asyncio.timeout(timeout):
-        while text not in (pane := _pane(socket)):
-            await asyncio.sleep(0.2)
-    return pane
+        world.stop_daemon()
 
 
 @pytest.mark.asyncio
@@ -421,40 +414,19 @@ async def test_the_users_tui_still_open_on_the_thread_gets_the_goal_resumed(
     """The most common case: the user's ``codex resume`` TUI stays open after the limit stop.
     In 0.169.0 the TUI runs on the shared app-server daemon (which it starts), and the daemon
     holds the thread: Goalkeeper resumes through it, and the TUI shows the goal run."""
-    import shutil
-    import subprocess
 
-    if shutil.which("tmux") is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("CI=true and tmux is missing")
-        pytest.skip("tmux is not installed")
+    need_tmux("the Codex TUI test")
     thread = await world.limited_goal()
     with (world.home / "config.toml").open("a") as config:  # the folder is trusted already
         config.write(f'\n[projects."{world.repo}"]\ntrust_level = "trusted"\n')
-    socket = f"gk-test-{os.getpid()}"
-    env = " ".join(f"{k}={v}" for k, v in (("CODEX_HOME", world.home),
-                                           ("GK_MOCK_API_KEY", "dummy")))
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "tui", "-x", "160", "-y",
-                    "45", f"cd {world.repo} && env {env} {world.codex_bin} resume {thread}"],
-                   check=True, timeout=30)
+    tui = Terminal([str(world.codex_bin), "resume", thread], world.env, world.repo)
     try:
-        await _pane_shows(socket, "Resume paused goal?")
-        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "tui", "2"], check=True)
-        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "tui", "Enter"], check=True)
-        await _pane_shows(socket, "/goal resume")  # idle, the goal left usage-limited
-        settings = world.settings()
-        engine = await make_engine(world.provider(settings, clock), settings=settings)
-        world.mock.set(mode="complete", used5=20)
-        result = await engine.resume(gid(thread), origin="cli")
-        assert result.outcome is Outcome.RESUMED, result.reason
-        await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
-        assert world.db_goal(thread)[0] == "complete"
-        await _pane_shows(socket, FINAL_TEXT)  # the user sees the goal finish in the TUI
-        await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+        await tui.shows("Resume paused goal?")
+        tui.send("2")
+        tui.send("Enter")
+        await tui.shows("/goal resume")  # idle, the goal left usage-limited
+        await world.resumed_to_complete(make_engine, clock, thread)
+        await tui.shows(FINAL_TEXT)  # the user sees the goal finish in the TUI
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=30)
-        subprocess.run([str(world.codex_bin), "app-server", "daemon", "stop"], env=world.env,
-                       capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
-        for pid in codex_processes(world.home):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
+        tui.remove()
+        world.stop_daemon()

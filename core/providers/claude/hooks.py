@@ -1,4 +1,4 @@
-"""Installing and removing Goalkeeper's two opt-in entries in Claude Code's ``settings.json``.
+"""Installing and removing Goalkeeper's opt-in entries in Claude Code's ``settings.json``.
 
 * ``statusLine`` → ``goalkeeper hook claude-statusline --chain '<your command>'``: the user's
   own statusline keeps running (its output passes through byte for byte), and Goalkeeper reads
@@ -7,6 +7,10 @@
   (:func:`stop_failure_command`: ``trap '' TERM; exec <python> -I -S …/stop_hook.py <spool>`` —
   it must spool within the ~25 ms print mode grants it before SIGTERM, which a full
   ``goalkeeper`` start-up cannot); the user's own StopFailure hooks stay (Claude runs them all).
+* ``hooks.Notification`` gains one group with the matcher ``quota_auto_resume_.*`` running the
+  same command: Claude's own auto-continue decisions (``quota_auto_resume_fired`` /
+  ``_stale`` / ``_disabled`` — the ``notification_type`` of the payload, which the matcher
+  matches) reach the spool too. Claude's other notifications never run it.
 
 These are the only writes Goalkeeper ever makes into a Claude config directory. Before the first
 change the file is copied to ``<data>/claude/backups/``, and what was there before is recorded in
@@ -29,7 +33,13 @@ from core.atomic import atomic_write_bytes, atomic_write_text
 from core.i18n import N_
 
 STATUSLINE = "hook claude-statusline"
+#: marks the spooling command as Goalkeeper's, in every hook event it is installed for
 STOP_FAILURE = "hook claude-stop-failure"
+#: the hook events the spooling command is installed for, with the matcher of its group
+EVENTS: tuple[tuple[str, str | None], ...] = (
+    ("StopFailure", None),
+    ("Notification", "quota_auto_resume_.*"),
+)
 
 
 def stop_failure_command(executable: str, script: Path, spool: Path) -> str:
@@ -127,13 +137,28 @@ def _statusline_is_ours(data: dict[str, Any]) -> bool:
     return isinstance(current, dict) and _is_ours(current.get("command"), STATUSLINE)
 
 
-def _stop_failure_is_ours(data: dict[str, Any]) -> bool:
+def _hook_is_ours(data: dict[str, Any], event: str) -> bool:
     hooks = data.get("hooks")
-    groups = hooks.get("StopFailure") if isinstance(hooks, dict) else None
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
     return isinstance(groups, list) and any(
         isinstance(hook, dict) and _is_ours(hook.get("command"), STOP_FAILURE)
         for group in groups if isinstance(group, dict) and isinstance(group.get("hooks"), list)
         for hook in group["hooks"])
+
+
+def _any_ours(data: dict[str, Any]) -> bool:
+    return _statusline_is_ours(data) or any(_hook_is_ours(data, e) for e, _ in EVENTS)
+
+
+def _had(record: dict[str, Any], event: str) -> bool | None:
+    """Whether the user's file had ``hooks.<event>`` before Goalkeeper's first change; None:
+    not known (the record is lost)."""
+    had = record.get("had_events")
+    if isinstance(had, dict) and event in had:
+        return bool(had[event])
+    if event == "StopFailure" and "had_stop_failure" in record:  # from before Notification
+        return bool(record["had_stop_failure"])
+    return None
 
 
 def _digest(raw: bytes | None) -> str | None:
@@ -142,10 +167,11 @@ def _digest(raw: bytes | None) -> str | None:
 
 def install(config_dir: Path, data_dir: Path, program: str, now: datetime,
             stop_command: str | None = None) -> HookChange:
-    """Chain the statusline and add the StopFailure hook in ``config_dir/settings.json``.
+    """Chain the statusline and add the StopFailure and Notification hooks in
+    ``config_dir/settings.json``.
 
-    ``stop_command`` is the StopFailure entry's command (:func:`stop_failure_command`); without
-    one it is ``<program> hook claude-stop-failure``.
+    ``stop_command`` is the hooks' command (:func:`stop_failure_command`); without one it is
+    ``<program> hook claude-stop-failure``.
     """
     path = config_dir / "settings.json"
     raw, data = _read(path)
@@ -156,16 +182,17 @@ def install(config_dir: Path, data_dir: Path, program: str, now: datetime,
     if _install_statusline(new, program, change) is None:
         raise HookError(N_("{file}: statusLine is not a command; Goalkeeper cannot chain it"
                            ).format(file=path))
-    _install_stop_failure(new, stop_command or f"{program} {STOP_FAILURE}", change)
+    for event, matcher in EVENTS:
+        _install_hook(new, event, matcher, stop_command or f"{program} {STOP_FAILURE}", change)
     if not change.changes:
         return change
-    if record is not None and not (_statusline_is_ours(data) or _stop_failure_is_ours(data)):
+    if record is not None and not _any_ours(data):
         record = None  # our entries were taken out meanwhile: the file now is the user's own
     if record is None:
         record = _first_record(path, raw, data, data_dir, now)
         change.backup = Path(record["backup"]) if record.get("backup") else None
-    elif not _statusline_is_ours(data):  # the statusline was set anew since the first install
-        record.update(statusLine=data.get("statusLine"), had_statusLine="statusLine" in data)
+    else:
+        _update_record(record, data)
     _write(path, _dump(new, raw), path)
     records[str(path)] = record
     _save_records(data_dir, records)
@@ -188,8 +215,23 @@ def _first_record(path: Path, raw: bytes | None, data: dict[str, Any], data_dir:
         "statusLine": data.get("statusLine"),
         "had_statusLine": "statusLine" in data,
         "had_hooks": isinstance(hooks, dict),
-        "had_stop_failure": isinstance(hooks, dict) and "StopFailure" in hooks,
+        "had_events": {event: isinstance(hooks, dict) and event in hooks for event, _ in EVENTS},
     }
+
+
+def _update_record(record: dict[str, Any], data: dict[str, Any]) -> None:
+    """What an install on top of an earlier one learns about the user's own file: a
+    statusline set anew since, and whether a hook event Goalkeeper had not used before (an
+    install from before the Notification entry) is the user's."""
+    if not _statusline_is_ours(data):
+        record.update(statusLine=data.get("statusLine"), had_statusLine="statusLine" in data)
+    hooks = data.get("hooks")
+    had = record.setdefault("had_events", {})
+    if "StopFailure" not in had and "had_stop_failure" in record:
+        had["StopFailure"] = bool(record.pop("had_stop_failure"))
+    for event, _ in EVENTS:
+        if event not in had and not _hook_is_ours(data, event):
+            had[event] = isinstance(hooks, dict) and event in hooks
 
 
 def _install_statusline(data: dict[str, Any], program: str, change: HookChange) -> bool | None:
@@ -211,23 +253,29 @@ def _install_statusline(data: dict[str, Any], program: str, change: HookChange) 
     return True
 
 
-def _install_stop_failure(data: dict[str, Any], command: str, change: HookChange) -> None:
+def _install_hook(data: dict[str, Any], event: str, matcher: str | None, command: str,
+                  change: HookChange) -> None:
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise HookError(N_("settings.json: hooks is not an object; nothing was changed"))
-    groups = hooks.setdefault("StopFailure", [])
+    groups = hooks.setdefault(event, [])
     if not isinstance(groups, list):
-        raise HookError(N_("settings.json: hooks.StopFailure is not a list; nothing was "
-                           "changed"))
+        raise HookError(N_("settings.json: hooks.{event} is not a list; nothing was "
+                           "changed").format(event=event))
     for group in groups:
         for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
             if isinstance(hook, dict) and _is_ours(hook.get("command"), STOP_FAILURE):
                 if hook.get("command") != command:  # an older install: the fast path now
                     hook["command"] = command
-                    change.changes.append(N_("hooks.StopFailure: updated Goalkeeper's hook"))
+                    change.changes.append(N_("hooks.{event}: updated Goalkeeper's hook"
+                                             ).format(event=event))
                 return
-    groups.append({"hooks": [{"type": "command", "command": command}]})
-    change.changes.append(N_("hooks.StopFailure: added Goalkeeper's hook"))
+    group = {"matcher": matcher} if matcher else {}
+    groups.append({**group, "hooks": [{"type": "command", "command": command}]})
+    change.changes.append(
+        N_("hooks.{event}: added Goalkeeper's hook (matcher {matcher})").format(
+            event=event, matcher=matcher) if matcher
+        else N_("hooks.{event}: added Goalkeeper's hook").format(event=event))
 
 
 def uninstall(config_dir: Path, data_dir: Path) -> HookChange:
@@ -239,7 +287,8 @@ def uninstall(config_dir: Path, data_dir: Path) -> HookChange:
     record = records.get(str(path)) or {}
     new = json.loads(json.dumps(data))
     _uninstall_statusline(new, record, change)
-    _uninstall_stop_failure(new, record, change)
+    for event, _ in EVENTS:
+        _uninstall_hook(new, event, record, change)
     if change.changes:
         _write(path, _restored(path, new, raw, record), path)
         if not record.get("existed", True) and new == {}:
@@ -299,26 +348,29 @@ def _chain_of(command: str) -> str | None:
     return None
 
 
-def _uninstall_stop_failure(data: dict[str, Any], record: dict[str, Any],
-                            change: HookChange) -> None:
+def _uninstall_hook(data: dict[str, Any], event: str, record: dict[str, Any],
+                    change: HookChange) -> None:
     hooks = data.get("hooks")
-    groups = hooks.get("StopFailure") if isinstance(hooks, dict) else None
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
     if not isinstance(hooks, dict) or not isinstance(groups, list):
         return
-    kept = []
+    kept, removed = [], False
     for group in groups:
         if isinstance(group, dict) and isinstance(group.get("hooks"), list):
             inner = [h for h in group["hooks"]
                      if not (isinstance(h, dict) and _is_ours(h.get("command"), STOP_FAILURE))]
             if len(inner) != len(group["hooks"]):
-                change.changes.append(N_("hooks.StopFailure: removed Goalkeeper's hook"))
+                change.changes.append(N_("hooks.{event}: removed Goalkeeper's hook"
+                                         ).format(event=event))
+                removed = True
                 if not inner:
                     continue
                 group = {**group, "hooks": inner}
         kept.append(group)
-    hooks["StopFailure"] = kept
-    if not kept and not record.get("had_stop_failure", True):
-        del hooks["StopFailure"]
+    hooks[event] = kept
+    had = _had(record, event)
+    if not kept and (had is False or (had is None and removed)):
+        del hooks[event]  # unknown: a list that only held Goalkeeper's entry was Goalkeeper's
     if not hooks and not record.get("had_hooks", True):
         del data["hooks"]
 

@@ -26,6 +26,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.procstat import start_time
+
 log = logging.getLogger(__name__)
 
 
@@ -75,13 +77,8 @@ def is_alive(pid: int, proc_start: str | None) -> bool:
         pass  # someone else's process: it exists
     if proc_start is None:
         return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc (macOS): the pid check is all there is
-    fields = stat[stat.rfind(")") + 2:].split()
-    # fields[0] is field 3 (state); field 22 (starttime) is fields[19]
-    return len(fields) <= 19 or fields[19] == proc_start
+    started = start_time(pid)  # None without /proc (macOS): the pid check is all there is
+    return started is None or started == proc_start
 
 
 class LiveSessions:
@@ -94,16 +91,15 @@ class LiveSessions:
     def __init__(self, roots: Sequence[Path]) -> None:
         self.roots = [Path(r) for r in roots]
         self._files: dict[str, tuple[tuple[int, int], LiveProcess | None]] = {}
-        self._by_session: dict[str, LiveProcess] = {}
+        #: every live process of a session, TUIs first
+        self._by_session: dict[str, tuple[LiveProcess, ...]] = {}
         self._changed: set[str] = set()
 
     def live(self, session_id: str, ignore: Collection[int] = ()) -> LiveProcess | None:
         """The live process that has ``session_id`` open (a TUI preferred), leaving out the
         pids in ``ignore`` (Goalkeeper's own headless runs)."""
-        process = self._by_session.get(session_id)
-        if process is not None and process.pid in ignore:
-            return None
-        return process
+        return next((p for p in self._by_session.get(session_id, ()) if p.pid not in ignore),
+                    None)
 
     def take_changed(self) -> set[str]:
         """The sessions whose live process changed since the last call (whoever refreshed)."""
@@ -113,14 +109,14 @@ class LiveSessions:
     def refresh(self) -> set[str]:
         """Read the process files again; returns the sessions whose live process changed (they
         are also kept for :meth:`take_changed`)."""
-        current: dict[str, LiveProcess] = {}
+        found: dict[str, list[LiveProcess]] = {}
         seen: set[str] = set()
         for root in self.roots:
             for process in self._scan(root / "sessions", seen):
                 if is_alive(process.pid, process.proc_start):
-                    known = current.get(process.session_id)
-                    if known is None or (process.interactive and not known.interactive):
-                        current[process.session_id] = process
+                    found.setdefault(process.session_id, []).append(process)
+        current = {session: tuple(sorted(processes, key=lambda p: (not p.interactive, p.pid)))
+                   for session, processes in found.items()}
         for name in set(self._files) - seen:
             del self._files[name]
         before, self._by_session = self._by_session, current

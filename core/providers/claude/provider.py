@@ -46,7 +46,7 @@ from core.providers.claude import config, sessions, startup
 from core.providers.claude.events import HookEvents
 from core.providers.claude.follow import FileState, TranscriptWatcher, read_file
 from core.providers.claude.ledger import LimitStopRecord, UsageBlock
-from core.providers.claude.live import LiveSessions
+from core.providers.claude.live import LiveProcess, LiveSessions
 from core.providers.claude.readings import (
     cached_usage_readings,
     limit_stop_reading,
@@ -98,6 +98,8 @@ class ClaudeProvider(Provider):
         self._stops_seen = 0
         self._poll_task: asyncio.Task[None] | None = None
         self._scan_task: asyncio.Task[None] | None = None
+        #: headless runs being stopped because another process opened their session
+        self._yielding: dict[str, asyncio.Task[None]] = {}
         self._discovered = asyncio.Event()
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -154,6 +156,8 @@ class ClaudeProvider(Provider):
         self._scan_task = None
         if self._poll_task is not None:
             self._poll_task = None
+        # a run giving way is stopped to the end (it is in no other list by then)
+        await asyncio.gather(*self._yielding.values(), return_exceptions=True)
         await asyncio.gather(*(run.stop() for run in self.runs.values()),
                              return_exceptions=True)
         self.runs.clear()
@@ -174,6 +178,7 @@ class ClaudeProvider(Provider):
         changed = self.watcher.poll(self.clock.now().timestamp())
         self.live.refresh()
         changed |= self.live.take_changed()
+        self._yield_to_other_writers()
         if self.events.read_spool():
             changed |= self.apply_events()
         if changed:
@@ -422,6 +427,34 @@ class ClaudeProvider(Provider):
             }
 
         self.tracking.update(note)
+
+    def _yield_to_other_writers(self) -> None:
+        """A session Goalkeeper runs headless that another process opened meanwhile — the
+        user's TUI above all: the user is at that session — has two writers appending to one
+        transcript. Goalkeeper's run gives way: it is stopped as a pause would stop it, and the
+        goal is paused (``external``) saying why."""
+        own = self.own_pids()
+        for goal_id, run in list(self.runs.items()):
+            session_id = sessions.session_of(goal_id)
+            other = self.live.live(session_id, own) if session_id else None
+            if other is not None and goal_id not in self._yielding:
+                task = asyncio.ensure_future(self._give_way(goal_id, run, other))
+                task.set_name(f"claude:give-way:{goal_id}")
+                self._yielding[goal_id] = task
+
+    async def _give_way(self, goal_id: str, run: HeadlessRun, other: LiveProcess) -> None:
+        try:
+            if self.runs.get(goal_id) is run:
+                del self.runs[goal_id]
+            was_running = run.running
+            await run.stop()
+            if was_running:  # a run that ended by itself meanwhile has reported its end
+                log.info("%s: stopped the headless run: %s has the session open", goal_id,
+                         f"pid {other.pid}")
+                self.sink.goal_paused(goal_id, run.spec.fence, PauseReason.EXTERNAL,
+                                      sessions.gave_way_detail(other))
+        finally:
+            self._yielding.pop(goal_id, None)
 
     async def pause_goal(self, goal: Goal) -> None:
         await self._stop_run(goal.id)

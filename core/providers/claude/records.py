@@ -78,11 +78,14 @@ class LimitInfo:
 
 @dataclass(frozen=True)
 class GoalStatus:
-    """A ``goal_status`` attachment of Claude's own ``/goal`` (2.1.139+)."""
+    """A ``goal_status`` attachment of Claude's own ``/goal`` (2.1.139+): set (``sentinel``),
+    not met yet, met, or failed — the Stop-hook evaluator judged the condition impossible
+    (2.1.328 then clears the goal; ``reason`` is the evaluator's, as it is for "not met")."""
 
     condition: str
     met: bool
     failed: bool
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -271,7 +274,7 @@ def _attachment(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]
     if not isinstance(condition, str) or not condition.strip():
         return Record(Kind.OTHER, at, **common)
     goal = GoalStatus(condition.strip(), attachment.get("met") is True,
-                      attachment.get("failed") is True)
+                      attachment.get("failed") is True, _str(attachment.get("reason")))
     return Record(Kind.GOAL_STATUS, at, text=goal.condition, goal=goal, **common)
 
 

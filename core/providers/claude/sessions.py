@@ -30,7 +30,15 @@ from core.models import Exactness, GoalState, PauseReason
 from core.providers.base import GoalObservation
 from core.providers.claude.follow import FileState
 from core.providers.claude.live import LiveProcess
-from core.providers.claude.records import Kind, LimitInfo, Record, classify, json_objects, title_of
+from core.providers.claude.records import (
+    GoalStatus,
+    Kind,
+    LimitInfo,
+    Record,
+    classify,
+    json_objects,
+    title_of,
+)
 from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.wording import WINDOW_5H, WINDOW_7D
 
@@ -240,6 +248,8 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
     if goal is not None:
         data["claude_goal"] = {"condition": goal.condition, "met": goal.met,
                                "failed": goal.failed}
+        if goal.reason:
+            data["claude_goal"]["reason"] = goal.reason
     stop = current_stop(state, ctx)
     if stop is not None:
         detail = stop.parsed.text + (f" ({stop.parsed.note})" if stop.parsed.note else "")
@@ -257,6 +267,13 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
                                windows=windows, data=data,
                                pause_detail=N_("Claude's goal is met: {condition}").format(
                                    condition=goal.condition))
+    if goal is not None and goal.failed and state.facts.goal_at is not None:
+        # Claude stopped: the goal is impossible as it stands. Like a Codex goal ``blocked``,
+        # it needs the user — paused for an error (never resumed by itself), not done.
+        return GoalObservation(id=goal_id(state.session_id), title=meta.title,
+                               state=GoalState.PAUSED, observed_at=state.facts.goal_at,
+                               pause_reason=PauseReason.ERROR, windows=windows, data=data,
+                               pause_detail=failed_goal_detail(goal))
     stops = state.facts.stops
     if stops.stop is not None and stops.activity_at is not None:
         return GoalObservation(id=goal_id(state.session_id), title=meta.title,
@@ -265,6 +282,26 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
                                pause_detail=N_("the session went on after its limit stop"))
     return GoalObservation(id=goal_id(state.session_id), title=meta.title, state=GoalState.IDLE,
                            observed_at=state.facts.last_at or now, windows=windows, data=data)
+
+
+def gave_way_detail(other: LiveProcess) -> str:
+    """Why Goalkeeper stopped its headless run of a session another process opened."""
+    who = (N_("you opened this session in Claude Code (pid {pid})").format(pid=other.pid)
+           if other.interactive
+           else N_("another Claude Code process (pid {pid}, {kind}) resumed this session").format(
+               pid=other.pid, kind=other.entrypoint or other.kind))
+    return N_("{who} while Goalkeeper ran it headless: Goalkeeper stopped its run so that only "
+              "one process writes the session; it is yours now (resume it here when you are "
+              "done)").format(who=who)
+
+
+def failed_goal_detail(goal: GoalStatus) -> str:
+    reason = " ".join((goal.reason or "").split())
+    if reason:
+        return N_("Claude's goal failed: “{condition}” cannot be met — {reason}; give the "
+                  "session new directions").format(condition=goal.condition, reason=reason)
+    return N_("Claude's goal failed: “{condition}” cannot be met; give the session new "
+              "directions").format(condition=goal.condition)
 
 
 def add_hook_stop(state: FileState, event: HookEvent) -> bool:

@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.procstat import parent
+
 _PROC = Path("/proc")
 RECENT_WRITE_SECONDS = 60.0
 
@@ -152,16 +154,6 @@ def _argv(pid: int) -> tuple[str, ...]:
     return tuple(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
 
 
-def _parent(pid: int) -> int | None:
-    try:
-        stat = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    # the command name (field 2) is in parentheses and may contain spaces
-    fields = stat[stat.rfind(")") + 2:].split()
-    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
-
-
 def _descends_from(pid: int, ancestors: set[int]) -> bool:
     seen = set()
     current: int | None = pid
@@ -169,5 +161,5 @@ def _descends_from(pid: int, ancestors: set[int]) -> bool:
         if current in ancestors:
             return True
         seen.add(current)
-        current = _parent(current)
+        current = parent(current)
     return False

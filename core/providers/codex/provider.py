@@ -77,6 +77,7 @@ class CodexProvider(Provider):
         self._version: tuple[tuple[str, int], VersionCheck] | None = None
         self._db_signature: tuple[tuple[str, int, int], ...] = ()
         self._follow_task: asyncio.Task[None] | None = None
+        self._index_task: asyncio.Future[None] | None = None
         self._started_at = 0.0
 
     @property
@@ -86,22 +87,30 @@ class CodexProvider(Provider):
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        start = await asyncio.to_thread(self._read_start)
+        began = self.clock.monotonic()
+        start, cached = await asyncio.to_thread(self._read_start)
+        if start.entries != cached:  # for the next start: off the way to the first gauges
+            self._index_task = asyncio.ensure_future(
+                asyncio.to_thread(startindex.save, self.index_file, start.entries))
         self.state.take_startup(start, self.index.by_thread)
         self._started_at = self.clock.monotonic()
+        log.info("codex: start-up read of %d rollouts in %.2f s: %d goals (%s)",
+                 len(start.entries), self._started_at - began,
+                 len(start.db.goals) if start.db else len(start.goals),
+                 "goals database" if start.db else "from the rollouts")
         self._follow_task = asyncio.ensure_future(self._follow())
         self._follow_task.set_name("codex:follow")
 
-    def _read_start(self) -> StartupState:
+    def _read_start(self) -> tuple[StartupState, dict[str, startindex.Entry]]:
         files = self.index.list_all()
         self._db_signature = signature(self.config.sqlite_home)
         cached = startindex.load(self.index_file)
-        start = read_startup(files, self.config.sqlite_home, cached)
-        if start.entries != cached:
-            startindex.save(self.index_file, start.entries)
-        return start
+        return read_startup(files, self.config.sqlite_home, cached), cached
 
     async def stop(self) -> None:
+        if self._index_task is not None:
+            await self._index_task  # a start index half written is no index (atomic write)
+            self._index_task = None
         if self._follow_task is not None:
             self._follow_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -60,11 +60,22 @@ class RpcError(Exception):
 
     @property
     def method_missing(self) -> bool:
-        """This Codex does not know the method (older builds, or goals turned off)."""
+        """This Codex does not know the method (older builds, or goals turned off).
+
+        0.169.0 answers an unknown method with -32600 "Invalid request: unknown variant
+        `<method>`, expected one of …" — and an unknown *value* the same way ("unknown variant
+        `robot`, expected `user` or `automatic`"), which is no missing method."""
         text = self.message.lower()
         return self.code == METHOD_NOT_FOUND or (
-            self.code == INVALID_REQUEST and ("unknown variant" in text or "unknown method" in text
+            self.code == INVALID_REQUEST and (f"unknown variant `{self.method.lower()}`" in text
+                                              or "unknown method" in text
                                               or "goals feature is disabled" in text))
+
+    @property
+    def writer_elsewhere(self) -> bool:
+        """``thread/resume`` refused: another process is the thread's writer (0.169.0:
+        -32600 "thread <id> already has an active writer")."""
+        return "already has an active writer" in self.message.lower()
 
 
 class AppServer:
@@ -104,12 +115,7 @@ class AppServer:
     async def start(self) -> dict[str, Any]:
         """Spawn and initialize; returns the ``initialize`` result."""
         try:
-            self._proc = await asyncio.create_subprocess_exec(
-                *self._argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=self._env,
-                cwd=str(self._cwd) if self._cwd else None, start_new_session=True,
-                limit=_LINE_LIMIT,
-            )
+            self._proc = await self._spawn()
         except OSError as exc:
             raise AppServerError(f"cannot start {self._argv[0]} app-server: "
                                  f"{exc.strerror or exc}") from None
@@ -125,6 +131,24 @@ class AppServer:
         })
         self.notify("initialized")
         return result if isinstance(result, dict) else {}
+
+    async def _spawn(self) -> asyncio.subprocess.Process:
+        """The process, spawned so that a cancellation never loses it: one that arrives just as
+        the spawn completes is raised out of ``create_subprocess_exec`` with the process already
+        running, and nothing would ever close it. Here it is kept for :meth:`close` first."""
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *self._argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=self._env,
+            cwd=str(self._cwd) if self._cwd else None, start_new_session=True,
+            limit=_LINE_LIMIT,
+        ))
+        try:
+            return await _to_the_end(spawn)
+        except asyncio.CancelledError:
+            if not spawn.cancelled() and spawn.exception() is None:
+                self._proc = spawn.result()
+                self.pid = self._proc.pid
+            raise
 
     async def _upgrade(self) -> bytes:
         """The WebSocket upgrade through the proxy; returns what followed the reply's head."""
@@ -331,13 +355,22 @@ async def finish(work: Awaitable[T]) -> T:
     """Run ``work`` (a close, a reap) to its end even when the caller is being cancelled — a
     shutdown that cancels a read must not leave a codex process behind — then let the
     cancellation go on."""
-    task = asyncio.ensure_future(work)
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception):
-            await task
-        raise
+    return await _to_the_end(asyncio.ensure_future(work))
+
+
+async def _to_the_end(task: asyncio.Future[T]) -> T:
+    """``task``'s result, waited for through any number of cancellations of the caller (a
+    host stopping cancels once, the event loop's teardown again); the first of them is raised
+    once the task is done. For short, bounded work only (a spawn, a close)."""
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()
 
 
 async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:

@@ -121,6 +121,11 @@ class CodexRunner:
             await finish(self._abandon(run))
             if isinstance(exc, AppServerError) and not run.activated:
                 raise  # nothing was changed in Codex yet: the fallback may take over
+            if isinstance(exc, RpcError) and exc.writer_elsewhere:  # it came after check_free
+                raise RunnerDeferred(N_("another Codex process became the thread's writer "
+                                        "meanwhile (Codex: {error}); Goalkeeper tries again "
+                                        "once it has let the thread go").format(
+                                            error=exc.message), DEFER_SECONDS) from None
             raise RunnerError(str(exc)) from None
         except BaseException:
             await finish(self._abandon(run))

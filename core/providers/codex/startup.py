@@ -15,9 +15,11 @@ changed since.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from core.numbers import warn_once
 from core.providers.codex.follow import FileState
@@ -32,9 +34,10 @@ from core.providers.codex.rollout import (
     parse_line,
 )
 from core.providers.codex.startindex import Entry
-from core.providers.codex.tailscan import first_line, scan_back
+from core.providers.codex.tailscan import first_line, scan_back, scan_back_at
 
 log = logging.getLogger(__name__)
+E = TypeVar("E")
 #: how far from a rollout's end a limit stop is looked for (see :func:`_limit_stopped`)
 STOP_BUDGET = 1 << 20
 
@@ -56,22 +59,26 @@ class StartupState:
     entries: dict[str, Entry] = field(default_factory=dict)
 
 
+def _event_of(kind: type[E]) -> Callable[[bytes], E | None]:
+    """An ``accept`` for :func:`scan_back`: the line's event when it is a ``kind``."""
+    def accept(line: bytes) -> E | None:
+        try:
+            event = parse_line(line)
+        except MalformedLine as exc:
+            warn_once("a Codex rollout", exc.reason)  # skipped: the scan goes on to older lines
+            return None
+        return event if isinstance(event, kind) else None
+    return accept
+
+
+_goal_of = _event_of(GoalUpdate)
+_stop_of = _event_of(TurnLimited)
+_rate_of = _event_of(RateLine)
+
+
 def _snapshot_of(line: bytes) -> RateSnapshot | None:
-    try:
-        event = parse_line(line)
-    except MalformedLine as exc:
-        warn_once("a Codex rollout", exc.reason)  # skipped: the scan goes on to older lines
-        return None
-    return event.snapshot if isinstance(event, RateLine) else None
-
-
-def _goal_of(line: bytes) -> GoalUpdate | None:
-    try:
-        event = parse_line(line)
-    except MalformedLine as exc:
-        warn_once("a Codex rollout", exc.reason)
-        return None
-    return event if isinstance(event, GoalUpdate) else None
+    event = _rate_of(line)
+    return event.snapshot if event is not None else None
 
 
 def latest_snapshot(files: list[FileState]) -> RateSnapshot | None:
@@ -95,7 +102,13 @@ def _ns(snapshot: RateSnapshot) -> int:
 
 
 def last_goal(path: Path, floor: int = 0) -> GoalUpdate | None:
-    return scan_back(path, b'"thread_goal_updated"', _goal_of, floor=floor)
+    found = _last_goal_at(path, floor)
+    return found[0] if found is not None else None
+
+
+def _last_goal_at(path: Path, floor: int = 0) -> tuple[GoalUpdate, int] | None:
+    """The last goal line from ``floor`` on, and the offset just past it."""
+    return scan_back_at(path, b'"thread_goal_updated"', _goal_of, floor=floor)
 
 
 def session_meta(path: Path) -> SessionMeta | None:
@@ -141,9 +154,11 @@ def _goal_for(file: FileState, entry: Entry | None) -> GoalUpdate | None:
             if entry.unchanged(file.ino, file.size, file.mtime_ns):
                 return entry.goal
             if file.size > entry.size:  # appended to: only the new lines can hold a newer goal
-                goal = last_goal(file.path, floor=entry.size) or entry.goal
-                return _limit_stopped(file.path, goal, floor=entry.size)
-        return _limit_stopped(file.path, last_goal(file.path))
+                found = _last_goal_at(file.path, floor=entry.size)
+                goal = found[0] if found else entry.goal
+                return _limit_stopped(file.path, goal, floor=found[1] if found else entry.size)
+        found = _last_goal_at(file.path)
+        return _limit_stopped(file.path, *found) if found else None
     except OSError as exc:
         log.warning("cannot read %s: %s", file.path, exc.strerror)
         return None
@@ -152,21 +167,14 @@ def _goal_for(file: FileState, entry: Entry | None) -> GoalUpdate | None:
 def _limit_stopped(path: Path, goal: GoalUpdate | None, floor: int = 0) -> GoalUpdate | None:
     """An ``active`` goal whose rollout shows a turn stopped at the usage limit after it is
     ``usageLimited`` (0.169.0 writes that change only to its database). Such a stop ends the
-    session's last turn, so only the file's last ``STOP_BUDGET`` bytes are searched."""
+    session's last turn, so only the file's last ``STOP_BUDGET`` bytes are searched — and only
+    from ``floor`` on (just past the goal's line: rollouts are written in time order)."""
     if goal is None or goal.status != "active":
         return goal
     stop = scan_back(path, b"usage_limit_exceeded", _stop_of, budget=STOP_BUDGET, floor=floor)
     if stop is None or stop.at <= goal.at:
         return goal
     return replace(goal, status="usageLimited", at=stop.at)
-
-
-def _stop_of(line: bytes) -> TurnLimited | None:
-    try:
-        event = parse_line(line)
-    except MalformedLine:
-        return None
-    return event if isinstance(event, TurnLimited) else None
 
 
 def _find_sessions(state: StartupState, files: list[FileState]) -> None:

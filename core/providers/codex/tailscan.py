@@ -9,20 +9,31 @@ Files are memory-mapped read-only: searching a mapping skips the copy a ``read``
 most of the cost of scanning a gigabyte of history. This relies on rollouts being append-only
 (Codex never truncates one in place; a file truncated under a live mapping would fault).
 Forward ``find`` is about twice as fast as ``rfind`` in CPython, so each backwards step first asks
-``find`` whether its chunk holds the needle at all; chunks already searched are released from the
+whether its chunk holds the needle at all; chunks already searched are released from the
 process's resident set as the scan moves on.
+
+That question is most of a start-up scan (a first start searches every rollout for its last goal
+line: a gigabyte). ``mmap.find`` holds the GIL for all of it, so the other providers starting in
+their threads at the same time wait; where the C library has ``memmem`` (Linux, macOS) it is
+asked instead, through ctypes, which lets go of the GIL for the call (and is about twice as
+fast). That needs the mapping's address: a copy-on-write mapping exports one (nothing is ever
+written, so no page is copied); the read-only one does not.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import mmap
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+#: ``last(needle, lo, hi)``: where the last ``needle`` lying wholly inside ``[lo, hi)`` of a
+#: mapping starts, or -1
+Last = Callable[[bytes, int, int], int]
 
 CHUNK = 4 << 20
 _STEP = 1 << 16
@@ -36,38 +47,100 @@ def scan_back(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
     how many bytes from the end are searched (None: the whole file); ``floor`` skips the lines
     that ended before that offset (the line it falls in is still searched).
     """
+    found = scan_back_at(path, needle, accept, budget, floor)
+    return found[0] if found is not None else None
+
+
+def scan_back_at(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
+                 budget: int | None = None, floor: int = 0) -> tuple[T, int] | None:
+    """:func:`scan_back`, with the offset just past the line it accepted."""
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
             return None
-        with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
+        with mapped(handle.fileno(), size) as (data, last):
             limit = data.rfind(b"\n", max(0, size - _STEP)) + 1  # past the last complete line
             if limit == 0:
                 limit = data.rfind(b"\n") + 1
             lowest = max(floor, limit - budget if budget is not None else 0, 0)
             if lowest > 0:
                 lowest = data.rfind(b"\n", 0, min(lowest, limit)) + 1
-            return _backwards(data, needle, accept, lowest, limit)
+            return _backwards(data, last, needle, accept, lowest, limit)
 
 
-def _backwards(data: mmap.mmap, needle: bytes, accept: Callable[[bytes], T | None],
-               floor: int, limit: int) -> T | None:
+@contextlib.contextmanager
+def mapped(fd: int, size: int) -> Iterator[tuple[mmap.mmap, Last]]:
+    """``size`` bytes of ``fd`` mapped, with the fastest ``last`` there is for them."""
+    search = _memmem()
+    if search is not None:
+        try:
+            data = mmap.mmap(fd, size, access=mmap.ACCESS_COPY)
+        except OSError:  # e.g. strict overcommit accounting refusing a private mapping
+            search = None
+    if search is None:
+        with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as data:
+            yield data, functools.partial(_last_found, data)
+        return
+    import ctypes
+
+    with data:
+        view = ctypes.c_char.from_buffer(data)  # its first byte: no array type per size
+        base = ctypes.addressof(view)
+
+        def last(needle: bytes, lo: int, hi: int) -> int:
+            found, size = -1, len(needle)
+            while hi - lo >= size and (at := search(base + lo, hi - lo, needle, size)):
+                found = at - base  # the needles are rare: walk them forwards to the last
+                lo = found + 1
+            return found
+
+        try:
+            yield data, last
+        finally:
+            del view  # the mapping cannot be closed while the export lives
+
+
+def _last_found(data: mmap.mmap, needle: bytes, lo: int, hi: int) -> int:
+    return data.rfind(needle, lo, hi) if data.find(needle, lo, hi) >= 0 else -1
+
+
+@functools.cache
+def _memmem() -> Callable[[int, int, bytes, int], Any] | None:
+    """The C library's ``memmem`` (ctypes releases the GIL while it runs), or None."""
+    try:
+        import ctypes
+
+        function = ctypes.CDLL(None).memmem  # the symbols already loaded: libc's among them
+    except (ImportError, OSError, AttributeError, TypeError):
+        return None
+    function.restype = ctypes.c_void_p
+    function.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+    found: Callable[[int, int, bytes, int], Any] = function
+    return found
+
+
+def _backwards(data: mmap.mmap, last: Last, needle: bytes,
+               accept: Callable[[bytes], T | None], floor: int, limit: int
+               ) -> tuple[T, int] | None:
     hi = limit
     while hi > floor:
         lo = max(floor, hi - CHUNK)
         end = hi
-        if data.find(needle, lo, hi) >= 0:
-            while end > lo and (index := data.rfind(needle, lo, end)) >= 0:
-                start = data.rfind(b"\n", 0, index) + 1
-                stop = data.find(b"\n", index, limit)
-                result = accept(data[start:stop])
-                if result is not None:
-                    return result
-                end = start  # a rejected line: go on before it
+        index = last(needle, lo, hi)
+        while index >= 0:
+            start = data.rfind(b"\n", 0, index) + 1
+            stop = data.find(b"\n", index, limit)
+            result = accept(data[start:stop])
+            if result is not None:
+                return result, stop + 1
+            end = start  # a rejected line: go on before it
+            index = last(needle, lo, end) if end > lo else -1
+        if lo == floor:
+            break  # searched to the floor (the mapping is closed next: nothing to release)
         # the next window overlaps this one by a needle's length but one, so a needle cut by the
         # window edge is still found (a rejected line's start is a newline: nothing straddles it)
         release(data, lo + len(needle), hi)
-        hi = min(end, lo + len(needle) - 1) if lo > floor else floor
+        hi = min(end, lo + len(needle) - 1)
     return None
 
 

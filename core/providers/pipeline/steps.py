@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from core.atomic import atomic_write_bytes
+from core.procstat import start_time, state
 from core.providers.pipeline.capture import CappedFile, open_partial, pump, sync_close
 from core.providers.pipeline.checkpoint import file_sha256
 from core.providers.pipeline.goalfile import StepSpec
@@ -98,26 +99,14 @@ def build_env(spec: StepSpec, ctx: StepContext, attempt: int) -> dict[str, str]:
     return env
 
 
-def _proc_stat(pid: int) -> list[str] | None:
-    """Fields 3… of ``/proc/<pid>/stat`` (Linux), or None."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # the command name (field 2) may contain spaces and parentheses: split after the last ')'
-    return stat[stat.rfind(")") + 2:].split()
-
-
 def process_start_time(pid: int) -> str | None:
     """The kernel's start time of ``pid`` (Linux ``/proc``), to tell a reused pid apart."""
-    fields = _proc_stat(pid)
-    return fields[19] if fields and len(fields) > 19 else None
+    return start_time(pid)
 
 
 def _is_zombie(pid: int) -> bool:
     """An orphan that exited but was not reaped (its new parent may never reap it)."""
-    fields = _proc_stat(pid)
-    return fields is not None and len(fields) > 0 and fields[0] == "Z"
+    return state(pid) == "Z"
 
 
 async def stop_group(pid: int, grace: float, proc: asyncio.subprocess.Process | None = None
