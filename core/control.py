@@ -97,8 +97,16 @@ class ControlServer:
     async def dispatch(self, line: bytes) -> dict[str, Any]:
         try:
             request = json.loads(line)
-            if not isinstance(request, dict):
-                raise ValueError("a request is a JSON object")
+        except ValueError as exc:
+            return {"error": f"bad request: {exc}"}
+        if not isinstance(request, dict):
+            return {"error": "bad request: a request is a JSON object"}
+        return await self.handle(request)
+
+    async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One request, already parsed (also those another host routes here, see
+        :mod:`core.host_actions`)."""
+        try:
             handler = self._ops.get(str(request.get("op")))
             if handler is None:
                 return {"error": f"unknown op {request.get('op')!r}"}

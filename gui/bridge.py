@@ -47,7 +47,7 @@ from core.providers.registry import looked_for
 from core.quota import effective
 from core.results import ActionResult
 from core.settings import Settings
-from core.store import SqliteStore
+from core.store import Store
 from gui.goal_rules import can_pause
 from gui.tasks import TaskKeeper
 
@@ -299,7 +299,7 @@ class Bridge(QObject):
 
     async def history_page(self, goal: str | None, limit: int, offset: int
                            ) -> tuple[list[HistoryRow], int]:
-        def _read(store: SqliteStore) -> tuple[list[HistoryRow], int]:
+        def _read(store: Store) -> tuple[list[HistoryRow], int]:
             return store.history(goal, limit, offset), store.count_history(goal)
 
         return await self._engine.store.run(_read)
@@ -360,7 +360,7 @@ class Bridge(QObject):
         return self._tasks.spawn(self._engine.refresh(), "refresh")
 
 
-def _scan_markers(store: SqliteStore, goals: set[str], since: datetime) -> list[Marker]:
+def _scan_markers(store: Store, goals: set[str], since: datetime) -> list[Marker]:
     markers: list[Marker] = []
     offset, page = 0, 500
     while offset < MARKER_SCAN_LIMIT:

@@ -81,6 +81,11 @@ def where_of(conninfo: str) -> str:
     return service or f"{host}{port}/{database}"
 
 
+def _wants_password(exc: BaseException) -> bool:
+    text = str(exc)
+    return "no password supplied" in text or "password authentication failed" in text
+
+
 def first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
@@ -90,15 +95,19 @@ class PostgresStore(PgHosts):
     Not thread-safe: one thread per instance. Owns its connection."""
 
     def __init__(self, conninfo: str, *, read_only: bool = False, migrate: bool = True,
-                 password: str | None = None,
+                 password: str | Callable[[], str | None] | None = None,
                  connect_timeout: float = CONNECT_TIMEOUT_SECONDS) -> None:
+        """``password``: a value, or where to get one when the server asks for a password
+        libpq did not find (``.pgpass``, a service file) — the keyring, by default of
+        :func:`core.store.target.open_shared`."""
         self.conninfo = conninfo
         self.read_only = read_only
         self.epoch: int | None = None
         self.host_id: str | None = None
         self.authority_seconds = 600.0
         self.where = where_of(conninfo)
-        self._password = password
+        self._password: str | None = password if isinstance(password, str) else None
+        self._ask_password = password if callable(password) else None
         self._timeout = connect_timeout
         self._con: Connection | None = None
         self.pause: Callable[[float], None] = time.sleep  # between serialisation retries
@@ -120,13 +129,19 @@ class PostgresStore(PgHosts):
         return self._con
 
     def _connect(self) -> Connection:
-        kwargs: dict[str, Any] = {"autocommit": True, "application_name": "goalkeeper",
-                                  "connect_timeout": max(1, round(self._timeout))}
-        if self._password:
-            kwargs["password"] = self._password
         try:
-            con: Connection = psycopg.connect(self.conninfo, **kwargs)
+            con = self._open_connection()
         except psycopg.OperationalError as exc:
+            if self._password is None and self._ask_password is not None and _wants_password(
+                    exc):
+                self._password = self._ask_password()
+                if self._password:
+                    return self._connect()
+            if _wants_password(exc):
+                raise StoreError(
+                    f"{self.describe()} refused the login ({first_line(exc)}): give the password "
+                    "with `goalkeeper secret set store-password`, in ~/.pgpass or in a service "
+                    "file — never in store_url") from None
             raise StoreUnavailable(f"cannot reach {self.describe()}: {first_line(exc)}") from None
         except psycopg.ProgrammingError as exc:
             raise StoreError(f"store_url is not a valid connection string: {exc}") from None
@@ -134,6 +149,14 @@ class PostgresStore(PgHosts):
         if self.read_only:
             con.execute("SET default_transaction_read_only = on")
         con.isolation_level = psycopg.IsolationLevel.SERIALIZABLE
+        return con
+
+    def _open_connection(self) -> Connection:
+        kwargs: dict[str, Any] = {"autocommit": True, "application_name": "goalkeeper",
+                                  "connect_timeout": max(1, round(self._timeout))}
+        if self._password:
+            kwargs["password"] = self._password
+        con: Connection = psycopg.connect(self.conninfo, **kwargs)
         return con
 
     def _check_version(self, con: Connection, may_migrate: bool) -> None:

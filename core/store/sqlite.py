@@ -122,7 +122,9 @@ class SqliteStore(SqliteHosts):
         return f"the database {self.path}"
 
     def ping(self) -> None:
-        self._con.execute("SELECT 1").fetchone()
+        """Whether a write could start now (the write lock, a read-only file)."""
+        with self.write(fenced=False):
+            pass
 
     def set_busy_timeout(self, seconds: float) -> None:
         """How long a write waits for another connection's lock before SQLITE_BUSY."""
