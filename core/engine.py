@@ -73,6 +73,7 @@ from core.store import (
     Committed,
     LeaseLost,
     Mutation,
+    NotOwner,
     Store,
     StoreThread,
     StoreUnavailable,
@@ -121,6 +122,7 @@ class Engine:
         self.providers: dict[str, Provider] = {p.name: p for p in providers}
         self.goals: dict[str, Goal] = {}
         self._recovered: set[str] = set()
+        self._not_ours: set[str] = set()  # goals of other hosts a provider here reported
         self.last_refresh: datetime | None = None
         self._rng = rng or random.Random()
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -480,7 +482,13 @@ class Engine:
         self._enqueue(append)
 
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
-        await self.report(goal_id, decide)
+        try:
+            await self.report(goal_id, decide)
+        except NotOwner as exc:  # e.g. the same demo goal on two machines: the first one's
+            if goal_id not in self._not_ours:
+                self._not_ours.add(goal_id)
+                log.warning("%s; this host's %s provider sees it too and leaves it alone",
+                            exc, goal_id.split(":")[0])
 
     # -- the policy guard's host (core.policies.guard.GuardHost) -------------------------------
 
@@ -636,7 +644,7 @@ class Engine:
             if current is None or current.next_resume_at is None or current.next_resume_at <= now:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
-            key = "rising_edge" if reason == "quota recovered" else "slot_free"
+            key = "rising_edge" if reason.startswith("quota recovered") else "slot_free"
             row = note_row(goal_id, "resume_scheduled", now,
                            reason=f"{reason}: {', '.join(windows)}",
                            detail={"not_before": now.isoformat(), key: windows})

@@ -26,7 +26,9 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from core.events import GoalChanged, GoalRemoved
-from core.models import Goal, QuotaReading
+from core.models import Exactness, Goal, QuotaReading
+from core.quota import HysteresisPolicy, is_exhausted, is_recovered_level
+from core.scheduler import waiting_for_quota
 from core.store import StoreError
 from core.store.listen import Listener
 
@@ -148,7 +150,8 @@ class SharedSync:
             if kind == "goal":
                 await self._goal(str(payload.get("id")))
             elif kind == "reading":
-                await self._reading(str(payload.get("a")), str(payload.get("w")))
+                await self._reading(str(payload.get("a")), str(payload.get("w")),
+                                    str(payload.get("h") or ""))
             elif kind == "request":
                 await self.e.remote.serve()
             elif kind == "listening":
@@ -170,11 +173,32 @@ class SharedSync:
         if goal != before:
             self.e.bus.publish(GoalChanged(goal, before))
 
-    async def _reading(self, account: str, window_id: str) -> None:
+    async def _reading(self, account: str, window_id: str, by: str = "") -> None:
         reading = await self.e.store.run(lambda s: s.latest_reading(account, window_id))
         if reading is None or self.e.registry.account_for(reading.provider) != account:
             return
+        await self._heard(reading, by)
+
+    async def _heard(self, reading: QuotaReading, by: str) -> None:
+        previous = self.e.quotas.tracker(reading.window_id).reading
+        if previous is not None and reading.observed_at <= previous.observed_at:
+            return
         await self.e.reading_heard(reading)
+        if early_reset(previous, reading, self.e.settings.hysteresis()):
+            await self._wake_waiting(reading, by)
+
+    async def _wake_waiting(self, reading: QuotaReading, by: str) -> None:
+        """Another host read, exactly, that a window this host's goals wait on is back before
+        its planned reset: their not-before becomes now (the claim's checks still decide) —
+        what a provider's own early-reset read does on one machine."""
+        now = self.e.clock.now()
+        for goal in list(self.e.goals.values()):
+            if (waiting_for_quota(goal) and reading.window_id in goal.windows
+                    and goal.next_resume_at is not None and goal.next_resume_at > now):
+                who = f"host {by}" if by else "another host"
+                log.info("%s says %s is back: waking %s", who, reading.window_id, goal.id)
+                await self.e.release(goal.id, [reading.window_id],
+                                     f"quota recovered (read by {who})")
 
     async def catch_up(self) -> None:
         """Read again what notifications may have said while nobody listened."""
@@ -191,9 +215,17 @@ class SharedSync:
         accounts = sorted(set(self.e.registry.accounts.values()))
         for reading in await self.e.store.run(lambda s: s.latest_readings(accounts)):
             if self.e.registry.account_for(reading.provider) == reading.account:
-                await self.e.reading_heard(reading)
+                await self._heard(reading, "")
         await self.e.remote.serve()
         self.e.remote.answered()
+
+
+def early_reset(previous: QuotaReading | None, reading: QuotaReading,
+                policy: HysteresisPolicy) -> bool:
+    """An exact reading that finds an exhausted window back (before its reset was due)."""
+    return (previous is not None and reading.exactness is Exactness.EXACT
+            and is_exhausted(previous, policy) and not reading.limit_reached
+            and is_recovered_level(reading, policy))
 
 
 def _int(value: Any) -> int | None:

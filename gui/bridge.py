@@ -244,10 +244,11 @@ class Bridge(QObject):
         return self._engine.last_refresh
 
     def goals(self) -> list[Goal]:
-        return list(self._engine.goals.values())
+        """Every goal: this host's and, on a shared store, every other host's."""
+        return self._engine.all_goals()
 
     def goal(self, goal_id: str) -> Goal | None:
-        return self._engine.goals.get(goal_id)
+        return self._engine.goals.get(goal_id) or self._engine.sync.others.get(goal_id)
 
     def readings(self) -> list[QuotaReading]:
         """The latest reading of every window as it stands now (resets passed, age marked)."""
@@ -306,7 +307,9 @@ class Bridge(QObject):
 
     async def series(self, window_id: str, since: datetime | None
                      ) -> list[tuple[datetime, float]]:
-        return await self._engine.store.run(lambda s: s.series(window_id, since))
+        reading = self.reading(window_id)
+        account = reading.account if reading is not None else ""
+        return await self._engine.store.run(lambda s: s.series(window_id, since, account))
 
     async def markers(self, window_id: str, since: datetime) -> list[Marker]:
         """Pauses for quota and resumes of the goals that draw on ``window_id`` since ``since``."""

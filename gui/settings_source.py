@@ -50,7 +50,8 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
                           "stable_seconds", "stale_after_seconds")),
     ("Scheduler", ("max_sleep_seconds", "fallback_poll_min_seconds", "fallback_poll_max_seconds",
                    "fallback_poll_jitter", "provider_refresh_seconds", "host_heartbeat_seconds",
-                   "host_stale_seconds", "host_ping_timeout_seconds")),
+                   "host_stale_seconds", "host_ping_timeout_seconds", "store_url", "host_id",
+                   "account")),
     ("Notifications", ("notify_resumed", "notify_relimited", "notify_gave_up",
                        "notify_scheduled", "notify_done", "notify_failed", "notify_ntfy_url",
                        "notify_ntfy_min_kind", "notify_webhook_url", "notify_webhook_min_kind",
@@ -102,6 +103,9 @@ LABELS = {
     "auto_resume_timezone": "Time zone of those hours",
     "max_concurrent_resumes": "Automatic resumes at once, per window",
     "resume_settle_seconds": "Next resume after (s)",
+    "store_url": "Shared store (postgresql://…)",
+    "host_id": "This host's name",
+    "account": "Subscription account name",
 }
 
 #: what each field means (the README's settings table), for tooltips and screen readers
@@ -132,6 +136,11 @@ HELP = {
     "host_ping_timeout_seconds": "How long commands wait before saying the host is not "
                                  "responding.",
     "demo_enabled": "Show the built-in demo goals in this data directory too.",
+    "store_url": "Empty: this machine's own database. A postgresql:// URL: one database every "
+                 "host of yours shares (no password here: goalkeeper secret set store-password, "
+                 "~/.pgpass or a service file). Takes effect when the host restarts.",
+    "host_id": "How this machine is named in the shared store; empty: the machine's name.",
+    "account": "Hosts naming the same account share its quota readings.",
     "start_at_login": "Adds Goalkeeper to your desktop's autostart (XDG autostart on Linux).",
     "notify_ntfy_url": "Push to your phone through ntfy (public or self-hosted), e.g. "
                        "https://ntfy.sh/my-goals-7f3a. The topic is like a password: pick one "

@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
     r.add_argument("--backup", help="this backup file instead of the newest one")
     r.add_argument("--empty", action="store_true", help="start with an empty store")
     r.set_defaults(func=cmd_restore)
+    register_migrate(ssub, common)
 
 
 def backups_dir(ctx: Context) -> Path:
@@ -109,4 +110,37 @@ def _restored_text(reply: dict[str, Any]) -> str:
         lines.append(f"  the previous files are in {reply['moved_aside']}")
     if reply.get("safe_mode"):
         lines.append(f"  still in safe mode: {reply['safe_mode']}")
+    return "\n".join(lines)
+
+
+def register_migrate(ssub: argparse._SubParsersAction[Any],
+                     common: argparse.ArgumentParser) -> None:
+    m = ssub.add_parser("migrate", parents=[common],
+                        help="copy this machine's store into a shared one (PostgreSQL)")
+    m.add_argument("--to", required=True, metavar="URL",
+                   help="the shared store, postgresql://USER@HOST/DATABASE (no password in it)")
+    m.set_defaults(func=cmd_migrate)
+
+
+def cmd_migrate(ctx: Context) -> int:
+    """Copy goals, history and readings — verified (counts, checksum) in one transaction; the
+    local file is opened read-only and left as it is."""
+    from core.cli.migrate import migrate_to
+
+    reply = migrate_to(ctx, str(ctx.args.to))
+    ctx.emit(reply, lambda: _migrated_text(reply))
+    return EXIT_OK
+
+
+def _migrated_text(reply: dict[str, Any]) -> str:
+    copied = reply["copied"]
+    lines = [f"copied into {reply['to']}: {copied['goals']} goals, {copied['history']} history "
+             f"rows, {copied['readings']} latest readings, {copied['series']} chart points",
+             f"  verified: the same counts and checksum {copied['checksum'][:16]}… on both "
+             "sides", f"  {reply['database']} was not changed"]
+    if reply.get("readings_kept"):
+        lines.append(f"  {reply['readings_kept']} readings were not copied: the shared store "
+                     "already had fresher ones of those windows")
+    lines.append(f"  next: set store_url = \"{reply['to']}\" in {reply['config']} (or "
+                 "GOALKEEPER_STORE_URL) and restart the host")
     return "\n".join(lines)

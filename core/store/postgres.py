@@ -45,6 +45,7 @@ from core.store.base import (
 )
 from core.store.common import CHANNEL, masked, owned, validated, written_by
 from core.store.pg_hosts import PgHosts
+from core.store.pg_import import PgImport
 from core.store.pg_rows import (
     GOAL_COLUMNS,
     HISTORY_COLUMNS,
@@ -90,7 +91,7 @@ def first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-class PostgresStore(PgHosts):
+class PostgresStore(PgHosts, PgImport):
     """Persistence in a shared PostgreSQL database (a :class:`~core.store.base.Store`).
     Not thread-safe: one thread per instance. Owns its connection."""
 
@@ -179,6 +180,11 @@ class PostgresStore(PgHosts):
     @property
     def shared(self) -> bool:
         return True
+
+    @property
+    def password(self) -> str | None:
+        """The password this store connected with, when it needed one (for a listener)."""
+        return self._password
 
     @property
     def schema_version(self) -> int:
@@ -283,14 +289,22 @@ class PostgresStore(PgHosts):
             mutation = decide(before)
             new = validated(owned(goal_id, before, mutation.goal, self.host_id))
             if new is not None and new != before:
-                con.execute(f"INSERT INTO goals ({GOAL_COLUMNS}) VALUES ({_GOAL_MARKS}) "
-                            f"ON CONFLICT (id) DO UPDATE SET {_GOAL_UPDATES}", goal_params(new))
-                self.notify(con, {"k": "goal", "id": goal_id, "h": new.host})
+                self.put_goal(con, new)
             rows = [self._insert_history(con, r) for r in mutation.history]
             after = new if new is not None else before
             return Committed(before, after, mutation.result, rows)
 
         return self._write(body)
+
+    def put_goal(self, con: Connection, goal: Goal) -> None:
+        """Write a goal's row and announce it, inside the caller's transaction."""
+        con.execute(f"INSERT INTO goals ({GOAL_COLUMNS}) VALUES ({_GOAL_MARKS}) "
+                    f"ON CONFLICT (id) DO UPDATE SET {_GOAL_UPDATES}", goal_params(goal))
+        self.notify(con, {"k": "goal", "id": goal.id, "h": goal.host})
+
+    def run_transaction(self, fn: Callable[[Connection], T]) -> T:
+        """``fn`` in one serialisable transaction of its own (a bulk copy); not fenced."""
+        return self._write(fn, fenced=False)
 
     def remove_goal(self, goal_id: str, row: HistoryRow | None = None) -> HistoryRow | None:
         def body(con: Connection) -> HistoryRow | None:
@@ -311,7 +325,10 @@ class PostgresStore(PgHosts):
     # -- history --------------------------------------------------------------------------------
 
     def _insert_history(self, con: Connection, row: HistoryRow) -> HistoryRow:
-        row = written_by(row, self.host_id)
+        return self.insert_history(con, written_by(row, self.host_id))
+
+    def insert_history(self, con: Connection, row: HistoryRow) -> HistoryRow:
+        """Append ``row`` as it is (its writer included), inside the caller's transaction."""
         found = con.execute(
             f"INSERT INTO history ({_HISTORY_WRITTEN}) VALUES "
             "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
@@ -342,33 +359,34 @@ class PostgresStore(PgHosts):
         """The window's latest when it wins (a conditional upsert: the freshest wins, and a
         reading that is not exact never hides a fresh exact one of another host), and a point
         of its series; every other host of the account hears of it."""
+        return self._write(lambda con: self.put_reading(con, reading))
+
+    def put_reading(self, con: Connection, reading: QuotaReading, series: bool = True) -> bool:
+        """:meth:`save_reading` inside the caller's transaction."""
         host = self.host_id or ""
         horizon = reading.observed_at - timedelta(seconds=self.authority_seconds)
-
-        def body(con: Connection) -> bool:
-            won = con.execute(
-                "INSERT INTO quota_latest AS l (account, window_id, provider, observed_at, "
-                "reading, host, exactness) VALUES (%s, %s, %s, %s, %s::jsonb, %s, %s) "
-                "ON CONFLICT (account, window_id) DO UPDATE SET provider = excluded.provider, "
-                "observed_at = excluded.observed_at, reading = excluded.reading, "
-                "host = excluded.host, exactness = excluded.exactness "
-                "WHERE excluded.observed_at >= l.observed_at AND (excluded.exactness = 'exact' "
-                "OR l.exactness <> 'exact' OR l.host = excluded.host OR l.observed_at < %s) "
-                "RETURNING 1",
-                (reading.account, reading.window_id, reading.provider, reading.observed_at,
-                 masked(reading.model_dump_json()), host, reading.exactness.value,
-                 horizon)).fetchone()
-            if won is None:
-                return False
+        won = con.execute(
+            "INSERT INTO quota_latest AS l (account, window_id, provider, observed_at, "
+            "reading, host, exactness) VALUES (%s, %s, %s, %s, %s::jsonb, %s, %s) "
+            "ON CONFLICT (account, window_id) DO UPDATE SET provider = excluded.provider, "
+            "observed_at = excluded.observed_at, reading = excluded.reading, "
+            "host = excluded.host, exactness = excluded.exactness "
+            "WHERE excluded.observed_at >= l.observed_at AND (excluded.exactness = 'exact' "
+            "OR l.exactness <> 'exact' OR l.host = excluded.host OR l.observed_at < %s) "
+            "RETURNING 1",
+            (reading.account, reading.window_id, reading.provider, reading.observed_at,
+             masked(reading.model_dump_json()), host, reading.exactness.value,
+             horizon)).fetchone()
+        if won is None:
+            return False
+        if series:
             con.execute("INSERT INTO quota_series (account, window_id, observed_at, "
                         "used_percent, exactness) VALUES (%s, %s, %s, %s, %s)",
                         (reading.account, reading.window_id, reading.observed_at,
                          reading.used_percent, reading.exactness.value))
-            self.notify(con, {"k": "reading", "a": reading.account, "w": reading.window_id,
-                              "h": host, "x": reading.exactness is Exactness.EXACT})
-            return True
-
-        return self._write(body)
+        self.notify(con, {"k": "reading", "a": reading.account, "w": reading.window_id,
+                          "h": host, "x": reading.exactness is Exactness.EXACT})
+        return True
 
     def latest_readings(self, accounts: Sequence[str] | None = None) -> list[QuotaReading]:
         if accounts is None:

@@ -368,6 +368,28 @@ class SqliteStore(SqliteHosts):
             result.append((instant, float(used)))
         return result
 
+    def series_rows(self) -> list[tuple[str, str, datetime, float | None, str]]:
+        """Every chart point as stored (account, window, instant, used %, exactness), oldest
+        first — for copying the store elsewhere (``goalkeeper store migrate``)."""
+        rows = self._con.execute("SELECT account, window_id, observed_at, used_percent, "
+                                 "exactness FROM quota_series ORDER BY id").fetchall()
+        result = []
+        for account, window, at, used, exactness in rows:
+            instant = parse_iso(at)
+            assert instant is not None
+            result.append((str(account), str(window), instant,
+                           None if used is None else float(used), str(exactness)))
+        return result
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: everything read inside sees the same moment (WAL)."""
+        self._con.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._con.execute("COMMIT")
+
     def prune_series(self, before: datetime) -> int:
         """Drop chart points older than ``before`` (the latest reading of a window stays)."""
         with self.write():

@@ -107,3 +107,32 @@ async def test_a_reading_on_one_host_reaches_the_others_of_its_account(
     heard = b.quotas.tracker("fake:5h").reading
     assert heard is not None and heard.used_percent == 100 and heard.account == "alice"
     assert c.quotas.tracker("fake:5h").reading is None  # another account's window
+
+
+async def test_an_early_reset_read_on_one_host_wakes_the_goals_waiting_on_another(
+        make_host: Make, clock: FakeClock) -> None:
+    from tests.support.fakes import advance, settled
+
+    fa, fb = FakeProvider(clock), FakeProvider(clock)
+    reset = later(clock.now(), hours=1)
+    fb.readings = [reading("fake:5h", 100, clock.now(), reset, limit_reached=True)]
+    paused_goal(fb, "fake:b", clock)
+    fb.observations = [fb.observe("fake:b", GoalState.PAUSED, reason=PauseReason.QUOTA,
+                                  resets_at=reset, auto_resume=True)]
+    a = await make_host("laptop", fa)
+    b = await make_host("desk", fb, stable_seconds=5)
+    assert b.goals["fake:b"].next_resume_at is not None
+    assert b.goals["fake:b"].next_resume_at > later(clock.now(), minutes=59)
+    back = reading("fake:5h", 3, later(clock.now(), seconds=1), later(clock.now(), hours=5))
+    await a.record_reading(back)
+    await until(lambda: b.goals["fake:b"].next_resume_at is not None
+                and b.goals["fake:b"].next_resume_at <= clock.now(), 10)
+    await settled(b)
+    assert fb.starts == []  # still the hysteresis' to decide: stable for 5 s
+    await advance(b, clock, 6)
+    await until(lambda: [s[0] for s in fb.starts] == ["fake:b"], 10)
+    rows = await b.store.run(lambda s: s.history("fake:b", 20))
+    woke = next(r for r in rows if r.event == "resume_scheduled" and "read by host" in (
+        r.reason or ""))
+    assert woke.reason in ("quota recovered (read by host laptop): fake:5h",
+                           "quota recovered (read by another host): fake:5h")  # a catch-up's
