@@ -118,7 +118,8 @@ class ControlServer:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
     async def _ping(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "pid": os.getpid(), "health": self.engine.health().to_json()}
+        return {"ok": True, "pid": os.getpid(), "health": self.engine.health().to_json(),
+                "host_id": self.engine.host_id, "listening": self.engine.sync.listening}
 
     async def _store_restore(self, request: dict[str, Any]) -> dict[str, Any]:
         backup = request.get("backup")

@@ -95,8 +95,8 @@ class HostRegistry:
     async def beat(self) -> bool:
         """Say this host is alive; False when it was replaced (and the engine is told)."""
         try:
-            alive = await self.e.store.run(lambda s: s.beat_host(self.record()))
-        except Exception as exc:
+            alive = await self.e.written(lambda s: s.beat_host(self.record()))
+        except Exception as exc:  # the store's health says so (window, status)
             if store_unavailable(exc) is None:
                 raise
             log.warning("could not renew the host lease: %s", exc)

@@ -57,11 +57,11 @@ class Listener:
                 self._listen()
                 delay = RETRY_INITIAL_SECONDS
             except psycopg.Error as exc:
+                why = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
                 if self.connected or delay == RETRY_INITIAL_SECONDS:
-                    log.warning("lost the shared store's notifications: %s",
-                                str(exc).strip().splitlines()[0] if str(exc).strip() else exc)
+                    log.warning("lost the shared store's notifications: %s", why)
                 self.connected = False
-                self._safe_deliver({"k": "lost", "why": str(exc).strip()[:500]})
+                self._safe_deliver({"k": "lost", "why": why})
                 self._stop.wait(delay)
                 delay = min(delay * 2, RETRY_MAX_SECONDS)
 
