@@ -91,6 +91,8 @@ STOP_DRAIN_SECONDS = 30.0
 BUSY_RETRIES = 3
 #: how long the usage chart's readings are kept (a weekly window and then some)
 SERIES_RETENTION = timedelta(days=35)
+#: answered and expired action requests of other hosts are kept this long (for a look back)
+REQUEST_RETENTION = timedelta(days=2)
 
 
 class Engine:
@@ -175,6 +177,7 @@ class Engine:
     async def start_normally(self, now: datetime) -> None:
         horizon = now - SERIES_RETENTION
         await self.store.run(lambda s: s.prune_series(horizon))
+        await self.store.run(lambda s: s.prune_requests(now - REQUEST_RETENTION))
         await self.registry.resolve_accounts()
         for reading in await self.sync.own_readings():
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from core import __version__
 from core.host_identity import detected_account, local_account, machine_name
 from core.inbox import store_unavailable
+from core.providers.base import Provider
 from core.store import HostRecord, LeaseLost
 
 if TYPE_CHECKING:
@@ -72,13 +73,10 @@ class HostRegistry:
         if self.accounts:
             log.info("accounts: %s", ", ".join(f"{p}={a}" for p, a in sorted(accounts.items())))
 
-    async def _detect(self, name: str, provider: object) -> str:
-        identify = getattr(provider, "account_identity", None)
-        if identify is None:
-            return ""
+    async def _detect(self, name: str, provider: Provider) -> str:
         try:
             async with asyncio.timeout(DETECT_TIMEOUT_SECONDS):
-                identity = await identify()
+                identity = await provider.account_identity()
         except Exception as exc:  # an account we cannot learn is simply not shared
             log.info("provider %s did not say which account it uses: %s", name, exc)
             return ""

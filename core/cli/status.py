@@ -93,14 +93,16 @@ def shown_state(goal: Goal, view: HostView, owners: dict[str, str] | None = None
 
 
 def owner_states(ctx: Context, hosts: list[HostRecord], now: datetime) -> dict[str, str]:
-    """Each registered host: ``this host``, ``online`` or ``offline since T``."""
+    """Each registered host: ``this host``, ``online`` or ``offline since T`` (a one-machine
+    store: none — its goals are this machine's, and the lease says whether its host runs)."""
+    if not ctx.target.shared:
+        return {}
     lease = ctx.settings.host_stale_seconds
     states = {}
     for record in hosts:
         since = record.offline_since(now, lease)
         states[record.host_id] = ("online" if since is None else f"offline since {iso(since)}")
-    if ctx.target.shared:
-        states[ctx.host_id] = "this host"
+    states[ctx.host_id] = "this host"
     return states
 
 

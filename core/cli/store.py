@@ -38,6 +38,8 @@ def backups_dir(ctx: Context) -> Path:
 
 
 def cmd_store(ctx: Context) -> int:
+    if ctx.target.shared:
+        return _shared_store(ctx)
     view = ctx.host_view()
     backups = list_backups(backups_dir(ctx))
     safe = view.health.safe_mode if view.health else None
@@ -58,7 +60,22 @@ def cmd_store(ctx: Context) -> int:
     return EXIT_OK
 
 
+def _shared_store(ctx: Context) -> int:
+    with ctx.reader() as store:
+        version = store.schema_version if store is not None else 0
+        hosts = len(store.list_hosts()) if store is not None else 0
+    data = {"store": ctx.target.describe(), "shared": True, "schema_version": version,
+            "hosts": hosts, "backups": []}
+    ctx.emit(data, lambda: f"{ctx.target.describe()} (schema {version}, {hosts} hosts "
+                           "registered); back it up with PostgreSQL's own tools (pg_dump)")
+    return EXIT_OK
+
+
 def cmd_restore(ctx: Context) -> int:
+    if ctx.target.shared:
+        raise CliError(f"{ctx.target.describe()} is PostgreSQL's to restore (pg_restore from "
+                       "your pg_dump backups); `store restore` is for this machine's file",
+                       EXIT_USAGE)
     if ctx.args.backup and ctx.args.empty:
         raise CliError("--backup and --empty exclude each other", EXIT_USAGE)
     backup = str(Path(ctx.args.backup).expanduser().absolute()) if ctx.args.backup else None

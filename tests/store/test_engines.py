@@ -136,3 +136,23 @@ async def test_an_early_reset_read_on_one_host_wakes_the_goals_waiting_on_anothe
         r.reason or ""))
     assert woke.reason in ("quota recovered (read by host laptop): fake:5h",
                            "quota recovered (read by another host): fake:5h")  # a catch-up's
+
+
+class _Identified(FakeProvider):
+    async def account_identity(self) -> str | None:
+        return "chatgpt:acct-1/user-1"
+
+
+async def test_hosts_whose_provider_names_the_same_account_share_its_windows(
+        make_host: Make, clock: FakeClock) -> None:
+    a = await make_host("laptop", _Identified(clock), account="")
+    b = await make_host("desk", _Identified(clock), account="")
+    c = await make_host("other", FakeProvider(clock), account="")  # says nothing: its own
+    assert a.registry.accounts == b.registry.accounts
+    assert a.registry.accounts["fake"].startswith("fake:")
+    assert c.registry.accounts == {"fake": "host:other"}
+    await a.record_reading(reading("fake:5h", 42, clock.now()))
+    await until(lambda: b.quotas.tracker("fake:5h").reading is not None, 10)
+    assert c.quotas.tracker("fake:5h").reading is None
+    record = await b.store.run(lambda s: s.get_host("desk"))
+    assert record is not None and record.accounts == b.registry.accounts

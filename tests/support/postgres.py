@@ -1,9 +1,10 @@
 """A real PostgreSQL server for the tests: ``initdb`` + ``pg_ctl`` in a temporary directory.
 
-It listens on a Unix socket in that directory only (no TCP), runs without fsync (a test server:
-``-F``), and — when the tests run as root, which PostgreSQL refuses — as the unprivileged user
-``nobody`` through ``runuser``. One server per test session (``pg_server`` in tests/conftest.py);
-each test gets a fresh database of its own (``pg_url``).
+It listens on a Unix socket in that directory and on 127.0.0.1 at a free port (TCP is where
+libpq's ``sslmode`` applies), runs without fsync (a test server: ``-F``), and — when the tests
+run as root, which PostgreSQL refuses — as the unprivileged user ``nobody`` (``runuser``).
+One server per test session (``pg_server`` in tests/conftest.py); each test gets a fresh
+database of its own (``pg_url``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import glob
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,6 +22,12 @@ from pathlib import Path
 import psycopg
 
 SUPERUSER = "goalkeeper"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def find_bindir() -> Path | None:
@@ -36,8 +44,9 @@ def find_bindir() -> Path | None:
 class PgServer:
     """One running server. Owns its directory (removed by :meth:`stop`)."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, fsync: bool = False) -> None:
         self.bindir = bindir
+        self.fsync = fsync  # the benchmark's server keeps a real server's durability
         self.root = Path(tempfile.mkdtemp(prefix="goalkeeper-pg-"))
         self.data = self.root / "data"
         self.log = self.root / "server.log"
@@ -47,6 +56,7 @@ class PgServer:
             os.chown(self.root, user.pw_uid, user.pw_gid)
             self._as = ["runuser", "-u", "nobody", "--"]
         self._databases = 0
+        self.port = _free_port()
 
     def _run(self, *args: str, timeout: float = 60) -> None:
         subprocess.run([*self._as, *args], check=True, capture_output=True, timeout=timeout,
@@ -58,7 +68,8 @@ class PgServer:
         return self.start()
 
     def start(self) -> PgServer:
-        options = (f"-k {self.root} -c listen_addresses='' -F -c max_connections=200 "
+        options = (f"-k {self.root} -c listen_addresses=127.0.0.1 -p {self.port} "
+                   f"{'' if self.fsync else '-F '}-c max_connections=200 "
                    "-c shared_buffers=16MB")
         self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", options, "-l",
                   str(self.log), "-w", "-t", "60", "start")
@@ -74,7 +85,10 @@ class PgServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
     def url(self, dbname: str = "postgres") -> str:
-        return f"postgresql://{SUPERUSER}@/{dbname}?host={self.root}"
+        return f"postgresql://{SUPERUSER}@/{dbname}?host={self.root}&port={self.port}"
+
+    def tcp_url(self, dbname: str = "postgres") -> str:
+        return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{dbname}"
 
     def create_database(self) -> str:
         self._databases += 1
