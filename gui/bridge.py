@@ -243,6 +243,11 @@ class Bridge(QObject):
     def last_refresh(self) -> datetime | None:
         return self._engine.last_refresh
 
+    @property
+    def host_id(self) -> str:
+        """This host's id in the store ('' for a bare engine)."""
+        return self._engine.host_id or ""
+
     def goals(self) -> list[Goal]:
         """Every goal: this host's and, on a shared store, every other host's."""
         return self._engine.all_goals()

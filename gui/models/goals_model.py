@@ -87,6 +87,8 @@ class GoalsModel(QAbstractTableModel):
         self._rows: dict[str, int] = {}
         self.sort_column: Column | None = None
         self.sort_order = Qt.SortOrder.AscendingOrder
+        #: this host's id: the goals of other hosts (a shared store) name their host
+        self.local_host = ""
 
     # -- updates -------------------------------------------------------------------------------
 
@@ -255,6 +257,8 @@ class GoalsModel(QAbstractTableModel):
         if column is Column.TITLE:
             return goal.title
         if column is Column.PROVIDER:
+            if goal.host and self.local_host and goal.host != self.local_host:
+                return f"{goal.provider} · {goal.host}"
             return goal.provider
         if column is Column.STATE:
             return fmt.state_text(goal)
