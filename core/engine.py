@@ -113,7 +113,8 @@ class Engine:
         self.bus = EventBus()
         shared = bool(settings.store_url)
         #: this host's id in the store (None: a bare engine on a one-machine store, in tests)
-        self.host_id: str | None = host_id_of(settings.host_id) if fenced or shared else None
+        self.host_id: str | None = (host_id_of(settings.host_id, paths.data_dir)
+                                    if fenced or shared else None)
         self.store = StoreThread(paths.database, paths.data_dir / "backups", fenced,
                                  StoreTarget(paths.database, settings.store_url), self.host_id)
         self.registry = HostRegistry(self, self.host_id or "")

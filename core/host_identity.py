@@ -11,8 +11,10 @@ one-machine store (SQLite) every reading is the machine's own: the account is em
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import socket
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
@@ -58,8 +60,23 @@ def machine_name() -> str:
     return name[:64] or "host"
 
 
-def host_id_of(configured: str) -> str:
-    return configured or machine_name()
+def host_id_of(configured: str, data_dir: Path | None = None) -> str:
+    """``host_id``, else the machine's name — with a short mark of the data directory when it
+    is not the default one (``GOALKEEPER_HOME``), so a second data directory on the same
+    machine (a demo beside the daemon) is a host of its own, not one that takes over."""
+    if configured:
+        return configured
+    name = machine_name()
+    if data_dir is None or data_dir == _default_data_dir():
+        return name
+    return f"{name}-{hashlib.sha256(os.fsencode(data_dir)).hexdigest()[:6]}"
+
+
+def _default_data_dir() -> Path:
+    from core.paths import resolve_paths
+
+    return resolve_paths({k: v for k, v in os.environ.items()
+                          if k != "GOALKEEPER_HOME"}).data_dir
 
 
 def local_account(host_id: str) -> str:

@@ -83,7 +83,7 @@ class Context:
 
     @property
     def host_id(self) -> str:
-        return host_id_of(self.settings.host_id)
+        return host_id_of(self.settings.host_id, self.paths.data_dir)
 
     @contextmanager
     def reader(self) -> Iterator[Store | None]:

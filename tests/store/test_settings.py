@@ -48,3 +48,8 @@ def test_host_ids_and_accounts_are_names(tmp_path: Path) -> None:
         load_settings(tmp_path / "none.toml", {"GOALKEEPER_HOST_ID": "my laptop!"})
     assert host_id_of("") == machine_name() and host_id_of("desk") == "desk"
     assert machine_name() and " " not in machine_name()
+    # a second data directory on this machine is a host of its own, stable across starts
+    other = host_id_of("", tmp_path / "demo-home")
+    assert other.startswith(machine_name() + "-") and other == host_id_of("", tmp_path /
+                                                                           "demo-home")
+    assert host_id_of("desk", tmp_path / "demo-home") == "desk"
