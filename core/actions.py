@@ -13,6 +13,7 @@ from datetime import datetime
 
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
+from core.i18n import N_
 from core.intake import IntakeContext, schedule, unschedule
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
 from core.policy import NOTE_AUTO_OFF, WAITS_FOR_RESET
@@ -20,7 +21,7 @@ from core.results import ActionResult
 from core.store import Mutation
 
 Decide = Callable[[Goal | None], Mutation[ActionResult]]
-NOTE_USER_PAUSE = "paused by the user: never auto-resumed"
+NOTE_USER_PAUSE = N_("paused by the user: never auto-resumed")
 
 
 def result(goal_id: str, outcome: Outcome, reason: str, state: GoalState | None = None,
@@ -47,18 +48,19 @@ def decide_pause(goal_id: str, now: datetime, origin: str) -> Decide:
 
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:
-            return answer(goal_id, None, event, now, origin, Outcome.UNKNOWN_GOAL, "unknown goal")
+            return answer(goal_id, None, event, now, origin, Outcome.UNKNOWN_GOAL,
+                          N_("unknown goal"))
         if current.state is GoalState.PAUSED and current.pause_reason is PauseReason.USER:
             return answer(goal_id, current, event, now, origin, Outcome.ALREADY_PAUSED,
-                          "already paused by the user")
+                          N_("already paused by the user"))
         if current.state in (GoalState.DONE, GoalState.CANCELLED, GoalState.FAILED):
             return answer(goal_id, current, event, now, origin, Outcome.REFUSED,
-                          f"refused: {current.state.value}")
+                          N_("refused: {state}").format(state=current.state.value))
         new, row = transition(current, GoalEvent.PAUSE, now, origin=origin,
                               trigger=Trigger.MANUAL, pause_reason=PauseReason.USER,
                               pause_detail=None, fence=current.fence + 1, next_resume_at=None,
                               auto_resume_note=NOTE_USER_PAUSE)
-        done = answer(goal_id, new, event, now, origin, Outcome.PAUSED, "paused")
+        done = answer(goal_id, new, event, now, origin, Outcome.PAUSED, N_("paused"))
         return Mutation(new, done.result, [row, *done.history])
 
     return decide
@@ -69,40 +71,41 @@ def decide_cancel(goal_id: str, now: datetime, origin: str) -> Decide:
 
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:
-            return answer(goal_id, None, event, now, origin, Outcome.UNKNOWN_GOAL, "unknown goal")
+            return answer(goal_id, None, event, now, origin, Outcome.UNKNOWN_GOAL,
+                          N_("unknown goal"))
         if current.state.terminal:
             outcome = Outcome.CANCELLED if current.state is GoalState.CANCELLED else (
                 Outcome.REFUSED)
             return answer(goal_id, current, event, now, origin, outcome,
-                          f"already {current.state.value}")
+                          N_("already {state}").format(state=current.state.value))
         new, row = transition(current, GoalEvent.CANCEL, now, origin=origin,
-                              trigger=Trigger.MANUAL, reason="cancelled by the user",
+                              trigger=Trigger.MANUAL, reason=N_("cancelled by the user"),
                               fence=current.fence + 1, auto_resume_note=None)
-        done = answer(goal_id, new, event, now, origin, Outcome.CANCELLED, "cancelled")
+        done = answer(goal_id, new, event, now, origin, Outcome.CANCELLED, N_("cancelled"))
         return Mutation(new, done.result, [row, *done.history])
 
     return decide
 
 
 def decide_auto_resume(goal_id: str, enabled: bool, ctx: IntakeContext, origin: str) -> Decide:
-    switch = "on" if enabled else "off"
+    switched = N_("auto-resume on") if enabled else N_("auto-resume off")
+    already = N_("auto-resume already on") if enabled else N_("auto-resume already off")
 
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:
-            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
+            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal")))
         if current.auto_resume is enabled:
-            return Mutation(None, result(goal_id, Outcome.UNCHANGED,
-                                         f"auto-resume already {switch}", current.state))
+            return Mutation(None, result(goal_id, Outcome.UNCHANGED, already, current.state))
         new = current.model_copy(update={"auto_resume": enabled, "updated_at": ctx.now})
         rows = [request_row(goal_id, "auto_resume_changed", ctx.now, origin, Outcome.UPDATED,
-                            f"auto-resume {switch}")]
+                            switched)]
         if new.state is GoalState.PAUSED and new.pause_reason in WAITS_FOR_RESET:
             if enabled:
                 new, row = schedule(new.model_copy(update={"attempts": 0}), new.resets_at, ctx)
                 rows.append(row)
             else:
                 new = unschedule(new, NOTE_AUTO_OFF)
-        return Mutation(new, result(goal_id, Outcome.UPDATED, f"auto-resume {switch}",
+        return Mutation(new, result(goal_id, Outcome.UPDATED, switched,
                                     new.state, new.next_resume_at), rows)
 
     return decide
@@ -111,12 +114,12 @@ def decide_auto_resume(goal_id: str, enabled: bool, ctx: IntakeContext, origin: 
 def decide_start(goal_id: str, now: datetime, origin: str) -> Decide:
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:
-            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
+            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal")))
         if current.state is not GoalState.IDLE:
-            return Mutation(None, result(goal_id, Outcome.REFUSED,
-                                         f"not idle: {current.state.value}", current.state))
+            return Mutation(None, result(goal_id, Outcome.REFUSED, N_("not idle: {state}").format(
+                state=current.state.value), current.state))
         new, row = transition(current, GoalEvent.START, now, origin=origin,
                               fence=current.fence + 1, hosted=True, resumed_at=None)
-        return Mutation(new, result(goal_id, Outcome.RESUMED, "started", new.state), [row])
+        return Mutation(new, result(goal_id, Outcome.RESUMED, N_("started"), new.state), [row])
 
     return decide

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.i18n import N_
 from core.paths import Paths
 
 if TYPE_CHECKING:  # the CLI imports this module for send_request: keep the engine out of it
@@ -109,10 +110,10 @@ class ControlServer:
         try:
             handler = self._ops.get(str(request.get("op")))
             if handler is None:
-                return {"error": f"unknown op {request.get('op')!r}"}
+                return {"error": N_("unknown op {op!r}").format(op=request.get("op"))}
             return await handler(request)
         except ValueError as exc:
-            return {"error": f"bad request: {exc}"}
+            return {"error": N_("bad request: {error}").format(error=exc)}
         except Exception as exc:
             log.exception("control op failed")
             return {"error": f"{type(exc).__name__}: {exc}"}
@@ -178,6 +179,6 @@ def send_request(socket_path: Path, request: dict[str, Any],
             chunks.append(chunk)
     data = b"".join(chunks)
     if not data:
-        raise NoHostRunning("the host closed the connection without answering")
+        raise NoHostRunning(N_("the host closed the connection without answering"))
     reply: dict[str, Any] = json.loads(data)
     return reply

@@ -15,6 +15,8 @@ from typing import Any
 from core.clock import Clock
 from core.events import Event, GoalChanged, HistoryRecorded
 from core.hosting import Host
+from core.i18n import N_, _, localized
+from core.i18n.words import origin_word, word
 from core.models import GoalState, HistoryRow
 from core.paths import Paths
 from core.providers.demo import DemoProvider
@@ -31,17 +33,17 @@ DEMO_SETTINGS: dict[str, Any] = {
 }
 
 _EVENTS = {
-    "started": "started",
-    "paused": "paused",
-    "resume_scheduled": "auto-resume scheduled",
-    "resume_not_scheduled": "not scheduled",
-    "gave_up": "gave up",
-    "resumed": "resumed",
-    "done": "done",
-    "failed": "failed",
-    "cancelled": "cancelled",
-    "quota_exhausted": "quota exhausted",
-    "quota_recovered": "quota recovered",
+    "started": N_("started"),
+    "paused": N_("paused"),
+    "resume_scheduled": N_("auto-resume scheduled"),
+    "resume_not_scheduled": N_("not scheduled"),
+    "gave_up": N_("gave up"),
+    "resumed": N_("resumed"),
+    "done": N_("done"),
+    "failed": N_("failed"),
+    "cancelled": N_("cancelled"),
+    "quota_exhausted": N_("quota exhausted"),
+    "quota_recovered": N_("quota recovered"),
 }
 
 
@@ -74,18 +76,20 @@ class DemoSession:
         host.engine.bus.subscribe(lambda event: self._on_event(event, host, done))
         await host.start()
         try:
-            self.printer(f"Goalkeeper demo — data in {self.paths.data_dir}")
-            self.printer(f"Quota: 6 units per {self.provider.quota.period:g} s; each goal uses "
-                         f"one unit every {self.provider.step_seconds:g} s.")
+            self.printer(_("Goalkeeper demo — data in {dir}").format(dir=self.paths.data_dir))
+            self.printer(_("Quota: 6 units per {period} s; each goal uses one unit every "
+                           "{step} s.").format(period=f"{self.provider.quota.period:g}",
+                                               step=f"{self.provider.step_seconds:g}"))
             await self.restart_goals(host)
             self._check_done(host, done)
             try:
                 await asyncio.wait_for(asyncio.shield(done), timeout)
             except TimeoutError:
-                self.printer(f"The demo did not finish within {timeout:g} s.")
+                self.printer(_("The demo did not finish within {seconds} s.").format(
+                    seconds=f"{timeout:g}"))
                 return 1
-            self.printer("All auto-resume goals are done. demo:docs (auto-resume off) is still "
-                         "paused: `goalkeeper resume demo:docs` resumes it while a host runs.")
+            self.printer(_("All auto-resume goals are done. demo:docs (auto-resume off) is still "
+                           "paused: `goalkeeper resume demo:docs` resumes it while a host runs."))
             return 0
         finally:
             await host.stop()
@@ -120,19 +124,22 @@ class DemoSession:
             done.set_result(None)
 
     def render(self, row: HistoryRow) -> str | None:
-        label = _EVENTS.get(row.event)
+        label = _(_EVENTS[row.event]) if row.event in _EVENTS else None
         if label is None:
             if row.event == "resume_requested" and row.origin != "scheduler":
-                label = f"resume requested → {row.outcome.value if row.outcome else '?'}"
+                label = _("resume requested → {outcome}").format(
+                    outcome=word(row.outcome) if row.outcome else "?")
             else:
                 return None
         elapsed = duration((row.at - self.started_at).total_seconds())
         text = f"[+{elapsed}] {row.goal or '':<14} {label}"
         if row.event == "resume_scheduled" and "not_before" in row.detail:
             at = datetime.fromisoformat(row.detail["not_before"])
-            text += f" for {local_time(at)} (in {duration((at - row.at).total_seconds())})"
+            text += _(" for {time} (in {duration})").format(
+                time=local_time(at), duration=duration((at - row.at).total_seconds()))
         if row.event == "resumed" and row.trigger:
-            text += f" ({row.trigger.value}, {row.origin})"
+            text += _(" ({trigger}, {origin})").format(trigger=word(row.trigger),
+                                                       origin=origin_word(row.origin))
         if row.reason and row.event not in ("resumed", "started"):
-            text += f" — {row.reason}"
+            text += f" — {localized(row.reason)}"
         return text

@@ -47,6 +47,7 @@ from core.host_actions import RemoteActions
 from core.host_identity import host_id_of
 from core.host_registry import HostRegistry
 from core.host_sync import SharedSync
+from core.i18n import N_
 from core.inbox import ReportQueue, store_unavailable
 from core.intake import (
     IntakeContext,
@@ -89,6 +90,9 @@ T = TypeVar("T")
 STOP_DRAIN_SECONDS = 30.0
 #: whole-transaction retries after SQLITE_BUSY (then the error surfaces)
 BUSY_RETRIES = 3
+#: the history reason of a release, by why (stored English, translated when shown)
+RELEASED = {"quota recovered": N_("quota recovered: {windows}"),
+            "a resume slot is free": N_("a resume slot is free: {windows}")}
 #: how long the usage chart's readings are kept (a weekly window and then some)
 SERIES_RETENTION = timedelta(days=35)
 #: answered and expired action requests of other hosts are kept this long (for a look back)
@@ -314,7 +318,8 @@ class Engine:
         try:
             return await coro
         except Exception as exc:
-            text = f"provider {provider}: {what} failed: {exc}"
+            text = N_("provider {provider}: {what} failed: {error}").format(
+                provider=provider, what=what, error=exc)
             log.exception("%s", text)
             self.bus.publish(Notice("error", text))
             return None
@@ -343,8 +348,9 @@ class Engine:
             if goal.state is GoalState.RESUMING or (
                 goal.state is GoalState.RUNNING and goal.hosted
             ):
-                await self._interrupt(goal.id, "the previous host stopped while it was "
-                                      f"{goal.state.value}", "startup")
+                await self._interrupt(goal.id, N_("the previous host stopped while it was "
+                                                  "{state}").format(state=goal.state.value),
+                                      "startup")
         for goal in list(self.goals.values()):
             if goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.INTERRUPTED:
                 await self.coordinator.resume(goal.id, Trigger.STARTUP, "startup")
@@ -353,7 +359,7 @@ class Engine:
         for goal in list(self.goals.values()):
             if goal.hosted and goal.state is GoalState.RUNNING:
                 try:
-                    await self._interrupt(goal.id, "the host stopped", "shutdown")
+                    await self._interrupt(goal.id, N_("the host stopped"), "shutdown")
                 except Exception as exc:  # the next host's start-up recovery catches it
                     if store_unavailable(exc) is None and not isinstance(exc, LeaseLost):
                         raise
@@ -624,7 +630,7 @@ class Engine:
         timeout = timeout or self.settings.fresh_read_timeout_seconds
         provider = self.providers.get(provider_name)
         if provider is None:
-            return f"provider {provider_name} is not enabled"
+            return N_("provider {provider} is not enabled").format(provider=provider_name)
         try:
             # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
             async with asyncio.timeout(timeout):
@@ -632,7 +638,8 @@ class Engine:
         except Exception as exc:
             text = str(exc) or type(exc).__name__
             log.warning("fresh quota read from %s failed: %s", provider_name, text)
-            return f"fresh read failed ({text}); decided on the last known readings"
+            return N_("fresh read failed ({error}); decided on the last known readings").format(
+                error=text)
         for reading in readings:
             await self._apply_or_queue(functools.partial(self.record_reading, reading),
                                        ("reading", reading.window_id))
@@ -650,7 +657,8 @@ class Engine:
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
             key = "rising_edge" if reason.startswith("quota recovered") else "slot_free"
             row = note_row(goal_id, "resume_scheduled", now,
-                           reason=f"{reason}: {', '.join(windows)}",
+                           reason=RELEASED.get(reason, N_("{reason}: {windows}")).format(
+                               reason=reason, windows=", ".join(windows)),
                            detail={"not_before": now.isoformat(), key: windows})
             return Mutation(new, None, [row])
 

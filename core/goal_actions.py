@@ -23,6 +23,7 @@ from core.actions import (
 from core.events import GoalRemoved, Notice
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row
+from core.i18n import N_
 from core.inbox import store_unavailable
 from core.intake import decide_report
 from core.models import Goal, GoalState, Outcome, Trigger
@@ -33,7 +34,7 @@ from core.store import LeaseLost, NotOwner
 if TYPE_CHECKING:
     from core.engine import Engine
 
-HOST_STOPPING = "the host is stopping"
+HOST_STOPPING = N_("the host is stopping")
 
 
 class GoalActions:
@@ -51,7 +52,8 @@ class GoalActions:
         known = e.goals.get(goal_id)
         state = known.state if known else None
         if e.safe_mode is not None:
-            return result(goal_id, Outcome.REFUSED, f"safe mode: {e.safe_mode}", state)
+            return result(goal_id, Outcome.REFUSED,
+                          N_("safe mode: {reason}").format(reason=e.safe_mode), state)
         if e.lease_lost is not None:
             return result(goal_id, Outcome.REFUSED, e.lease_lost, state)
         try:
@@ -69,7 +71,8 @@ class GoalActions:
                          ) -> ActionResult:
         reply = await self.e.remote.ask(owner, {**request, "goal": goal_id})
         if "error" in reply:
-            return result(goal_id, Outcome.FAILED, f"host {owner}: {reply['error']}")
+            return result(goal_id, Outcome.FAILED, N_("host {host}: {error}").format(
+                host=owner, error=reply["error"]))
         return ActionResult.from_json(reply)
 
     async def resume(self, goal_id: str, origin: str, trigger: Trigger,
@@ -166,7 +169,8 @@ class GoalActions:
         known = e.goals.get(goal_id)
         if known is not None and known.provider not in e.providers:
             # checked before the move: a goal running with no runner would be stuck there
-            return result(goal_id, Outcome.REFUSED, f"provider {known.provider!r} is not enabled",
+            return result(goal_id, Outcome.REFUSED, N_("provider {provider!r} is not enabled")
+                          .format(provider=known.provider),
                           known.state)
         committed = await e.transact(goal_id, decide_start(goal_id, e.clock.now(), origin))
         goal = committed.after
@@ -177,7 +181,7 @@ class GoalActions:
             try:
                 await provider.start_goal(goal, goal.fence)
             except Exception as exc:
-                why = f"could not start: {exc}"
+                why = N_("could not start: {error}").format(error=exc)
                 await e.record_or_queue(goal_id, lambda g: decide_report(
                     g, goal.fence, GoalEvent.FAIL, why, e.ctx()))
                 return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
@@ -191,18 +195,18 @@ class GoalActions:
         e = self.e
         goal = e.goals.get(goal_id) or await e.store.run(lambda s: s.get_goal(goal_id))
         if goal is None:
-            return result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal")
+            return result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal"))
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
             await self.stop_runner(goal, cancel=False)
         row = note_row(goal_id, "removed", e.clock.now(), origin=origin,
-                       reason="no longer watched", outcome=Outcome.UPDATED)
+                       reason=N_("no longer watched"), outcome=Outcome.UPDATED)
         saved = await e.written(lambda s: s.remove_goal(goal_id, row))
         e.goals.pop(goal_id, None)
         e.bus.publish(GoalRemoved(goal_id))
         if saved is not None:
             e.announce(saved)
         e.scheduler.poke()
-        return result(goal_id, Outcome.UPDATED, "removed")
+        return result(goal_id, Outcome.UPDATED, N_("removed"))
 
 
 def _manual(op: str, trigger: Trigger) -> dict[str, Any] | None:

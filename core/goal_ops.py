@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from core.goal_machine import HISTORY_EVENT, GoalEvent, next_state
+from core.i18n import N_
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
 
 
@@ -55,7 +56,8 @@ def _pause_reason_text(goal: Goal) -> str | None:
     if goal.state is not GoalState.PAUSED or goal.pause_reason is None:
         return None
     if goal.pause_detail:
-        return f"{goal.pause_reason.value}: {goal.pause_detail}"
+        return N_("{reason}: {detail}").format(reason=goal.pause_reason.value,
+                                               detail=goal.pause_detail)
     return goal.pause_reason.value
 
 

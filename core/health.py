@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from core.clock import iso, parse_iso
+from core.i18n import N_
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,9 @@ class StoreHealth:
 
     def describe(self) -> str:
         if self.available:
-            return "store available"
-        return f"store unavailable: {self.reason} since {iso(self.since)}"
+            return N_("store available")
+        return N_("store unavailable: {reason} since {since}").format(reason=self.reason,
+                                                                       since=iso(self.since))
 
     def to_json(self) -> dict[str, Any]:
         return {"available": self.available, "reason": self.reason, "since": iso(self.since),
@@ -47,10 +49,15 @@ class ProviderHealth:
 
     def describe(self) -> str:
         if self.state == "ok":
-            return f"provider {self.name}: ok"
-        retry = f" (tried {self.attempts}×, again at {iso(self.retry_at)})" if self.retry_at \
-            else f" (tried {self.attempts}×)"
-        return f"provider {self.name}: start failed since {iso(self.since)}: {self.reason}{retry}"
+            return N_("provider {name}: ok").format(name=self.name)
+        if self.retry_at:
+            return N_("provider {name}: start failed since {since}: {reason} (tried {attempts}×, "
+                      "again at {retry_at})").format(
+                name=self.name, since=iso(self.since), reason=self.reason,
+                attempts=self.attempts, retry_at=iso(self.retry_at))
+        return N_("provider {name}: start failed since {since}: {reason} (tried {attempts}×)"
+                  ).format(name=self.name, since=iso(self.since), reason=self.reason,
+                           attempts=self.attempts)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "state": self.state, "reason": self.reason,
@@ -67,7 +74,7 @@ class HostHealth:
     safe_mode: str | None = None  # the problem text while the store cannot be written at all
 
     def problems(self) -> list[str]:
-        lines = [f"safe mode: {self.safe_mode}"] if self.safe_mode else []
+        lines = [N_("safe mode: {reason}").format(reason=self.safe_mode)] if self.safe_mode else []
         if not self.store.available:
             lines.append(self.store.describe())
         lines.extend(p.describe() for p in self.providers if p.state != "ok")

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from core.atomic import atomic_write_text
 from core.clock import iso, parse_iso
+from core.i18n import _, localized
 from core.paths import Paths
 
 log = logging.getLogger("goalkeeper")
@@ -49,7 +50,8 @@ class HostInfo:
     token: str = ""  # tells this lease apart from any other (a pid can be reused)
 
     def describe(self) -> str:
-        return f"a Goalkeeper {self.kind} (pid {self.pid}, running since {self.since})"
+        return _("a Goalkeeper {kind} (pid {pid}, running since {since})").format(
+            kind=localized(self.kind), pid=self.pid, since=self.since)
 
     def silent_for(self, now: datetime) -> float | None:
         """Seconds since the last heartbeat (None: never written one)."""
@@ -59,10 +61,10 @@ class HostInfo:
 
 class HostAlreadyRunning(Exception):
     def __init__(self, paths: Paths, info: HostInfo | None, why: str = "") -> None:
-        who = info.describe() if info else "another Goalkeeper process"
+        who = info.describe() if info else _("another Goalkeeper process")
         super().__init__(
-            f"{who} is already the host for {paths.data_dir}; "
-            "only one host may run goals for a data directory. Use that one, or stop it first."
+            _("{who} is already the host for {dir}; only one host may run goals for a data "
+              "directory. Use that one, or stop it first.").format(who=who, dir=paths.data_dir)
             + (f" {why}" if why else ""))
         self.info = info
 
@@ -152,14 +154,16 @@ class HostLease:
     def _replace(self, holder: HostInfo | None, answers: Probe | None) -> None:
         silent = holder.silent_for(self.now) if holder is not None else None
         if holder is None or silent is None or silent < self.stale_seconds:
-            why = (f"It has not answered for {silent:.0f} s; a host silent for "
-                   f"{self.stale_seconds:g} s can be replaced." if silent and silent > 1 else "")
+            why = (_("It has not answered for {silent} s; a host silent for {stale} s can be "
+                     "replaced.").format(silent=f"{silent:.0f}", stale=f"{self.stale_seconds:g}")
+                   if silent and silent > 1 else "")
             raise HostAlreadyRunning(self.paths, holder, why)
         if answers is not None and answers(holder):
             raise HostAlreadyRunning(self.paths, holder)
         self._takeover = _try_lock(takeover_file(self.paths))
         if self._takeover is None:
-            raise HostAlreadyRunning(self.paths, holder, "Another host is replacing it now.")
+            raise HostAlreadyRunning(self.paths, holder,
+                                     _("Another host is replacing it now."))
         self.replaced = holder
         log.warning("replacing %s: silent for %.0f s and not answering; its writes are fenced "
                     "off", holder.describe(), silent)

@@ -26,6 +26,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from core.events import GoalChanged, GoalRemoved
+from core.i18n import N_
 from core.models import Exactness, Goal, QuotaReading
 from core.quota import HysteresisPolicy, is_exhausted, is_recovered_level
 from core.scheduler import waiting_for_quota
@@ -198,10 +199,10 @@ class SharedSync:
         for goal in list(self.e.goals.values()):
             if (waiting_for_quota(goal) and reading.window_id in goal.windows
                     and goal.next_resume_at is not None and goal.next_resume_at > now):
-                who = f"host {by}" if by else "another host"
-                log.info("%s says %s is back: waking %s", who, reading.window_id, goal.id)
-                await self.e.release(goal.id, [reading.window_id],
-                                     f"quota recovered (read by {who})")
+                why = (N_("quota recovered (read by host {host})").format(host=by) if by
+                       else N_("quota recovered (read by another host)"))
+                log.info("%s: waking %s for %s", why, goal.id, reading.window_id)
+                await self.e.release(goal.id, [reading.window_id], why)
 
     async def catch_up(self) -> None:
         """Read again what notifications may have said while nobody listened."""

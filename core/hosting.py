@@ -20,6 +20,7 @@ from core.clock import Clock, SystemClock
 from core.control import ControlServer, NoHostRunning, send_request
 from core.engine import Engine
 from core.host import HostInfo, HostLease
+from core.i18n import N_
 from core.notify.service import STATUS_OP, Notifications
 from core.paths import Paths
 from core.providers.base import Provider
@@ -97,7 +98,7 @@ class Host:
         while True:
             await self.clock.sleep(self.settings.host_heartbeat_seconds)
             if not self.lease.heartbeat(self.clock.now()):
-                self._replaced("another host replaced this one (host.json names it)")
+                self._replaced(N_("another host replaced this one (host.json names it)"))
                 return
 
     def _replaced(self, reason: str) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from core.goal_machine import GoalEvent, allowed
 from core.goal_ops import note_row, transition
+from core.i18n import N_
 from core.models import Deferral, Goal, GoalState, HistoryRow, PauseReason
 from core.policies.marks import last_run_data, policy_paused, sticks_against
 from core.policy import NOTE_CAP_REACHED, WAITS_FOR_RESET, AutoResumePolicy, plan_resume
@@ -26,6 +27,16 @@ from core.store import Mutation
 
 #: returns a jitter value in [0, 1)
 Jitter = Callable[[], float]
+#: a scheduled resume's history reason, by the policy that paused the goal (none: the quota):
+#: alone, with the rule that deferred it, and with that rule's allowed hours (stored English)
+SCHEDULED = {
+    "": (N_("quota exhausted"), N_("quota exhausted; {rule}"),
+         N_("quota exhausted; {rule}: {hours}")),
+    "reserve": (N_("reserve reached"), N_("reserve reached; {rule}"),
+                N_("reserve reached; {rule}: {hours}")),
+    "budget": (N_("budget spent"), N_("budget spent; {rule}"),
+               N_("budget spent; {rule}: {hours}")),
+}
 
 
 @dataclass(frozen=True)
@@ -46,13 +57,13 @@ def schedule(goal: Goal, reset: datetime | None, ctx: IntakeContext) -> tuple[Go
                 "resets_at": reset, "deferral": deferral}
     )
     if plan.next_resume_at is not None:
-        why = {"reserve": "reserve reached", "budget": "budget spent"}.get(
-            policy_paused(goal) or "", "quota exhausted")
+        why, with_rule, with_hours = SCHEDULED.get(policy_paused(goal) or "", SCHEDULED[""])
         detail: dict[str, Any] = {"not_before": plan.next_resume_at.isoformat(),
                                   "resets_at": reset.isoformat() if reset else None}
         if deferral is not None:
             hours = ctx.policy.rules.hours_for(goal)
-            why += f"; {deferral.rule}" + (f": {hours.describe()}" if hours else "")
+            why = (with_hours if hours else with_rule).format(
+                rule=deferral.rule, hours=hours.describe() if hours else "")
             detail["rule"] = deferral.rule
         row = note_row(goal.id, "resume_scheduled", ctx.now, reason=why, detail=detail)
     else:
@@ -123,7 +134,8 @@ def _discovered(provider: str, obs: GoalObservation, ctx: IntakeContext) -> Muta
         resets_at=obs.resets_at, data=data, created_at=ctx.now, updated_at=ctx.now,
         state_since=obs.observed_at,
     )
-    rows = [note_row(goal.id, "discovered", ctx.now, reason=f"found as {obs.state.value}",
+    rows = [note_row(goal.id, "discovered", ctx.now,
+                     reason=N_("found as {state}").format(state=obs.state.value),
                      detail={"provider": provider})]
     if goal.pause_reason is PauseReason.QUOTA:
         goal, row = schedule(goal, obs.resets_at, ctx)
@@ -158,7 +170,8 @@ def _apply_observed_state(goal: Goal, obs: GoalObservation, ctx: IntakeContext) 
     if event is None or obs.state is goal.state or not allowed(goal.state, event):
         return Mutation(goal, "unchanged")
     new, row = transition(goal, event, ctx.now, origin=f"provider:{goal.provider}",
-                          reason=obs.pause_detail or f"{obs.state.value} in the agent")
+                          reason=obs.pause_detail or N_("{state} in the agent").format(
+                              state=obs.state.value))
     return Mutation(new, obs.state.value, [row])
 
 
@@ -212,7 +225,7 @@ def decide_limit(
     relimited = _relimited(current, ctx)
     data = current.data | last_run_data(current, ctx.now)
     if hit.no_timed_reset:
-        data["no_reset_note"] = hit.detail or "no timed reset"
+        data["no_reset_note"] = hit.detail or N_("no timed reset")
     else:
         data.pop("no_reset_note", None)
     new, row = transition(

@@ -13,15 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from core.i18n import N_
 from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
 from core.policies.rules import RULE_BUDGET, RULE_HOURS, ResumeRules
 from core.settings import Settings
 
-NOTE_AUTO_OFF = "auto-resume is off"
-NOTE_NO_RESET = "no reset time known"
-NOTE_BEYOND_MAX_WAIT = "beyond max wait"
-NOTE_CAP_REACHED = "attempt cap reached"
-NOTE_NO_ALLOWED_HOURS = "no allowed hours within a week"
+NOTE_AUTO_OFF = N_("auto-resume is off")
+NOTE_NO_RESET = N_("no reset time known")
+NOTE_BEYOND_MAX_WAIT = N_("beyond max wait")
+NOTE_CAP_REACHED = N_("attempt cap reached")
+NOTE_NO_ALLOWED_HOURS = N_("no allowed hours within a week")
 
 #: pause reasons that end with a window's reset, and are then resumed automatically
 WAITS_FOR_RESET = frozenset({PauseReason.QUOTA, PauseReason.BUDGET})
@@ -95,7 +96,8 @@ def plan_resume(
     if not goal.auto_resume:
         return Plan(None, NOTE_AUTO_OFF)
     if goal.attempts >= policy.max_attempts:
-        return Plan(None, f"{NOTE_CAP_REACHED} ({goal.attempts}/{policy.max_attempts})")
+        return Plan(None, N_("attempt cap reached ({attempts}/{cap})").format(
+            attempts=goal.attempts, cap=policy.max_attempts))
     if reset is None:
         return Plan(None, NOTE_NO_RESET)
     if reset - now > policy.max_wait:
@@ -146,17 +148,18 @@ def decide_resume(
     follow the auto-resume rules.
     """
     if goal is None:
-        return Decision(Outcome.UNKNOWN_GOAL, "unknown goal")
+        return Decision(Outcome.UNKNOWN_GOAL, N_("unknown goal"))
     if goal.state is GoalState.RUNNING:
-        return Decision(Outcome.ALREADY_RUNNING, "already running")
+        return Decision(Outcome.ALREADY_RUNNING, N_("already running"))
     if goal.state is GoalState.RESUMING:
-        return Decision(Outcome.ALREADY_RESUMING, "a resume is already in progress")
+        return Decision(Outcome.ALREADY_RESUMING, N_("a resume is already in progress"))
     if goal.state is not GoalState.PAUSED:
-        return Decision(Outcome.REFUSED, f"not paused: {goal.state.value}")
+        return Decision(Outcome.REFUSED, N_("not paused: {state}").format(state=goal.state.value))
     if trigger is Trigger.MANUAL:
-        return Decision(Outcome.RESUMED, f"manual resume (was paused: {_reason(goal)})")
+        return Decision(Outcome.RESUMED, N_("manual resume (was paused: {reason})").format(
+            reason=_reason(goal)))
     if trigger is Trigger.STARTUP and goal.pause_reason is PauseReason.INTERRUPTED:
-        return Decision(Outcome.RESUMED, "was running when the previous host stopped")
+        return Decision(Outcome.RESUMED, N_("was running when the previous host stopped"))
     return _decide_auto(goal, now, blockers, policy)
 
 
@@ -164,22 +167,25 @@ def _decide_auto(
     goal: Goal, now: datetime, blockers: Mapping[str, datetime | None], policy: AutoResumePolicy
 ) -> Decision:
     if goal.pause_reason not in WAITS_FOR_RESET:
-        return Decision(Outcome.REFUSED, f"paused for {_reason(goal)}: never auto-resumed")
+        return Decision(Outcome.REFUSED, N_("paused for {reason}: never auto-resumed").format(
+            reason=_reason(goal)))
     plan = plan_resume(goal, goal.resets_at, now, policy, 0.0)
     if plan.next_resume_at is None:
         return Decision(Outcome.REFUSED, plan.note or NOTE_NO_RESET)
     if goal.next_resume_at is not None and now < goal.next_resume_at:
         rule = goal.deferred_by
-        why = f"{rule}: not before the scheduled time" if rule else "not before the scheduled time"
+        why = (N_("{rule}: not before the scheduled time").format(rule=rule) if rule
+               else N_("not before the scheduled time"))
         return Decision(Outcome.DEFERRED, why, goal.next_resume_at, rule)
     if goal.pause_reason is PauseReason.BUDGET and goal.resets_at is not None and (
             now < goal.resets_at):
         # never in the episode that spent the budget, whatever moved the time
-        return Decision(Outcome.DEFERRED, f"{RULE_BUDGET}: spent for this window period",
+        return Decision(Outcome.DEFERRED, N_("{rule}: spent for this window period").format(
+                            rule=RULE_BUDGET),
                         goal.resets_at + timedelta(seconds=policy.margin_seconds), RULE_BUDGET)
     if blockers:
         return _deferred_by_windows(now, blockers, policy)
-    return Decision(Outcome.RESUMED, "quota recovered")
+    return Decision(Outcome.RESUMED, N_("quota recovered"))
 
 
 def _deferred_by_windows(
@@ -190,11 +196,13 @@ def _deferred_by_windows(
     if len(expected) < len(blockers) or not expected:
         # no reset known for some window: check again after the failure backoff
         return Decision(
-            Outcome.DEFERRED, f"quota not recovered: {names}", now + policy.failure_backoff
+            Outcome.DEFERRED, N_("quota not recovered: {windows}").format(windows=names),
+            now + policy.failure_backoff
         )
     not_before = max(max(expected), now + timedelta(seconds=1))
-    return Decision(Outcome.DEFERRED, f"quota not recovered: {names}", not_before)
+    return Decision(Outcome.DEFERRED, N_("quota not recovered: {windows}").format(windows=names),
+                    not_before)
 
 
 def _reason(goal: Goal) -> str:
-    return goal.pause_reason.value if goal.pause_reason else "unknown reason"
+    return goal.pause_reason.value if goal.pause_reason else N_("unknown reason")

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from core.clock import Clock
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
+from core.i18n import N_
 from core.models import Deferral, Goal, GoalState, Outcome, PauseReason, Trigger
 from core.policies.gate import review
 from core.policies.rules import WindowLevel
@@ -167,13 +168,15 @@ class ResumeCoordinator:
         started: StartOutcome | None = None
         try:
             if provider is None:
-                raise LookupError(f"provider {goal.provider!r} is not enabled")
+                raise LookupError(N_("provider {provider!r} is not enabled").format(
+                    provider=goal.provider))
             async with asyncio.timeout(self._start_timeout):
                 started = await provider.resume_goal(goal, goal.fence)
         except RunnerDeferred as exc:
             deferred = exc
         except TimeoutError:
-            error = f"the runner did not start within {self._start_timeout:g} s"
+            error = N_("the runner did not start within {seconds} s").format(
+                seconds=f"{self._start_timeout:g}")
         except Exception as exc:  # a runner failure must never leave the goal in `resuming`
             log.warning("resume of %s failed: %s", goal.id, exc)
             error = str(exc) or type(exc).__name__
@@ -197,7 +200,8 @@ class ResumeCoordinator:
         """The settling could not be stored: a runner nobody can record must not run. It is
         stopped, and the goal's way back to ``paused`` waits for the store."""
         assert self._record_or_queue is not None
-        why = f"the store could not record the resume ({exc}); the runner was stopped"
+        why = N_("the store could not record the resume ({error}); the runner was stopped").format(
+            error=exc)
         log.error("%s: %s", goal.id, why)
         if started is StartOutcome.STARTED and provider is not None:
             await _stop_quietly(provider, goal)
@@ -273,7 +277,7 @@ class _Settle:
                                             timedelta(seconds=deferred.retry_after_seconds),
                                             uncount=True)
             if error is not None or started is None:
-                return self._back_to_paused(current, Outcome.FAILED, error or "runner failed",
+                return self._back_to_paused(current, Outcome.FAILED, error or N_("runner failed"),
                                             self.policy.failure_backoff, uncount=False)
             return self._started(current, started)
 
@@ -299,11 +303,11 @@ class _Settle:
     def _started(self, current: Goal, started: StartOutcome) -> Mutation[ActionResult]:
         if started is StartOutcome.ALREADY_DONE:
             new, moved = transition(current, GoalEvent.COMPLETE, self.now, origin=self.origin,
-                                    reason="the agent had already finished it")
-            reason = "already done"
+                                    reason=N_("the agent had already finished it"))
+            reason = N_("already done")
         else:
-            reason = ("resumed" if started is StartOutcome.STARTED
-                      else "the agent was already working on it")
+            reason = (N_("resumed") if started is StartOutcome.STARTED
+                      else N_("the agent was already working on it"))
             if self.note and started is StartOutcome.STARTED:
                 reason = self.note  # what the manual resume went past: the reserve, the hours
             data = current.data | {"last_resume_trigger": self._run_trigger(current)}
@@ -349,7 +353,8 @@ class _Settle:
     def _superseded(self, current: Goal | None) -> Mutation[ActionResult]:
         self.superseded = True
         state = current.state if current else None
-        reason = f"superseded while resuming: the goal is now {state.value if state else 'gone'}"
+        reason = N_("superseded while resuming: the goal is now {state}").format(
+            state=state.value if state else N_("gone"))
         result = ActionResult(self.claimed.id, Outcome.REFUSED, reason, None, state)
         return Mutation(None, result, [self._row(Outcome.REFUSED, reason)])
 

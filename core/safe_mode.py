@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.events import Notice
+from core.i18n import N_
 from core.store import StoreError
 from core.store.sqlite import is_corruption
 
@@ -43,7 +44,7 @@ class SafeMode:
             log.warning("safe mode: the goals cannot be read either: %s", exc)
             e.goals = {}
         log.error("safe mode: %s", problem)
-        e.bus.publish(Notice("error", f"Safe mode: {problem}"))
+        e.bus.publish(Notice("error", N_("Safe mode: {problem}").format(problem=problem)))
         e.health_changed()
 
     async def leave(self) -> None:
@@ -81,23 +82,24 @@ class SafeMode:
             await e.guarded_call(name, "stop", e.providers[name].stop())
         e.supervisor.started.clear()
         await self.enter(
-            f"the database {e.paths.database} is damaged: SQLite's integrity check says "
-            f"{complaint!r} (after {error!r}); `goalkeeper store restore` puts a verified "
-            "backup in its place (the damaged files are kept aside)")
+            N_("the database {file} is damaged: SQLite's integrity check says {complaint!r} "
+               "(after {error!r}); `goalkeeper store restore` puts a verified backup in its "
+               "place (the damaged files are kept aside)").format(
+                   file=e.paths.database, complaint=complaint, error=error))
 
     async def restore(self, backup: str | None, empty: bool) -> dict[str, Any]:
         """Refused while the store is healthy; else the newest backup (or ``backup``, or with
         ``empty`` nothing) replaces the files, which are kept aside."""
         e = self.e
         if self.problem is None:
-            return {"error": "the store is healthy and in use; stop the host first to restore "
-                             "a backup over it"}
+            return {"error": N_("the store is healthy and in use; stop the host first to "
+                                "restore a backup over it")}
         chosen = Path(backup) if backup else None
         if chosen is None and not empty:
             newest = e.keeper.backups()
             if not newest:
-                return {"error": "there is no backup to restore; `--empty` starts an empty "
-                                 "store (the damaged files are kept aside)"}
+                return {"error": N_("there is no backup to restore; `--empty` starts an "
+                                    "empty store (the damaged files are kept aside)")}
             chosen = newest[0].path
         try:
             restored = await e.keeper.restore(chosen)

@@ -29,6 +29,8 @@ from typing import TypeVar
 import keyring
 from keyring.backend import KeyringBackend
 
+from core.i18n import N_
+
 SERVICE = "Goalkeeper"
 INDEX_ENTRY = "__goalkeeper_secret_names__"
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
@@ -42,7 +44,7 @@ CALL_TIMEOUT_SECONDS = 30.0
 
 T = TypeVar("T")
 
-HOW_TO_GET_ONE = (
+HOW_TO_GET_ONE = N_(
     "Goalkeeper keeps secrets only in the OS keyring. On Linux, install and unlock a Secret "
     "Service provider (gnome-keyring, or KeePassXC with its Secret Service integration) or "
     "KWallet, in a desktop session; on macOS (Keychain) and Windows (Credential Locker) it works "
@@ -62,10 +64,10 @@ def check_name(name: str) -> str:
     if name in APP_SECRETS:
         return name
     if not NAME_PATTERN.match(name):
-        raise SecretStoreError(f"{name!r} is not a valid secret name: use letters, digits and "
-                               "underscores, not starting with a digit (it becomes an "
-                               "environment variable), or one of Goalkeeper's own: "
-                               + ", ".join(APP_SECRETS))
+        raise SecretStoreError(N_("{name!r} is not a valid secret name: use letters, digits and "
+                                  "underscores, not starting with a digit (it becomes an "
+                                  "environment variable), or one of Goalkeeper's own: {own}"
+                                  ).format(name=name, own=", ".join(APP_SECRETS)))
     return name
 
 
@@ -84,13 +86,14 @@ class SecretStore:
             chosen = self._backend or keyring.get_keyring()
             priority = float(getattr(chosen, "priority", 0))
         except Exception as exc:
-            raise SecretStoreUnavailable(f"no keyring backend could be loaded "
-                                         f"({type(exc).__name__}: {exc}). {HOW_TO_GET_ONE}"
-                                         ) from None
+            raise SecretStoreUnavailable(N_("no keyring backend could be loaded ({error}). {how}")
+                                         .format(error=f"{type(exc).__name__}: {exc}",
+                                                 how=HOW_TO_GET_ONE)) from None
         if priority < 1:
             name = f"{type(chosen).__module__}.{type(chosen).__name__}"
-            raise SecretStoreUnavailable(f"no usable keyring backend ({name} has priority "
-                                         f"{priority:g}; at least 1 is needed). {HOW_TO_GET_ONE}")
+            raise SecretStoreUnavailable(N_("no usable keyring backend ({name} has priority "
+                                            "{priority}; at least 1 is needed). {how}").format(
+                name=name, priority=f"{priority:g}", how=HOW_TO_GET_ONE))
         return chosen
 
     def _call(self, what: str, fn: Callable[[KeyringBackend], T]) -> T:
@@ -100,20 +103,22 @@ class SecretStore:
         except SecretStoreError:
             raise
         except Exception as exc:  # KeyringError, jeepney/D-Bus errors, ...
-            raise SecretStoreError(f"the keyring failed to {what}: {type(exc).__name__}") \
-                from None
+            raise SecretStoreError(N_("the keyring failed to {what}: {error}").format(
+                what=what, error=type(exc).__name__)) from None
 
     # -- blocking API (CLI) --------------------------------------------------------------------
 
     def get(self, name: str) -> str | None:
         check_name(name)
-        return self._call(f"read {name}", lambda b: b.get_password(self.service, name))
+        return self._call(N_("read {name}").format(name=name),
+                          lambda b: b.get_password(self.service, name))
 
     def put(self, name: str, value: str) -> None:
         check_name(name)
         if not value:
-            raise SecretStoreError("refusing to store an empty secret")
-        self._call(f"store {name}", lambda b: b.set_password(self.service, name, value))
+            raise SecretStoreError(N_("refusing to store an empty secret"))
+        self._call(N_("store {name}").format(name=name),
+                   lambda b: b.set_password(self.service, name, value))
         self._update_index(lambda names: names | {name})
 
     def delete(self, name: str) -> bool:
@@ -121,12 +126,13 @@ class SecretStore:
         check_name(name)
         existed = self.get(name) is not None
         if existed:
-            self._call(f"delete {name}", lambda b: b.delete_password(self.service, name))
+            self._call(N_("delete {name}").format(name=name),
+                       lambda b: b.delete_password(self.service, name))
         self._update_index(lambda names: names - {name})
         return existed
 
     def names(self) -> list[str]:
-        raw = self._call("read the list of secrets",
+        raw = self._call(N_("read the list of secrets"),
                          lambda b: b.get_password(self.service, INDEX_ENTRY))
         try:
             data = json.loads(raw) if raw else []
@@ -137,7 +143,7 @@ class SecretStore:
 
     def _update_index(self, change: Callable[[set[str]], set[str]]) -> None:
         names = sorted(change(set(self.names())))
-        self._call("update the list of secrets",
+        self._call(N_("update the list of secrets"),
                    lambda b: b.set_password(self.service, INDEX_ENTRY, json.dumps(names)))
 
     # -- async API (the host) ------------------------------------------------------------------
@@ -150,5 +156,6 @@ class SecretStore:
         try:
             return await asyncio.wait_for(asyncio.to_thread(read_all), self.timeout)
         except TimeoutError:
-            raise SecretStoreError(f"the keyring did not answer within {self.timeout:g} s "
-                                   "(locked, or waiting for a password prompt?)") from None
+            raise SecretStoreError(N_("the keyring did not answer within {seconds} s (locked, or "
+                                      "waiting for a password prompt?)").format(
+                seconds=f"{self.timeout:g}")) from None

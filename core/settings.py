@@ -24,6 +24,7 @@ from pydantic import (
 
 from core.atomic import atomic_write_text
 from core.host_identity import check_name, check_store_url, redacted_url
+from core.i18n import LANGUAGE_CHOICES, N_, _, localized
 from core.notify.kinds import RANKED, Kind, check_minimum
 from core.notify.urls import check_ntfy_url, check_webhook_url
 from core.policies.hours import parse_hours
@@ -141,6 +142,9 @@ class Settings(BaseModel):
     notify_timeout_seconds: float = Field(10, gt=0, le=60, description="time-box of one "
                                           "delivery attempt to ntfy or the webhook")
     start_at_login: bool = False
+    language: str = Field("", description="zh_CN, en, or empty: the system's (LANGUAGE, "
+                          "LC_ALL, LC_MESSAGES, LANG)",
+                          json_schema_extra={"choices": list(LANGUAGE_CHOICES)})
     pipeline_enabled: bool = Field(True, description="run pipeline goals added with `add`")
     pipeline_stop_grace_seconds: float = Field(
         5, gt=0, le=300, description="SIGTERM to SIGKILL grace when a step is stopped")
@@ -179,7 +183,14 @@ class Settings(BaseModel):
     @classmethod
     def _not_an_option(cls, text: str) -> str:
         if text.strip().startswith("-"):
-            raise ValueError("must not start with '-' (claude would read it as an option)")
+            raise ValueError(N_("must not start with '-' (claude would read it as an option)"))
+        return text
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, text: str) -> str:
+        if text not in LANGUAGE_CHOICES:
+            raise ValueError(N_("must be one of: en, zh_CN, or empty for the system's language"))
         return text
 
     @field_validator("notify_ntfy_url")
@@ -208,8 +219,8 @@ class Settings(BaseModel):
     def _valid_zone(cls, name: str) -> str:
         name = name.strip()
         if name and zone_named(name) is None:
-            raise ValueError(f"unknown time zone {name!r} (an IANA name such as Europe/Berlin, "
-                             "or empty for the system's zone)")
+            raise ValueError(N_("unknown time zone {name!r} (an IANA name such as "
+                                "Europe/Berlin, or empty for the system's zone)").format(name=name))
         return name
 
     @field_validator("resume_reserve_by_window", mode="before")
@@ -221,9 +232,11 @@ class Settings(BaseModel):
     def _check_relations(self) -> Settings:
         self.hysteresis()  # raises ValueError on an inconsistent pair of thresholds
         if self.fallback_poll_min_seconds > self.fallback_poll_max_seconds:
-            raise ValueError("fallback_poll_min_seconds must not exceed fallback_poll_max_seconds")
+            raise ValueError(N_("fallback_poll_min_seconds must not exceed "
+                                "fallback_poll_max_seconds"))
         if self.host_stale_seconds < 2 * self.host_heartbeat_seconds:
-            raise ValueError("host_stale_seconds must be at least twice host_heartbeat_seconds")
+            raise ValueError(N_("host_stale_seconds must be at least twice "
+                                "host_heartbeat_seconds"))
         return self
 
     def hysteresis(self) -> HysteresisPolicy:
@@ -257,7 +270,7 @@ def load_settings(
         var = ENV_PREFIX + name.upper()
         if var in environ:
             values[name] = environ[var]
-            sources[name] = f"environment variable {var}"
+            sources[name] = _("environment variable {name}").format(name=var)
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
@@ -270,11 +283,13 @@ def _read_file(config_file: Path) -> tuple[dict[str, Any], dict[str, str], str]:
     except FileNotFoundError:
         return {}, {}, ""
     except OSError as exc:
-        raise SettingsError(f"cannot read {config_file}: {exc.strerror}") from None
+        raise SettingsError(_("cannot read {file}: {error}").format(
+            file=config_file, error=exc.strerror)) from None
     try:
         values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{config_file} is not valid TOML: {exc}") from None
+        raise SettingsError(_("{file} is not valid TOML: {error}").format(
+            file=config_file, error=exc)) from None
     return values, {name: str(config_file) for name in values}, text
 
 
@@ -284,21 +299,32 @@ def _describe(exc: ValidationError, values: Mapping[str, Any], sources: Mapping[
     for error in exc.errors():
         loc = _without_union_tag(tuple(error["loc"]))
         field = str(loc[0]) if loc else ""
+        message = _message(str(error["msg"]))
         if not field:
-            lines.append(f"settings from {file}: {error['msg']}")
+            lines.append(_("settings from {file}: {message}").format(file=file, message=message))
             continue
         source = sources.get(field, str(file))
         if source == str(file) and (line := locate(text, loc)):
             source = f"{file}:{line}"
         dotted = ".".join(str(part) for part in loc)
         if error["type"] == "extra_forbidden":
-            lines.append(f"unknown setting {dotted!r} in {source}")
+            lines.append(_("unknown setting {name!r} in {source}").format(name=dotted,
+                                                                         source=source))
         else:
             shown = _value_at(values, loc)
             if field == "store_url":
                 shown = redacted_url(shown)
-            lines.append(f"setting {dotted} = {shown!r} from {source}: {error['msg']}")
-    return "; ".join(lines)
+            lines.append(_("setting {name} = {value!r} from {source}: {message}").format(
+                name=dotted, value=shown, source=source, message=message))
+    return _("; ").join(lines)
+
+
+def _message(msg: str) -> str:
+    """pydantic's message, translated when the catalogue knows it (without its "Value error, "
+    prefix then), else as pydantic put it."""
+    bare = msg.removeprefix("Value error, ")
+    translated = localized(bare)
+    return msg if translated == bare else translated
 
 
 def _without_union_tag(loc: tuple[Any, ...]) -> tuple[Any, ...]:

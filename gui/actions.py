@@ -16,6 +16,7 @@ from core.results import ActionResult
 from gui import goal_rules as rules
 from gui.bridge import Bridge
 from gui.format import result_is_success, result_text
+from gui.i18n import tr
 from gui.launcher import Launcher, goal_folder
 
 
@@ -39,33 +40,35 @@ class GoalActions(QObject):
         self.confirm_box: QMessageBox | None = None
         style = window.style()
         sp = QStyle.StandardPixmap
-        self.start = self._make("&Start", "media-playback-start",
+        self.start = self._make(tr("&Start"), "media-playback-start",
                                 style.standardIcon(sp.SP_MediaPlay), "Ctrl+Shift+S",
-                                "Start this idle goal", self._on_start)
-        self.resume = self._make("&Resume", "media-playback-start",
+                                tr("Start this idle goal"), self._on_start)
+        self.resume = self._make(tr("&Resume"), "media-playback-start",
                                  style.standardIcon(sp.SP_MediaSeekForward), "Ctrl+R",
-                                 "Resume this paused goal now", self._on_resume)
-        self.pause = self._make("&Pause", "media-playback-pause",
+                                 tr("Resume this paused goal now"), self._on_resume)
+        self.pause = self._make(tr("&Pause"), "media-playback-pause",
                                 style.standardIcon(sp.SP_MediaPause), "Ctrl+P",
-                                "Pause this goal; it is never resumed automatically",
+                                tr("Pause this goal; it is never resumed automatically"),
                                 self._on_pause)
-        self.cancel = self._make("&Cancel goal…", "process-stop",
+        self.cancel = self._make(tr("&Cancel goal…"), "process-stop",
                                  style.standardIcon(sp.SP_DialogCancelButton), "Ctrl+Shift+C",
-                                 "Stop this goal for good (asks first)", self._on_cancel)
-        self.auto_resume = self._make("&Auto-resume", "view-refresh",
+                                 tr("Stop this goal for good (asks first)"), self._on_cancel)
+        self.auto_resume = self._make(tr("&Auto-resume"), "view-refresh",
                                       style.standardIcon(sp.SP_BrowserReload), "Ctrl+Shift+A",
-                                      "Resume automatically once the quota has refreshed",
+                                      tr("Resume automatically once the quota has refreshed"),
                                       self._on_auto_resume)
         self.auto_resume.setCheckable(True)
-        self.open_terminal = self._make("Open in &terminal", "utilities-terminal",
+        self.open_terminal = self._make(tr("Open in &terminal"), "utilities-terminal",
                                         style.standardIcon(sp.SP_ComputerIcon), "Ctrl+Shift+T",
-                                        "Open this goal in a terminal", self._on_open_terminal)
-        self.open_folder = self._make("Open &folder", "folder-open",
+                                        tr("Open this goal in a terminal"),
+                                        self._on_open_terminal)
+        self.open_folder = self._make(tr("Open &folder"), "folder-open",
                                       style.standardIcon(sp.SP_DirOpenIcon), "Ctrl+Shift+O",
-                                      "Open the goal's working directory", self._on_open_folder)
-        self.details = self._make("&Details…", "document-properties",
+                                      tr("Open the goal's working directory"),
+                                      self._on_open_folder)
+        self.details = self._make(tr("&Details…"), "document-properties",
                                   style.standardIcon(sp.SP_FileDialogInfoView), "Ctrl+I",
-                                  "Everything about this goal", self._on_details)
+                                  tr("Everything about this goal"), self._on_details)
         bridge.goals_changed.connect(self._on_bridge_goals_changed)
         bridge.goal_removed.connect(self._on_bridge_goal_removed)
         bridge.action_finished.connect(self._on_bridge_action_finished)
@@ -75,7 +78,7 @@ class GoalActions(QObject):
               slot: object) -> QAction:
         action = QAction(QIcon.fromTheme(theme, fallback), text, self._window)
         action.setShortcut(QKeySequence(shortcut))
-        action.setToolTip(f"{tip} ({shortcut})")
+        action.setToolTip(tr("{tip} ({shortcut})").format(tip=tip, shortcut=shortcut))
         action.setStatusTip(tip)
         action.triggered.connect(slot)
         self._window.addAction(action)  # shortcuts work wherever focus is in the window
@@ -123,7 +126,7 @@ class GoalActions(QObject):
 
     def build_menu(self, parent: QWidget) -> QMenu:
         menu = QMenu(parent)
-        menu.setAccessibleName("Goal actions")
+        menu.setAccessibleName(tr("Goal actions"))
         for action in (self.start, self.resume, self.pause, self.cancel):
             menu.addAction(action)
         menu.addSeparator()
@@ -160,14 +163,15 @@ class GoalActions(QObject):
         goal = self.current()
         if goal is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Question, "Cancel goal?",
-                          f"Cancel “{goal.title}” for good?", QMessageBox.StandardButton.Yes
-                          | QMessageBox.StandardButton.No, self._window)
-        box.setInformativeText("Goalkeeper stops it and never resumes it. The agent's own work "
-                               "and files are left as they are.")
+        box = QMessageBox(QMessageBox.Icon.Question, tr("Cancel goal?"),
+                          tr("Cancel “{title}” for good?").format(title=goal.title),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                          self._window)
+        box.setInformativeText(tr("Goalkeeper stops it and never resumes it. The agent's own "
+                                  "work and files are left as they are."))
         box.setDefaultButton(QMessageBox.StandardButton.No)
-        box.button(QMessageBox.StandardButton.Yes).setText("Cancel goal")
-        box.button(QMessageBox.StandardButton.No).setText("Keep it")
+        box.button(QMessageBox.StandardButton.Yes).setText(tr("Cancel goal"))
+        box.button(QMessageBox.StandardButton.No).setText(tr("Keep it"))
         box.finished.connect(lambda _r, g=goal.id, b=box: self._on_cancel_answered(b, g))
         self.confirm_box = box
         box.open()  # never exec(): a nested loop inside qasync stalls every coroutine
@@ -186,7 +190,8 @@ class GoalActions(QObject):
             return
         error = self._launcher.open_terminal(argv, goal_folder(goal))
         if error:
-            self.message.emit(f"{goal.title}: {error}", False)
+            self.message.emit(tr("{title}: {message}").format(title=goal.title, message=error),
+                              False)
 
     def _on_open_folder(self) -> None:
         goal = self.current()
@@ -195,7 +200,8 @@ class GoalActions(QObject):
             return
         error = self._launcher.open_folder(folder)
         if error:
-            self.message.emit(f"{goal.title}: {error}", False)
+            self.message.emit(tr("{title}: {message}").format(title=goal.title, message=error),
+                              False)
 
     def _on_details(self) -> None:
         if self._goal_id:
@@ -205,4 +211,5 @@ class GoalActions(QObject):
         goal = self._bridge.goal(result.goal)
         title = goal.title if goal else result.goal
         text = result_text(verb, result, now=self._bridge.now())
-        self.message.emit(f"{title}: {text}", result_is_success(result))
+        self.message.emit(tr("{title}: {message}").format(title=title, message=text),
+                          result_is_success(result))

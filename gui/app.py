@@ -18,14 +18,19 @@ import qasync
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from core import i18n
 from core.clock import SystemClock
 from core.demo import DEMO_SETTINGS, DemoSession
 from core.host import HostAlreadyRunning, HostInfo
 from core.hosting import Host
+from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging
+from core.paths import resolve_paths
 from core.providers.registry import build_providers
 from core.settings import SettingsError
 from core.store import StoreError
+from gui import i18n as gui_i18n
+from gui.i18n import tr
 from gui.launch import (
     LaunchPlan,
     already_hosted_text,
@@ -43,19 +48,23 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="goalkeeper gui", description="the desktop app")
+    parser = argparse.ArgumentParser(prog="goalkeeper gui", description=_("the desktop app"))
     parser.add_argument("--demo", action="store_true",
-                        help="run the demo on a throw-away data directory (or GOALKEEPER_HOME)")
+                        help=_("run the demo on a throw-away data directory (or "
+                               "GOALKEEPER_HOME)"))
     return parser.parse_args(list(argv))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # the language first: the setting (the user's config.toml, even for the demo) or the system's
+    i18n.setup(resolve_paths(os.environ).config_file, os.environ)
     args = parse_args(sys.argv[1:] if argv is None else argv)
     problem = display_problem()
     if problem:
         print(f"goalkeeper: {problem}", file=sys.stderr)
         return EXIT_USAGE
     app = make_application()
+    gui_i18n.install(app)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         started: list[asyncio.Task[int]] = []
 
@@ -95,7 +104,8 @@ async def amain(args: argparse.Namespace) -> int:
     try:
         plan = plan_launch(args.demo)
     except SettingsError as exc:
-        return await fail(f"Goalkeeper cannot read its settings:\n\n{exc}", EXIT_USAGE)
+        return await fail(tr("Goalkeeper cannot read its settings:\n\n{error}").format(error=exc),
+                          EXIT_USAGE)
     info = existing_host(plan.paths)
     if info is not None:
         return await defer_to(info, plan)
@@ -105,14 +115,15 @@ async def amain(args: argparse.Namespace) -> int:
     finally:
         remove_handlers(handlers)
         if plan.demo:
-            print(f"Demo data kept in {plan.paths.data_dir} "
-                  f"(GOALKEEPER_HOME={plan.paths.data_dir} goalkeeper history)")
+            print(tr("Demo data kept in {dir} (GOALKEEPER_HOME={dir} goalkeeper history)")
+                  .format(dir=plan.paths.data_dir))
 
 
 async def defer_to(info: HostInfo, plan: LaunchPlan) -> int:
     """Another host holds the lease: raise its window if it is an app, else say who it is."""
     if await asyncio.to_thread(ask_to_show_window, info, plan.paths):
-        print(f"Goalkeeper is already open (pid {info.pid}); its window was brought to the front.")
+        print(tr("Goalkeeper is already open (pid {pid}); its window was brought to the "
+                 "front.").format(pid=info.pid))
         return EXIT_OK
     return await fail(already_hosted_text(info, plan.paths), EXIT_ERROR)
 
@@ -138,7 +149,8 @@ async def run_session(plan: LaunchPlan) -> int:
         return await fail(str(exc), EXIT_ERROR)
     except StoreError as exc:
         session.window.hide()
-        return await fail(f"Goalkeeper cannot open its database:\n\n{exc}", EXIT_ERROR)
+        return await fail(tr("Goalkeeper cannot open its database:\n\n{error}").format(
+            error=localized(str(exc))), EXIT_ERROR)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, session.request_quit)
@@ -157,7 +169,7 @@ async def run_session(plan: LaunchPlan) -> int:
 async def fail(text: str, code: int) -> int:
     """Say ``text`` on stderr and in a message box (the app may have been started from a menu)."""
     print(f"goalkeeper: {text}", file=sys.stderr)
-    box = QMessageBox(QMessageBox.Icon.Warning, "Goalkeeper", text)
+    box = QMessageBox(QMessageBox.Icon.Warning, "Goalkeeper", text)  # i18n: ignore
     await wait_closed(box)
     return code
 

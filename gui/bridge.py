@@ -40,9 +40,11 @@ from core.events import (
     SchedulerWoke,
 )
 from core.health import HealthChanged, HostHealth
+from core.i18n import N_, localized
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.notify.health import ChannelHealth, ChannelState
 from core.notify.service import send_test_now
+from core.policies.forecast import Forecast
 from core.providers.registry import looked_for
 from core.quota import effective
 from core.results import ActionResult
@@ -176,7 +178,7 @@ class Bridge(QObject):
         if isinstance(event, ProvidersRefreshed):
             self.providers_refreshed.emit(event.at)
         elif isinstance(event, Notice):
-            self.notice.emit(event.level, event.text)
+            self.notice.emit(event.level, localized(event.text))
         elif isinstance(event, NotificationIssued):
             self.notification_issued.emit(event.notification)
         elif isinstance(event, NotifyChannelChanged):
@@ -272,13 +274,17 @@ class Bridge(QObject):
         """The share of the window kept for the user (the gauge's reserve line); 0: none."""
         return self._engine.policy.rules.reserve_for(window_id)
 
-    def forecast_text(self, window_id: str) -> str:
-        """``runs out ≈ 14:20`` / ``lasts until reset`` / nothing, at the recent pace."""
+    def forecast(self, window_id: str) -> Forecast | None:
+        """The window's forecast at the recent pace (None: no reading)."""
         reading = self.reading(window_id)
         if reading is None:
-            return ""
-        now = self.now()
-        return self._engine.forecasts.forecast(reading, now).text(now)
+            return None
+        return self._engine.forecasts.forecast(reading, self.now())
+
+    def forecast_text(self, window_id: str) -> str:
+        """``runs out ≈ 14:20`` / ``lasts until reset`` / nothing, at the recent pace."""
+        found = self.forecast(window_id)
+        return found.text(self.now()) if found is not None else ""
 
     def open_command(self, goal: Goal) -> list[str] | None:
         provider = self._engine.providers.get(goal.provider)
@@ -338,7 +344,8 @@ class Bridge(QObject):
             return await self.perform(verb, goal_id, **kw)
         except Exception as exc:  # an engine failure is rendered, never taken for success
             log.exception("%s %s failed", verb, goal_id)
-            return ActionResult(goal_id, Outcome.FAILED, f"internal error: {exc}")
+            return ActionResult(goal_id, Outcome.FAILED,
+                                N_("internal error: {error}").format(error=exc))
 
     async def perform(self, verb: str, goal_id: str, origin: str = "gui",
                       enabled: bool | None = None, key: str = "", value: str = ""

@@ -8,20 +8,23 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
+from core.i18n import localized
+from core.i18n.words import word
 from core.models import Exactness, Goal, GoalState, HistoryRow, Outcome, QuotaReading, Trigger
 from core.policies import budget
 from core.policies.marks import last_run_seconds
 from core.results import ActionResult
 from core.textfmt import age, countdown, duration, long_time, short_time
+from gui.i18n import QT_TR_NOOP, tr
 
 VERB_LABELS = {
-    "resume": "Resume",
-    "start": "Start",
-    "pause": "Pause",
-    "cancel": "Cancel",
-    "auto_resume": "Auto-resume",
-    "goal_set": "Resume policy",
-    "refresh": "Refresh",
+    "resume": QT_TR_NOOP("Resume"),
+    "start": QT_TR_NOOP("Start"),
+    "pause": QT_TR_NOOP("Pause"),
+    "cancel": QT_TR_NOOP("Cancel"),
+    "auto_resume": QT_TR_NOOP("Auto-resume"),
+    "goal_set": QT_TR_NOOP("Resume policy"),
+    "refresh": QT_TR_NOOP("Refresh"),
 }
 
 
@@ -30,15 +33,16 @@ VERB_LABELS = {
 
 def state_text(goal: Goal) -> str:
     """The state badge: ``running``, ``paused``, ... (the reason has its own column)."""
-    return goal.state.value
+    return word(goal.state)
 
 
 def reason_text(goal: Goal) -> str:
     if goal.state not in (GoalState.PAUSED, GoalState.RESUMING) or goal.pause_reason is None:
         return ""
     if goal.pause_detail:
-        return f"{goal.pause_reason.value}: {goal.pause_detail}"
-    return goal.pause_reason.value
+        return tr("{reason}: {detail}").format(reason=word(goal.pause_reason),
+                                               detail=localized(goal.pause_detail))
+    return word(goal.pause_reason)
 
 
 def next_resume_text(goal: Goal, now: datetime, zone: tzinfo | None = None) -> str:
@@ -46,24 +50,28 @@ def next_resume_text(goal: Goal, now: datetime, zone: tzinfo | None = None) -> s
     why no automatic resume is scheduled."""
     if goal.next_resume_at is not None and goal.state is GoalState.PAUSED:
         if goal.next_resume_at <= now:
-            return "due now"
+            return tr("due now")
         if goal.deferred_by:
-            return f"at {short_time(goal.next_resume_at, now, zone)} ({goal.deferred_by})"
+            return tr("at {time} ({rule})").format(time=short_time(goal.next_resume_at, now, zone),
+                                                   rule=localized(goal.deferred_by))
         return countdown(goal.next_resume_at, now)
     if goal.state is GoalState.PAUSED:
-        return goal.auto_resume_note or ("auto-resume off" if not goal.auto_resume else "")
+        if goal.auto_resume_note:
+            return localized(goal.auto_resume_note)
+        return tr("auto-resume off") if not goal.auto_resume else ""
     if goal.state is GoalState.RESUMING:
-        return "resuming…"
+        return tr("resuming…")
     return ""
 
 
 def next_resume_tooltip(goal: Goal, now: datetime, zone: tzinfo | None = None) -> str:
     if goal.next_resume_at is not None and goal.state is GoalState.PAUSED:
-        text = f"Automatic resume not before {long_time(goal.next_resume_at, zone)}"
+        text = tr("Automatic resume not before {when}").format(
+            when=long_time(goal.next_resume_at, zone))
         if goal.deferred_by:
-            text += f" ({goal.deferred_by})"
+            text += tr(" ({rule})").format(rule=localized(goal.deferred_by))
         if goal.resets_at is not None:
-            text += f"\nQuota resets {long_time(goal.resets_at, zone)}"
+            text += "\n" + tr("Quota resets {when}").format(when=long_time(goal.resets_at, zone))
         return text
     return next_resume_text(goal, now, zone)
 
@@ -73,11 +81,12 @@ def budget_text(goal: Goal, now: datetime) -> str:
     if goal.policy.budget_percent is None:
         return ""
     spent = budget.spent(goal, now)
-    limit = f"budget {goal.policy.budget_percent:g} %"
+    limit = tr("budget {percent} %").format(percent=f"{goal.policy.budget_percent:g}")
     if not spent:
-        return f"nothing this period ({limit})"
-    parts = [f"{s.percent:.0f} % of {s.window_id}" for s in spent]
-    return f"{', '.join(parts)} this period ({limit})"
+        return tr("nothing this period ({budget})").format(budget=limit)
+    parts = [tr("{percent} % of {window}").format(percent=f"{s.percent:.0f}", window=s.window_id)
+             for s in spent]
+    return tr("{spent} this period ({budget})").format(spent=tr(", ").join(parts), budget=limit)
 
 
 def last_run_text(goal: Goal) -> str:
@@ -85,7 +94,7 @@ def last_run_text(goal: Goal) -> str:
     seconds = last_run_seconds(goal)
     if seconds is None:
         return ""
-    return f"ran {duration(seconds)} on the last window"
+    return tr("ran {duration} on the last window").format(duration=duration(seconds))
 
 
 def attempts_text(goal: Goal, cap: int) -> str:
@@ -110,40 +119,48 @@ def result_text(verb: str, result: ActionResult, zone: tzinfo | None = None,
     outcome = result.outcome
     if outcome is Outcome.DEFERRED:
         when = (short_time(result.not_before, now or result.not_before, zone)
-                if result.not_before else "later")
-        return f"Deferred until {when}" + (f" ({reason})" if reason else "")
+                if result.not_before else tr("later"))
+        if reason:
+            return tr("Deferred until {when} ({reason})").format(when=when,
+                                                                 reason=localized(reason))
+        return tr("Deferred until {when}").format(when=when)
     if outcome is Outcome.REFUSED:
-        return f"Refused: {_strip_prefix(reason, 'refused:') or 'not allowed'}"
+        refused = _strip_prefix(reason, "refused:")
+        return tr("Refused: {reason}").format(
+            reason=localized(refused) if refused else tr("not allowed"))
     if outcome is Outcome.FAILED:
-        return f"Failed: {reason or 'the agent could not be started'}"
+        return tr("Failed: {reason}").format(
+            reason=localized(reason) if reason else tr("the agent could not be started"))
     if outcome is Outcome.RESUMED:
         return _resumed_text(verb, reason)
     if outcome is Outcome.UPDATED and verb in ("auto_resume", "goal_set"):
-        return _capitalised(reason)
+        return _capitalised(localized(reason))
     if outcome is Outcome.UNCHANGED:
-        return _capitalised(reason) if reason else "Unchanged"
-    return _FIXED.get(outcome, _capitalised(outcome.value.replace("_", " ")))
+        return _capitalised(localized(reason)) if reason else tr("Unchanged")
+    if outcome in _FIXED:
+        return tr(_FIXED[outcome])
+    return _capitalised(word(outcome))
 
 
 _FIXED = {
-    Outcome.ALREADY_RUNNING: "Already running",
-    Outcome.ALREADY_RESUMING: "Already resuming",
-    Outcome.ALREADY_PAUSED: "Already paused",
-    Outcome.PAUSED: "Paused",
-    Outcome.CANCELLED: "Cancelled",
-    Outcome.UNKNOWN_GOAL: "Unknown goal",
-    Outcome.UPDATED: "Updated",
+    Outcome.ALREADY_RUNNING: QT_TR_NOOP("Already running"),
+    Outcome.ALREADY_RESUMING: QT_TR_NOOP("Already resuming"),
+    Outcome.ALREADY_PAUSED: QT_TR_NOOP("Already paused"),
+    Outcome.PAUSED: QT_TR_NOOP("Paused"),
+    Outcome.CANCELLED: QT_TR_NOOP("Cancelled"),
+    Outcome.UNKNOWN_GOAL: QT_TR_NOOP("Unknown goal"),
+    Outcome.UPDATED: QT_TR_NOOP("Updated"),
 }
 
 
 def _resumed_text(verb: str, reason: str) -> str:
     if verb == "start":
-        return "Started"
+        return tr("Started")
     if reason == "already done":
-        return "Already done (the agent had finished it)"
+        return tr("Already done (the agent had finished it)")
     if reason and reason != "resumed":
-        return f"Resumed ({reason})"
-    return "Resumed"
+        return tr("Resumed ({reason})").format(reason=localized(reason))
+    return tr("Resumed")
 
 
 def _strip_prefix(text: str, prefix: str) -> str:
@@ -163,10 +180,11 @@ def result_is_success(result: ActionResult) -> bool:
 
 def used_text(reading: QuotaReading) -> str:
     if reading.used_percent is not None:
-        return f"{reading.used_percent:.0f} % used"
+        return tr("{percent} % used").format(percent=f"{reading.used_percent:.0f}")
     if reading.used is not None and reading.limit:
-        return f"{reading.used:g} of {reading.limit:g} used"
-    return "usage unknown"
+        return tr("{used} of {limit} used").format(used=f"{reading.used:g}",
+                                                   limit=f"{reading.limit:g}")
+    return tr("usage unknown")
 
 
 def level(reading: QuotaReading, exhausted: bool, high_percent: float) -> str:
@@ -186,86 +204,91 @@ def level(reading: QuotaReading, exhausted: bool, high_percent: float) -> str:
 def reset_text(reading: QuotaReading, now: datetime) -> str:
     """``resets in 1:47:22`` or why the window has no timed reset."""
     if reading.resets_at is not None:
-        return f"resets {countdown(reading.resets_at, now)}"
+        return tr("resets {countdown}").format(countdown=countdown(reading.resets_at, now))
     if reading.note:
-        return reading.note
-    return "no timed reset" if reading.no_timed_reset or reading.kind.value == "capacity" else (
-        "reset time unknown")
+        return localized(reading.note)
+    return tr("no timed reset") if reading.no_timed_reset or reading.kind.value == "capacity" \
+        else tr("reset time unknown")
 
 
 def reset_tooltip(reading: QuotaReading, now: datetime, zone: tzinfo | None = None) -> str:
-    lines = [reading.label]
+    lines = [localized(reading.label)]
     if reading.resets_at is not None:
-        lines.append(f"Resets {long_time(reading.resets_at, zone)}")
-    lines.append(f"Read {long_time(reading.observed_at, zone)} "
-                 f"({age((now - reading.observed_at).total_seconds())} ago)")
+        lines.append(tr("Resets {when}").format(when=long_time(reading.resets_at, zone)))
+    lines.append(tr("Read {when} ({age} ago)").format(
+        when=long_time(reading.observed_at, zone),
+        age=age((now - reading.observed_at).total_seconds())))
     if reading.note:
-        lines.append(reading.note)
+        lines.append(localized(reading.note))
     return "\n".join(lines)
 
 
 def exactness_text(reading: QuotaReading, now: datetime) -> str:
     """The badge: ``exact``, ``inferred``, ``estimated``, or ``stale · 12 min``."""
     if reading.exactness is Exactness.STALE:
-        return f"stale · {age((now - reading.observed_at).total_seconds())}"
-    return reading.exactness.value
+        return tr("stale · {age}").format(age=age((now - reading.observed_at).total_seconds()))
+    return word(reading.exactness)
 
 
 # -- history -----------------------------------------------------------------------------------
 
 EVENT_LABELS = {
-    "started": "started",
-    "paused": "paused",
-    "resuming": "resume claimed",
-    "resumed": "resumed",
-    "resume_failed": "back to paused",
-    "done": "done",
-    "cancelled": "cancelled",
-    "failed": "failed",
-    "running_externally": "running (outside Goalkeeper)",
-    "resume_requested": "resume requested",
-    "pause_requested": "pause requested",
-    "cancel_requested": "cancel requested",
-    "resume_scheduled": "auto-resume scheduled",
-    "resume_not_scheduled": "not scheduled",
-    "gave_up": "gave up",
-    "quota_exhausted": "quota exhausted",
-    "quota_recovered": "quota recovered",
-    "discovered": "discovered",
-    "removed": "removed",
-    "auto_resume_changed": "auto-resume changed",
-    "goal_policy_changed": "resume policy changed",
+    "started": QT_TR_NOOP("started"),
+    "paused": QT_TR_NOOP("paused"),
+    "resuming": QT_TR_NOOP("resume claimed"),
+    "resumed": QT_TR_NOOP("resumed"),
+    "resume_failed": QT_TR_NOOP("back to paused"),
+    "done": QT_TR_NOOP("done"),
+    "cancelled": QT_TR_NOOP("cancelled"),
+    "failed": QT_TR_NOOP("failed"),
+    "running_externally": QT_TR_NOOP("running (outside Goalkeeper)"),
+    "resume_requested": QT_TR_NOOP("resume requested"),
+    "pause_requested": QT_TR_NOOP("pause requested"),
+    "cancel_requested": QT_TR_NOOP("cancel requested"),
+    "resume_scheduled": QT_TR_NOOP("auto-resume scheduled"),
+    "resume_not_scheduled": QT_TR_NOOP("not scheduled"),
+    "gave_up": QT_TR_NOOP("gave up"),
+    "quota_exhausted": QT_TR_NOOP("quota exhausted"),
+    "quota_recovered": QT_TR_NOOP("quota recovered"),
+    "discovered": QT_TR_NOOP("discovered"),
+    "removed": QT_TR_NOOP("removed"),
+    "auto_resume_changed": QT_TR_NOOP("auto-resume changed"),
+    "goal_policy_changed": QT_TR_NOOP("resume policy changed"),
 }
 
 TRIGGER_LABELS = {
-    Trigger.MANUAL: "manual",
-    Trigger.AUTO: "auto",
-    Trigger.STARTUP: "start-up",
-    Trigger.WAKE: "wake",
+    Trigger.MANUAL: QT_TR_NOOP("manual"),
+    Trigger.AUTO: QT_TR_NOOP("auto"),
+    Trigger.STARTUP: QT_TR_NOOP("start-up"),
+    Trigger.WAKE: QT_TR_NOOP("wake"),
 }
 
-ORIGIN_LABELS = {"gui": "window", "cli": "CLI", "scheduler": "scheduler", "tray": "tray",
-                 "policy": "resume policy"}
+ORIGIN_LABELS = {"gui": QT_TR_NOOP("window"), "cli": QT_TR_NOOP("CLI"),
+                 "scheduler": QT_TR_NOOP("scheduler"), "tray": QT_TR_NOOP("tray"),
+                 "policy": QT_TR_NOOP("resume policy")}
 
 
 def event_text(row: HistoryRow) -> str:
-    return EVENT_LABELS.get(row.event, row.event.replace("_", " "))
+    label = EVENT_LABELS.get(row.event)
+    return tr(label) if label else row.event.replace("_", " ")
 
 
 def trigger_text(row: HistoryRow) -> str:
     """``manual (window)``, ``manual (CLI)``, ``auto (scheduler)``, ``start-up``, ``wake``."""
     if row.trigger is None:
         return ""
-    label = TRIGGER_LABELS.get(row.trigger, row.trigger.value)
-    origin = ORIGIN_LABELS.get(row.origin or "", row.origin or "")
-    return f"{label} ({origin})" if origin else label
+    label = tr(TRIGGER_LABELS[row.trigger]) if row.trigger in TRIGGER_LABELS else word(
+        row.trigger)
+    origin = row.origin or ""
+    origin = tr(ORIGIN_LABELS[origin]) if origin in ORIGIN_LABELS else origin
+    return tr("{trigger} ({origin})").format(trigger=label, origin=origin) if origin else label
 
 
 def outcome_text(row: HistoryRow) -> str:
     if row.outcome is not None:
-        return row.outcome.value.replace("_", " ")
+        return word(row.outcome)
     if row.state_from is not None and row.state_to is not None:
-        return f"{row.state_from.value} → {row.state_to.value}"
+        return f"{word(row.state_from)} → {word(row.state_to)}"
     return ""
 
 
@@ -275,5 +298,7 @@ def quota_text(row: HistoryRow) -> str:
     for quota in row.quotas:
         used = quota.get("used_percent")
         used_part = f"{used:.0f} %" if isinstance(used, int | float) else "?"
-        parts.append(f"{quota.get('window', '?')} {used_part} ({quota.get('exactness', '?')})")
-    return "; ".join(parts)
+        parts.append(tr("{window} {used} ({exactness})").format(
+            window=quota.get("window", "?"), used=used_part,
+            exactness=word(str(quota.get("exactness", "?")))))
+    return tr("; ").join(parts)

@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from core.models import Goal, GoalState, PauseReason
 from core.policy import NOTE_CAP_REACHED, WAITS_FOR_RESET
+from gui.i18n import QT_TR_NOOP
 
 # -- legality ----------------------------------------------------------------------------------
 
@@ -70,14 +71,14 @@ class StateFilter(StrEnum):
 
 
 STATE_FILTER_LABELS = {
-    StateFilter.ALL: "All states",
-    StateFilter.ACTIVE: "Not finished",
-    StateFilter.RUNNING: "Running or resuming",
-    StateFilter.WAITING: "Waiting for quota",
-    StateFilter.PAUSED: "Paused (any reason)",
-    StateFilter.ATTENTION: "Needs attention",
-    StateFilter.IDLE: "Idle",
-    StateFilter.FINISHED: "Done or cancelled",
+    StateFilter.ALL: QT_TR_NOOP("All states"),
+    StateFilter.ACTIVE: QT_TR_NOOP("Not finished"),
+    StateFilter.RUNNING: QT_TR_NOOP("Running or resuming"),
+    StateFilter.WAITING: QT_TR_NOOP("Waiting for quota"),
+    StateFilter.PAUSED: QT_TR_NOOP("Paused (any reason)"),
+    StateFilter.ATTENTION: QT_TR_NOOP("Needs attention"),
+    StateFilter.IDLE: QT_TR_NOOP("Idle"),
+    StateFilter.FINISHED: QT_TR_NOOP("Done or cancelled"),
 }
 
 

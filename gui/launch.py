@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from core.control import NoHostRunning, send_request
 from core.demo import demo_settings
 from core.host import HostInfo, host_running
+from core.i18n import _
 from core.paths import Paths, resolve_paths
 from core.settings import Settings, load_settings
 
@@ -54,8 +55,10 @@ def display_problem(environ: Mapping[str, str] | None = None) -> str | None:
         return None
     if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
         return None
-    return ("no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
-            "Run `goalkeeper daemon` for the headless host, or `goalkeeper demo --headless`.")
+    # said before Qt exists (no window without a display): the core's catalogue (as is all of
+    # this Qt-free module's)
+    return _("no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+             "Run `goalkeeper daemon` for the headless host, or `goalkeeper demo --headless`.")
 
 
 def existing_host(paths: Paths) -> HostInfo | None:
@@ -74,9 +77,11 @@ def ask_to_show_window(info: HostInfo, paths: Paths, timeout: float = 3.0) -> bo
 
 def already_hosted_text(info: HostInfo, paths: Paths) -> str:
     """The explanation shown when another process (a daemon, a headless demo) is the host."""
-    who = info.describe() if info.pid else "another Goalkeeper process"
-    stop = f" (`kill {info.pid}`, or Ctrl-C in its terminal)" if info.pid else ""
-    return (f"{who} is already the host for {paths.data_dir}.\n\n"
-            "Only one host may run goals for a data directory, so the desktop app will not start "
-            f"a second one. Stop it{stop} and open Goalkeeper again — or keep using that host "
-            "through the `goalkeeper` commands (`goalkeeper status`, `goalkeeper resume GOAL`).")
+    who = info.describe() if info.pid else _("another Goalkeeper process")
+    stop = _(" (`kill {pid}`, or Ctrl-C in its terminal)").format(pid=info.pid) \
+        if info.pid else ""
+    return _("{who} is already the host for {data_dir}.\n\n"
+             "Only one host may run goals for a data directory, so the desktop app will not "
+             "start a second one. Stop it{stop} and open Goalkeeper again — or keep using that "
+             "host through the `goalkeeper` commands (`goalkeeper status`, `goalkeeper resume "
+             "GOAL`).").format(who=who, data_dir=paths.data_dir, stop=stop)

@@ -19,6 +19,7 @@ from PySide6.QtCore import QProcess, QProcessEnvironment, QUrl
 from PySide6.QtGui import QDesktopServices
 
 from core.models import Goal
+from gui.i18n import tr
 
 #: terminal emulators and the arguments that make them run a command
 TERMINALS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -64,18 +65,18 @@ class Launcher:
 
     def open_folder(self, path: Path) -> str | None:
         if not path.is_dir():
-            return f"the folder {path} does not exist"
+            return tr("the folder {path} does not exist").format(path=path)
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
-            return f"no application is set up to open {path}"
+            return tr("no application is set up to open {path}").format(path=path)
         return None
 
     def open_terminal(self, argv: Sequence[str], cwd: Path | None) -> str | None:
         command = terminal_command(argv, os.environ)
         if command is None:
-            return ("no terminal emulator found on PATH; set $TERMINAL to one, or run: "
-                    + shlex.join(argv))
+            return tr("no terminal emulator found on PATH; set $TERMINAL to one, or run: "
+                      "{command}").format(command=shlex.join(argv))
         ok, _pid = QProcess.startDetached(command[0], command[1:], str(cwd or Path.home()))
-        return None if ok else f"could not start {command[0]}"
+        return None if ok else tr("could not start {program}").format(program=command[0])
 
     def start_demo(self) -> str | None:
         return start_demo()
@@ -90,4 +91,4 @@ def start_demo() -> str | None:
     env.remove("GOALKEEPER_HOME")  # never the data directory of the app that offers the demo
     process.setProcessEnvironment(env)
     ok, _pid = process.startDetached()
-    return None if ok else "could not start the demo"
+    return None if ok else tr("could not start the demo")

@@ -25,6 +25,7 @@ from core.models import Goal
 from gui.actions import GoalActions
 from gui.bridge import Bridge
 from gui.dialogs.goal_details import GoalDetailsDialog
+from gui.i18n import tr
 from gui.launcher import Launcher
 from gui.models.goals_model import GoalsModel
 from gui.tick import DisplayTick
@@ -52,8 +53,8 @@ class MainWindow(QMainWindow):
         self.bridge = bridge
         self.tick = tick
         self._launcher = launcher
-        self.setWindowTitle("Goalkeeper")
-        self.setAccessibleName("Goalkeeper")
+        self.setWindowTitle("Goalkeeper")  # i18n: ignore (the name)
+        self.setAccessibleName("Goalkeeper")  # i18n: ignore
         self.resize(1180, 760)
         self.details: dict[str, GoalDetailsDialog] = {}
         self.goals_model = GoalsModel(bridge.now, lambda: bridge.max_attempts, parent=self)
@@ -84,9 +85,9 @@ class MainWindow(QMainWindow):
     def _build_main_page(self) -> QWidget:
         page = QWidget(self)
         self.tabs = QTabWidget(page)
-        self.tabs.setAccessibleName("Usage and history")
-        self.tabs.addTab(self.chart_panel, "&Usage chart")
-        self.tabs.addTab(self.history_view, "&History")
+        self.tabs.setAccessibleName(tr("Usage and history"))
+        self.tabs.addTab(self.chart_panel, tr("&Usage chart"))
+        self.tabs.addTab(self.history_view, tr("&History"))
         self.splitter = QSplitter(Qt.Orientation.Vertical, page)
         self.splitter.addWidget(self.goals_view)
         self.splitter.addWidget(self.tabs)
@@ -101,9 +102,9 @@ class MainWindow(QMainWindow):
         return page
 
     def _build_toolbar(self) -> None:
-        bar = QToolBar("Goal actions", self)
+        bar = QToolBar(tr("Goal actions"), self)
         bar.setObjectName("goalActions")
-        bar.setAccessibleName("Goal actions")
+        bar.setAccessibleName(tr("Goal actions"))
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         a = self.goal_actions
         for action in (a.start, a.resume, a.pause, a.cancel):
@@ -117,30 +118,31 @@ class MainWindow(QMainWindow):
         self.toolbar = bar
 
     def _build_menus(self) -> None:
-        app_menu = self.menuBar().addMenu("&Goalkeeper")
-        self.settings_action = self._action("&Settings…", QKeySequence.StandardKey.Preferences,
+        app_menu = self.menuBar().addMenu("&Goalkeeper")  # i18n: ignore (the name)
+        self.settings_action = self._action(tr("&Settings…"),
+                                            QKeySequence.StandardKey.Preferences,
                                             self.settings_requested.emit)
         if self.settings_action.shortcut().isEmpty():
             self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         app_menu.addAction(self.settings_action)
-        self.refresh_action = self._action("&Refresh providers", "F5", self.bridge.refresh)
+        self.refresh_action = self._action(tr("&Refresh providers"), "F5", self.bridge.refresh)
         app_menu.addAction(self.refresh_action)
         app_menu.addSeparator()
-        app_menu.addAction(self._action("&Close window", QKeySequence.StandardKey.Close,
+        app_menu.addAction(self._action(tr("&Close window"), QKeySequence.StandardKey.Close,
                                         self.close))
-        app_menu.addAction(self._action("&Quit", QKeySequence.StandardKey.Quit,
+        app_menu.addAction(self._action(tr("&Quit"), QKeySequence.StandardKey.Quit,
                                         self.quit_requested.emit))
         self.app_menu = app_menu
-        goal_menu = self.menuBar().addMenu("G&oal")
+        goal_menu = self.menuBar().addMenu(tr("G&oal"))
         for action in self.goal_actions.all:
             goal_menu.addAction(action)
-        view_menu = self.menuBar().addMenu("&View")
-        view_menu.addAction(self._action("&Find goals", QKeySequence.StandardKey.Find,
+        view_menu = self.menuBar().addMenu(tr("&View"))
+        view_menu.addAction(self._action(tr("&Find goals"), QKeySequence.StandardKey.Find,
                                          self.goals_view.focus_filter))
-        view_menu.addAction(self._action("&Goals", "Ctrl+1", self._focus_goals))
-        view_menu.addAction(self._action("&Usage chart", "Ctrl+2",
+        view_menu.addAction(self._action(tr("&Goals"), "Ctrl+1", self._focus_goals))
+        view_menu.addAction(self._action(tr("&Usage chart"), "Ctrl+2",
                                          lambda: self._show_tab(self.chart_panel)))
-        view_menu.addAction(self._action("&History", "Ctrl+3",
+        view_menu.addAction(self._action(tr("&History"), "Ctrl+3",
                                          lambda: self._show_tab(self.history_view)))
         self.view_menu = view_menu
 
@@ -210,10 +212,10 @@ class MainWindow(QMainWindow):
     def _start_demo(self) -> None:
         error = self._launcher.start_demo()
         if error:
-            self.show_message(f"Demo: {error}", False)
+            self.show_message(tr("Demo: {error}").format(error=error), False)
         else:
-            self.show_message("The demo opens in its own window, on a throw-away data "
-                              "directory.", True)
+            self.show_message(tr("The demo opens in its own window, on a throw-away data "
+                                 "directory."), True)
 
     def _show_tab(self, widget: QWidget) -> None:
         self.tabs.setCurrentWidget(widget)

@@ -20,11 +20,13 @@ from PySide6.QtCore import QObject, Signal
 
 from core.demo import DemoSession
 from core.hosting import Host
+from core.i18n import localized
 from core.integration.autostart import apply_autostart
 from core.settings import Settings
 from gui.bridge import Bridge
 from gui.dialogs.settings_dialog import SettingsDialog
 from gui.gc_guard import MainThreadGc
+from gui.i18n import QT_TR_NOOP, tr
 from gui.launch import SHOW_WINDOW_OP
 from gui.launcher import Launcher
 from gui.main_window import MainWindow
@@ -44,8 +46,9 @@ from gui.tray import Tray
 
 log = logging.getLogger("gui")
 
-TRAY_HINT = ("Goalkeeper is still running", "It keeps watching your goals from the tray icon. "
-             "Choose Quit in the tray menu to stop it.")
+TRAY_HINT = (QT_TR_NOOP("Goalkeeper is still running"),
+             QT_TR_NOOP("It keeps watching your goals from the tray icon. Choose Quit in the "
+                        "tray menu to stop it."))
 
 
 class GuiSession(QObject):
@@ -81,7 +84,7 @@ class GuiSession(QObject):
         self.window.settings_requested.connect(self.open_settings)
         host.control.register(SHOW_WINDOW_OP, self._on_show_window_op)
         if demo is not None:
-            self.window.setWindowTitle("Goalkeeper — demo")
+            self.window.setWindowTitle(tr("Goalkeeper — demo"))
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -93,7 +96,8 @@ class GuiSession(QObject):
         self.bridge.set_host_state("starting")
         await self._start_notifications()
         info = await self.host.start()
-        self.bridge.host_text = f"this app (pid {info.pid}) hosts {info.data_dir}"
+        self.bridge.host_text = tr("this app (pid {pid}) hosts {data_dir}").format(
+            pid=info.pid, data_dir=info.data_dir)
         self.bridge.sync()
         self.bridge.set_host_state("running")
         if self.demo is not None:
@@ -126,7 +130,8 @@ class GuiSession(QObject):
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         if self.host.ended is not None and self.host.ended.done() and not quit_waiter.done():
             self.bridge.set_host_state("replaced")
-            self.window.show_message(f"Host not running: {self.host.ended.result()}", False)
+            self.window.show_message(tr("Host not running: {reason}").format(
+                reason=localized(str(self.host.ended.result()))), False)
             await quit_waiter
         quit_waiter.cancel()
 
@@ -162,7 +167,7 @@ class GuiSession(QObject):
             return
         self.window.hide()
         if not self.state.tray_hint_shown and self.notifier is not None:
-            self.notifier.hint(*TRAY_HINT)
+            self.notifier.hint(*(tr(text) for text in TRAY_HINT))
             self.state.tray_hint_shown = True
 
     def _show_goal(self, goal_id: str) -> None:
@@ -193,8 +198,8 @@ class GuiSession(QObject):
         start_changed = settings.start_at_login != self.user_settings.start_at_login
         self.user_settings = settings
         self.host.notifications.apply(settings)  # switches, channels, time-out: at once
-        text = "Settings saved" + ("; scheduling changes apply when Goalkeeper next starts."
-                                   if restart else " and applied.")
+        text = (tr("Settings saved; scheduling changes apply when Goalkeeper next starts.")
+                if restart else tr("Settings saved and applied."))
         self.window.show_message(text, True)
         if start_changed:
             self._tasks.spawn(self._apply_autostart(settings.start_at_login), "autostart")
@@ -202,7 +207,8 @@ class GuiSession(QObject):
     async def _apply_autostart(self, enabled: bool) -> None:
         problem = await asyncio.to_thread(apply_autostart, enabled)
         if problem:
-            self.window.show_message(f"Start at login: {problem}", False)
+            self.window.show_message(tr("Start at login: {problem}").format(
+                problem=localized(problem)), False)
 
     async def _on_show_window_op(self, request: dict[str, Any]) -> dict[str, Any]:
         self.window.bring_to_front()

@@ -31,6 +31,13 @@ from core.settings import (
     save_settings,
 )
 
+
+def QT_TR_NOOP(source: str) -> str:  # the name lupdate looks for
+    """Marks ``source`` for the app's catalogue (this module stays Qt-free; the dialog shows
+    every label, help text and section title through ``tr()``)."""
+    return source
+
+
 #: fields whose change the running app applies at once (the engine's are read at start-up)
 LIVE_FIELDS = frozenset({
     "notify_resumed", "notify_relimited", "notify_gave_up", "notify_scheduled", "notify_done",
@@ -39,151 +46,242 @@ LIVE_FIELDS = frozenset({
 })
 
 SECTIONS: list[tuple[str, tuple[str, ...]]] = [
-    ("Resuming", ("auto_resume_default", "resume_margin_seconds", "resume_jitter_seconds",
-                  "max_wait_hours", "max_auto_attempts", "relimit_window_seconds",
-                  "resume_failure_backoff_seconds", "runner_start_timeout_seconds",
-                  "fresh_read_timeout_seconds")),
-    ("Resume policies", ("resume_reserve_percent", "resume_reserve_by_window",
-                         "auto_resume_hours", "auto_resume_timezone", "max_concurrent_resumes",
-                         "resume_settle_seconds")),
-    ("Quota thresholds", ("pause_threshold_percent", "resume_threshold_percent",
-                          "stable_seconds", "stale_after_seconds")),
-    ("Scheduler", ("max_sleep_seconds", "fallback_poll_min_seconds", "fallback_poll_max_seconds",
-                   "fallback_poll_jitter", "provider_refresh_seconds", "host_heartbeat_seconds",
-                   "host_stale_seconds", "host_ping_timeout_seconds", "store_url", "host_id",
-                   "account")),
-    ("Notifications", ("notify_resumed", "notify_relimited", "notify_gave_up",
-                       "notify_scheduled", "notify_done", "notify_failed", "notify_ntfy_url",
-                       "notify_ntfy_min_kind", "notify_webhook_url", "notify_webhook_min_kind",
-                       "notify_timeout_seconds")),
-    ("Desktop", ("start_at_login", "demo_enabled")),
+    (QT_TR_NOOP("Resuming"), (
+        "auto_resume_default", "resume_margin_seconds", "resume_jitter_seconds",
+        "max_wait_hours", "max_auto_attempts", "relimit_window_seconds",
+        "resume_failure_backoff_seconds", "runner_start_timeout_seconds",
+        "fresh_read_timeout_seconds")),
+    (QT_TR_NOOP("Resume policies"), (
+        "resume_reserve_percent", "resume_reserve_by_window", "auto_resume_hours",
+        "auto_resume_timezone", "max_concurrent_resumes", "resume_settle_seconds")),
+    (QT_TR_NOOP("Quota thresholds"), ("pause_threshold_percent", "resume_threshold_percent",
+                                      "stable_seconds", "stale_after_seconds")),
+    (QT_TR_NOOP("Scheduler"), ("max_sleep_seconds", "fallback_poll_min_seconds",
+                               "fallback_poll_max_seconds", "fallback_poll_jitter",
+                               "provider_refresh_seconds", "host_heartbeat_seconds",
+                               "host_stale_seconds", "host_ping_timeout_seconds", "store_url",
+                               "host_id", "account")),
+    (QT_TR_NOOP("Notifications"), (
+        "notify_resumed", "notify_relimited", "notify_gave_up", "notify_scheduled",
+        "notify_done", "notify_failed", "notify_ntfy_url", "notify_ntfy_min_kind",
+        "notify_webhook_url", "notify_webhook_min_kind", "notify_timeout_seconds")),
+    (QT_TR_NOOP("Desktop"), ("language", "start_at_login", "demo_enabled")),
 ]
-PROVIDERS_SECTION = "Providers"
-TABLES_SECTION = "User quotas"
+PROVIDERS_SECTION = QT_TR_NOOP("Providers")
+TABLES_SECTION = QT_TR_NOOP("User quotas")
+#: the titles of the providers' own sections (named after their settings' prefix)
+PROVIDER_SECTIONS = (QT_TR_NOOP("Codex"), QT_TR_NOOP("Claude"), QT_TR_NOOP("Pipeline"),
+                     QT_TR_NOOP("Demo"))
 
 LABELS = {
-    "notify_resumed": "A goal was resumed automatically",
-    "notify_relimited": "A goal ran out of quota again soon after a resume",
-    "notify_gave_up": "Goalkeeper gave up at the attempt cap",
-    "notify_scheduled": "An automatic resume was scheduled",
-    "notify_done": "A goal is done",
-    "notify_failed": "A goal failed or could not be resumed",
-    "notify_ntfy_url": "ntfy topic URL",
-    "notify_ntfy_min_kind": "ntfy: least urgent kind",
-    "notify_webhook_url": "Webhook URL",
-    "notify_webhook_min_kind": "Webhook: least urgent kind",
-    "notify_timeout_seconds": "Delivery time-out (s)",
-    "auto_resume_default": "Auto-resume newly found goals",
-    "start_at_login": "Start Goalkeeper when I log in",
-    "demo_enabled": "Include the demo provider",
-    "quotas": "Quotas you defined",
-    "resume_margin_seconds": "Margin after a reset (s)",
-    "resume_jitter_seconds": "Random extra delay, up to (s)",
-    "max_wait_hours": "Longest wait to schedule (h)",
-    "max_auto_attempts": "Automatic attempts per quota episode",
-    "relimit_window_seconds": "Re-limit window (s)",
-    "resume_failure_backoff_seconds": "Retry after a failed start (s)",
-    "runner_start_timeout_seconds": "Agent start timeout (s)",
-    "fresh_read_timeout_seconds": "Quota re-check timeout (s)",
-    "pause_threshold_percent": "Exhausted at (% used)",
-    "resume_threshold_percent": "Recovered at or below (% used)",
-    "stable_seconds": "Stays recovered for (s)",
-    "stale_after_seconds": "Readings are stale after (s)",
-    "max_sleep_seconds": "Scheduler's longest sleep while waiting (s)",
-    "fallback_poll_min_seconds": "Fallback poll, shortest interval (s)",
-    "fallback_poll_max_seconds": "Fallback poll, longest interval (s)",
-    "fallback_poll_jitter": "Fallback poll jitter (fraction)",
-    "provider_refresh_seconds": "Provider refresh interval (s)",
-    "host_heartbeat_seconds": "Host heartbeat interval (s)",
-    "host_stale_seconds": "Replace a silent host after (s)",
-    "host_ping_timeout_seconds": "Host answer time-out (s)",
-    "resume_reserve_percent": "Keep for me, every window (%)",
-    "resume_reserve_by_window": "Keep for me, per window",
-    "auto_resume_hours": "Automatic resumes only at",
-    "auto_resume_timezone": "Time zone of those hours",
-    "max_concurrent_resumes": "Automatic resumes at once, per window",
-    "resume_settle_seconds": "Next resume after (s)",
-    "store_url": "Shared store (postgresql://…)",
-    "host_id": "This host's name",
-    "account": "Subscription account name",
+    "notify_resumed": QT_TR_NOOP("A goal was resumed automatically"),
+    "notify_relimited": QT_TR_NOOP("A goal ran out of quota again soon after a resume"),
+    "notify_gave_up": QT_TR_NOOP("Goalkeeper gave up at the attempt cap"),
+    "notify_scheduled": QT_TR_NOOP("An automatic resume was scheduled"),
+    "notify_done": QT_TR_NOOP("A goal is done"),
+    "notify_failed": QT_TR_NOOP("A goal failed or could not be resumed"),
+    "notify_ntfy_url": QT_TR_NOOP("ntfy topic URL"),
+    "notify_ntfy_min_kind": QT_TR_NOOP("ntfy: least urgent kind"),
+    "notify_webhook_url": QT_TR_NOOP("Webhook URL"),
+    "notify_webhook_min_kind": QT_TR_NOOP("Webhook: least urgent kind"),
+    "notify_timeout_seconds": QT_TR_NOOP("Delivery time-out (s)"),
+    "auto_resume_default": QT_TR_NOOP("Auto-resume newly found goals"),
+    "language": QT_TR_NOOP("Language"),
+    "start_at_login": QT_TR_NOOP("Start Goalkeeper when I log in"),
+    "demo_enabled": QT_TR_NOOP("Include the demo provider"),
+    "quotas": QT_TR_NOOP("Quotas you defined"),
+    "resume_margin_seconds": QT_TR_NOOP("Margin after a reset (s)"),
+    "resume_jitter_seconds": QT_TR_NOOP("Random extra delay, up to (s)"),
+    "max_wait_hours": QT_TR_NOOP("Longest wait to schedule (h)"),
+    "max_auto_attempts": QT_TR_NOOP("Automatic attempts per quota episode"),
+    "relimit_window_seconds": QT_TR_NOOP("Re-limit window (s)"),
+    "resume_failure_backoff_seconds": QT_TR_NOOP("Retry after a failed start (s)"),
+    "runner_start_timeout_seconds": QT_TR_NOOP("Agent start timeout (s)"),
+    "fresh_read_timeout_seconds": QT_TR_NOOP("Quota re-check timeout (s)"),
+    "pause_threshold_percent": QT_TR_NOOP("Exhausted at (% used)"),
+    "resume_threshold_percent": QT_TR_NOOP("Recovered at or below (% used)"),
+    "stable_seconds": QT_TR_NOOP("Stays recovered for (s)"),
+    "stale_after_seconds": QT_TR_NOOP("Readings are stale after (s)"),
+    "max_sleep_seconds": QT_TR_NOOP("Scheduler's longest sleep while waiting (s)"),
+    "fallback_poll_min_seconds": QT_TR_NOOP("Fallback poll, shortest interval (s)"),
+    "fallback_poll_max_seconds": QT_TR_NOOP("Fallback poll, longest interval (s)"),
+    "fallback_poll_jitter": QT_TR_NOOP("Fallback poll jitter (fraction)"),
+    "provider_refresh_seconds": QT_TR_NOOP("Provider refresh interval (s)"),
+    "host_heartbeat_seconds": QT_TR_NOOP("Host heartbeat interval (s)"),
+    "host_stale_seconds": QT_TR_NOOP("Replace a silent host after (s)"),
+    "host_ping_timeout_seconds": QT_TR_NOOP("Host answer time-out (s)"),
+    "resume_reserve_percent": QT_TR_NOOP("Keep for me, every window (%)"),
+    "resume_reserve_by_window": QT_TR_NOOP("Keep for me, per window"),
+    "auto_resume_hours": QT_TR_NOOP("Automatic resumes only at"),
+    "auto_resume_timezone": QT_TR_NOOP("Time zone of those hours"),
+    "max_concurrent_resumes": QT_TR_NOOP("Automatic resumes at once, per window"),
+    "resume_settle_seconds": QT_TR_NOOP("Next resume after (s)"),
+    "store_url": QT_TR_NOOP("Shared store (postgresql://…)"),
+    "host_id": QT_TR_NOOP("This host's name"),
+    "account": QT_TR_NOOP("Subscription account name"),
+    "codex_account": QT_TR_NOOP("Codex account name"),
+    "claude_account": QT_TR_NOOP("Claude account name"),
+    "codex_enabled": QT_TR_NOOP("Follow Codex"),
+    "codex_home": QT_TR_NOOP("Codex home"),
+    "codex_bin": QT_TR_NOOP("Codex executable"),
+    "codex_continuation_text": QT_TR_NOOP("Prompt of the exec fallback"),
+    "codex_app_server_timeout_seconds": QT_TR_NOOP("App-server quota read timeout (s)"),
+    "codex_confirm_timeout_seconds": QT_TR_NOOP("Wait for Codex to confirm a resume (s)"),
+    "codex_turn_end_timeout_seconds": QT_TR_NOOP("Wait for the last turn to end (s)"),
+    "claude_enabled": QT_TR_NOOP("Watch Claude Code"),
+    "claude_config_dirs": QT_TR_NOOP("Claude config directories"),
+    "claude_bin": QT_TR_NOOP("Claude executable"),
+    "claude_continuation_text": QT_TR_NOOP("Prompt of a headless resume"),
+    "claude_track_limit_stopped": QT_TR_NOOP("Track sessions a limit stopped"),
+    "claude_track_recent_hours": QT_TR_NOOP("…if stopped within (h)"),
+    "claude_timezone": QT_TR_NOOP("Time zone of limit messages"),
+    "claude_poll_seconds": QT_TR_NOOP("Transcript check interval (s)"),
+    "claude_scan_workers": QT_TR_NOOP("Processes for the first scan"),
+    "claude_stop_grace_seconds": QT_TR_NOOP("Stop grace before SIGTERM (s)"),
+    "claude_retry_attempts": QT_TR_NOOP("Turns tried on transient 429s"),
+    "claude_retry_backoff_seconds": QT_TR_NOOP("First backoff after a transient 429 (s)"),
+    "pipeline_enabled": QT_TR_NOOP("Run pipeline goals"),
+    "pipeline_stop_grace_seconds": QT_TR_NOOP("Step stop grace before SIGKILL (s)"),
+    "pipeline_max_inline_wait_seconds": QT_TR_NOOP("Longest rate-limit wait in process (s)"),
 }
 
-#: what each field means (the README's settings table), for tooltips and screen readers
+#: what each field means (the README's settings table), for tooltips and screen readers; a
+#: field without an entry shows its ``description`` (from the core's catalogue)
 HELP = {
-    "resume_margin_seconds": "Added to the reset instant before resuming.",
-    "resume_jitter_seconds": "A random 0–N s on top, so goals do not stampede.",
-    "max_wait_hours": "Resets further away are shown, not scheduled.",
-    "max_auto_attempts": "Automatic resumes per quota episode before giving up.",
-    "relimit_window_seconds": "A new limit this soon after an automatic resume counts as a "
-                              "failed attempt.",
-    "resume_failure_backoff_seconds": "Wait before retrying when the agent could not be "
-                                      "started.",
-    "runner_start_timeout_seconds": "Time-box for starting an agent.",
-    "fresh_read_timeout_seconds": "Backstop time-box for the fresh quota read taken right "
-                                  "before an automatic resume.",
-    "pause_threshold_percent": "Used % at which a window is exhausted.",
-    "resume_threshold_percent": "Used % at or below which it may count as recovered.",
-    "stable_seconds": "How long it must stay recovered before goals are resumed.",
-    "stale_after_seconds": "Readings older than this are marked stale.",
-    "max_sleep_seconds": "The scheduler's longest sleep while something is pending.",
-    "fallback_poll_min_seconds": "Shortest interval of the fallback quota poll.",
-    "fallback_poll_max_seconds": "Longest interval of the fallback quota poll.",
-    "fallback_poll_jitter": "Random spread of the fallback poll interval (0–1).",
-    "provider_refresh_seconds": "How often providers are asked for goals and quotas.",
-    "host_heartbeat_seconds": "How often the host writes that it is alive.",
-    "host_stale_seconds": "A host silent this long that does not answer may be replaced; "
-                          "its writes are fenced off.",
-    "host_ping_timeout_seconds": "How long commands wait before saying the host is not "
-                                 "responding.",
-    "demo_enabled": "Show the built-in demo goals in this data directory too.",
-    "store_url": "Empty: this machine's own database. A postgresql:// URL: one database every "
-                 "host of yours shares (no password here: goalkeeper secret set store-password, "
-                 "~/.pgpass or a service file). Takes effect when the host restarts.",
-    "host_id": "How this machine is named in the shared store; empty: the machine's name.",
-    "account": "Hosts naming the same account share its quota readings.",
-    "start_at_login": "Adds Goalkeeper to your desktop's autostart (XDG autostart on Linux).",
-    "notify_ntfy_url": "Push to your phone through ntfy (public or self-hosted), e.g. "
-                       "https://ntfy.sh/my-goals-7f3a. The topic is like a password: pick one "
-                       "that is hard to guess. A token, if the server needs one, goes into the "
-                       "keyring: goalkeeper secret set ntfy-token.",
-    "notify_ntfy_min_kind": "The least urgent kind ntfy gets; the kinds after it in the list "
-                            "are more urgent and are sent too.",
-    "notify_webhook_url": "Each notification is POSTed here as JSON (kind, goal, title, "
-                          "provider, host, at, message, next_resume_at). With a secret in the "
-                          "keyring (goalkeeper secret set webhook-secret) the body is signed "
-                          "(X-Goalkeeper-Signature).",
-    "notify_webhook_min_kind": "The least urgent kind the webhook gets; the kinds after it in "
-                               "the list are more urgent and are sent too.",
-    "notify_timeout_seconds": "How long one attempt to reach ntfy or the webhook may take "
-                              "(failed attempts are retried with backoff).",
-    "resume_reserve_percent": "An automatic resume needs more than this share of the window "
-                              "left, and a goal Goalkeeper resumed is paused when only this much "
-                              "is left (until the window resets). 0 = off. Manual resumes ignore "
-                              "it.",
-    "resume_reserve_by_window": "Per-window reserves replacing the one above, e.g. "
-                                "codex:5h=30, claude:7d=10.",
-    "auto_resume_hours": "Weekly ranges in which automatic resumes may start, e.g. "
-                         "Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00 (a range ending before it "
-                         "starts runs past midnight; 'except …' for quiet hours). Empty: any "
-                         "time. A goal's own hours replace these; manual resumes are always "
-                         "allowed.",
-    "auto_resume_timezone": "IANA name such as Europe/Berlin; empty: the system's zone.",
-    "max_concurrent_resumes": "Goals waiting on one window resume in priority order, this many "
-                              "at a time (0 = all at once).",
-    "resume_settle_seconds": "The next waiting goal starts when a resumed one stops, or after "
-                             "it has run this long.",
+    "resume_margin_seconds": QT_TR_NOOP("Added to the reset instant before resuming."),
+    "resume_jitter_seconds": QT_TR_NOOP("A random 0–N s on top, so goals do not stampede."),
+    "max_wait_hours": QT_TR_NOOP("Resets further away are shown, not scheduled."),
+    "max_auto_attempts": QT_TR_NOOP("Automatic resumes per quota episode before giving up."),
+    "relimit_window_seconds": QT_TR_NOOP("A new limit this soon after an automatic resume "
+                                         "counts as a failed attempt."),
+    "resume_failure_backoff_seconds": QT_TR_NOOP("Wait before retrying when the agent could "
+                                                 "not be started."),
+    "runner_start_timeout_seconds": QT_TR_NOOP("Time-box for starting an agent."),
+    "fresh_read_timeout_seconds": QT_TR_NOOP("Backstop time-box for the fresh quota read taken "
+                                             "right before an automatic resume."),
+    "pause_threshold_percent": QT_TR_NOOP("Used % at which a window is exhausted."),
+    "resume_threshold_percent": QT_TR_NOOP("Used % at or below which it may count as "
+                                           "recovered."),
+    "stable_seconds": QT_TR_NOOP("How long it must stay recovered before goals are resumed."),
+    "stale_after_seconds": QT_TR_NOOP("Readings older than this are marked stale."),
+    "max_sleep_seconds": QT_TR_NOOP("The scheduler's longest sleep while something is "
+                                    "pending."),
+    "fallback_poll_min_seconds": QT_TR_NOOP("Shortest interval of the fallback quota poll."),
+    "fallback_poll_max_seconds": QT_TR_NOOP("Longest interval of the fallback quota poll."),
+    "fallback_poll_jitter": QT_TR_NOOP("Random spread of the fallback poll interval (0–1)."),
+    "provider_refresh_seconds": QT_TR_NOOP("How often providers are asked for goals and "
+                                           "quotas."),
+    "host_heartbeat_seconds": QT_TR_NOOP("How often the host writes that it is alive."),
+    "host_stale_seconds": QT_TR_NOOP("A host silent this long that does not answer may be "
+                                     "replaced; its writes are fenced off."),
+    "host_ping_timeout_seconds": QT_TR_NOOP("How long commands wait before saying the host is "
+                                            "not responding."),
+    "resume_reserve_percent": QT_TR_NOOP(
+        "An automatic resume needs more than this share of the window left, and a goal "
+        "Goalkeeper resumed is paused when only this much is left (until the window resets). "
+        "0 = off. Manual resumes ignore it."),
+    "resume_reserve_by_window": QT_TR_NOOP("Per-window reserves replacing the one above, e.g. "
+                                           "codex:5h=30, claude:7d=10."),
+    "auto_resume_hours": QT_TR_NOOP(
+        "Weekly ranges in which automatic resumes may start, e.g. Mon-Fri 19:00-08:00, "
+        "Sat-Sun 00:00-24:00 (a range ending before it starts runs past midnight; 'except …' "
+        "for quiet hours). Empty: any time. A goal's own hours replace these; manual resumes "
+        "are always allowed."),
+    "auto_resume_timezone": QT_TR_NOOP("IANA name such as Europe/Berlin; empty: the system's "
+                                       "zone."),
+    "max_concurrent_resumes": QT_TR_NOOP("Goals waiting on one window resume in priority order, "
+                                         "this many at a time (0 = all at once)."),
+    "resume_settle_seconds": QT_TR_NOOP("The next waiting goal starts when a resumed one stops, "
+                                        "or after it has run this long."),
+    "demo_enabled": QT_TR_NOOP("Show the built-in demo goals in this data directory too."),
+    "store_url": QT_TR_NOOP(
+        "Empty: this machine's own database. A postgresql:// URL: one database every host of "
+        "yours shares (no password here: goalkeeper secret set store-password, ~/.pgpass or a "
+        "service file). Takes effect when the host restarts."),
+    "host_id": QT_TR_NOOP("How this machine is named in the shared store; empty: the machine's "
+                          "name."),
+    "account": QT_TR_NOOP("Hosts naming the same account share its quota readings."),
+    "codex_account": QT_TR_NOOP("Codex's account, when it differs from the subscription "
+                                "account name; empty: what Codex itself says, else that name."),
+    "claude_account": QT_TR_NOOP("Claude's account, when it differs from the subscription "
+                                 "account name."),
+    "language": QT_TR_NOOP("The language of the window and the goalkeeper command. "
+                           "“System language” follows LANGUAGE, LC_ALL, LC_MESSAGES and LANG; "
+                           "English where nothing else fits. Applies at the next start."),
+    "start_at_login": QT_TR_NOOP("Adds Goalkeeper to your desktop's autostart (XDG autostart "
+                                 "on Linux)."),
+    "notify_ntfy_url": QT_TR_NOOP(
+        "Push to your phone through ntfy (public or self-hosted), e.g. "
+        "https://ntfy.sh/my-goals-7f3a. The topic is like a password: pick one that is hard to "
+        "guess. A token, if the server needs one, goes into the keyring: goalkeeper secret set "
+        "ntfy-token."),
+    "notify_ntfy_min_kind": QT_TR_NOOP("The least urgent kind ntfy gets; the kinds after it in "
+                                       "the list are more urgent and are sent too."),
+    "notify_webhook_url": QT_TR_NOOP(
+        "Each notification is POSTed here as JSON (`kind`, `goal`, `title`, `provider`, `host`, "
+        "`at`, `message`, `next_resume_at`). With a secret in the keyring (goalkeeper secret "
+        "set webhook-secret) the body is signed (X-Goalkeeper-Signature)."),
+    "notify_webhook_min_kind": QT_TR_NOOP("The least urgent kind the webhook gets; the kinds "
+                                          "after it in the list are more urgent and are sent "
+                                          "too."),
+    "notify_timeout_seconds": QT_TR_NOOP("How long one attempt to reach ntfy or the webhook may "
+                                         "take (failed attempts are retried with backoff)."),
+    "auto_resume_default": QT_TR_NOOP("Newly found goals start with auto-resume on (it is off "
+                                      "by default: resuming is opt-in)."),
+    "codex_enabled": QT_TR_NOOP("Follow Codex whenever its home exists."),
+    "codex_home": QT_TR_NOOP("Codex's home; empty: $CODEX_HOME, else ~/.codex."),
+    "codex_bin": QT_TR_NOOP("The codex executable; empty: codex on PATH."),
+    "codex_continuation_text": QT_TR_NOOP("The prompt of the `codex exec resume` fallback."),
+    "codex_app_server_timeout_seconds": QT_TR_NOOP("Time-box of a quota read through `codex "
+                                                   "app-server`."),
+    "codex_confirm_timeout_seconds": QT_TR_NOOP("How long a resume waits for Codex to confirm "
+                                                "the goal is active again."),
+    "codex_turn_end_timeout_seconds": QT_TR_NOOP("When Codex completed or limited the goal: how "
+                                                 "long Goalkeeper waits for the turn in progress "
+                                                 "to end before it lets the app-server go."),
+    "claude_enabled": QT_TR_NOOP("Watch Claude Code sessions (only when a Claude config "
+                                 "directory exists)."),
+    "claude_config_dirs": QT_TR_NOOP("Comma-separated; empty: $CLAUDE_CONFIG_DIR (may list "
+                                     "several), else ~/.claude and ~/.config/claude."),
+    "claude_bin": QT_TR_NOOP("The claude executable; empty: claude on PATH."),
+    "claude_continuation_text": QT_TR_NOOP("The prompt of a headless resume (must not start "
+                                           "with -)."),
+    "claude_track_limit_stopped": QT_TR_NOOP("A session a usage limit stopped becomes a goal by "
+                                             "itself."),
+    "claude_track_recent_hours": QT_TR_NOOP("…if the stop is at most this old, or its reset is "
+                                            "still ahead."),
+    "claude_timezone": QT_TR_NOOP("IANA zone for limit messages that name none; empty: $TZ, "
+                                  "else the system's."),
+    "claude_poll_seconds": QT_TR_NOOP("How often transcripts are checked for appended lines."),
+    "claude_scan_workers": QT_TR_NOOP("Processes for the first scan of a history over 64 MiB; "
+                                      "0: one per CPU, at most 4."),
+    "claude_stop_grace_seconds": QT_TR_NOOP("Pause or cancel of a headless run: SIGINT, this "
+                                            "long, then SIGTERM."),
+    "claude_retry_attempts": QT_TR_NOOP("Headless turns tried when each ends on a transient 429 "
+                                        "(a rate limit that is not your usage limit)."),
+    "claude_retry_backoff_seconds": QT_TR_NOOP("First backoff cap after a transient 429; it "
+                                               "doubles, up to 15 min."),
+    "pipeline_enabled": QT_TR_NOOP("Run pipeline goals added with `goalkeeper add`."),
+    "pipeline_stop_grace_seconds": QT_TR_NOOP("When a step is stopped: SIGTERM, then SIGKILL "
+                                              "after this."),
+    "pipeline_max_inline_wait_seconds": QT_TR_NOOP("A rate limit whose Retry-After is at most "
+                                                   "this is waited in process; a longer one "
+                                                   "pauses the goal for quota."),
 }
 
 #: how a choice is shown (value → text); values without an entry are shown as they are
 CHOICE_TEXT = {
-    "scheduled": "A resume was scheduled (everything)",
-    "resumed": "Resumed automatically",
-    "done": "Done",
-    "relimited": "Ran out of quota again",
-    "could_not_resume": "Could not resume",
-    "failed": "Failed",
-    "gave_up": "Gave up at the attempt cap",
+    "scheduled": QT_TR_NOOP("A resume was scheduled (everything)"),
+    "resumed": QT_TR_NOOP("Resumed automatically"),
+    "done": QT_TR_NOOP("Done"),
+    "relimited": QT_TR_NOOP("Ran out of quota again"),
+    "could_not_resume": QT_TR_NOOP("Could not resume"),
+    "failed": QT_TR_NOOP("Failed"),
+    "gave_up": QT_TR_NOOP("Gave up at the attempt cap"),
+    "": QT_TR_NOOP("System language"),
 }
+#: languages are offered in their own words, whatever the app's language is
+LANGUAGE_NAMES = {"en": "English", "zh_CN": "简体中文"}  # i18n: ignore
 
 
 @dataclass(frozen=True)

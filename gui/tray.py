@@ -16,6 +16,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from core.i18n import localized
+from core.i18n.words import word
 from core.models import Goal, Outcome
 from core.results import ActionResult
 from core.textfmt import countdown, short_time
@@ -23,14 +25,15 @@ from gui import format as fmt
 from gui import goal_rules as rules
 from gui.bridge import Bridge
 from gui.goal_rules import Aggregate, Summary
+from gui.i18n import QT_TR_NOOP, tr
 from gui.tasks import TaskKeeper
 from gui.theme import aggregate_icon
 
 STATE_WORDS = {
-    Aggregate.IDLE: "nothing running",
-    Aggregate.RUNNING: "running",
-    Aggregate.WAITING: "waiting for quota",
-    Aggregate.ATTENTION: "needs attention",
+    Aggregate.IDLE: QT_TR_NOOP("nothing running"),
+    Aggregate.RUNNING: QT_TR_NOOP("running"),
+    Aggregate.WAITING: QT_TR_NOOP("waiting for quota"),
+    Aggregate.ATTENTION: QT_TR_NOOP("needs attention"),
 }
 
 
@@ -38,30 +41,31 @@ def tooltip_text(summary: Summary, now_text: str = "") -> str:
     """``Goalkeeper — 2 running · 1 waiting for quota (next resume 18:40) · 1 needs attention``."""
     parts = []
     if summary.running:
-        parts.append(f"{summary.running} running")
+        parts.append(tr("{n} running").format(n=summary.running))
     if summary.waiting:
-        waiting = f"{summary.waiting} waiting for quota"
+        waiting = tr("{n} waiting for quota").format(n=summary.waiting)
         if now_text:
-            waiting += f" (next resume {now_text})"
+            waiting = tr("{n} waiting for quota (next resume {when})").format(
+                n=summary.waiting, when=now_text)
         parts.append(waiting)
     if summary.attention:
-        parts.append(f"{summary.attention} need{'s' if summary.attention == 1 else ''} "
-                     "attention")
+        parts.append((tr("{n} needs attention") if summary.attention == 1
+                      else tr("{n} need attention")).format(n=summary.attention))
     if not parts:
-        parts.append(f"nothing running ({summary.total} goals)" if summary.total
-                     else "no goals yet")
-    return "Goalkeeper — " + " · ".join(parts)
+        parts.append(tr("nothing running ({n} goals)").format(n=summary.total) if summary.total
+                     else tr("no goals yet"))
+    return tr("Goalkeeper — {summary}").format(summary=" · ".join(parts))
 
 
 def pause_all_text(results: list[ActionResult]) -> str:
     """``Pause all: 3 paused, 1 refused`` — counted from the engine's answers."""
     if not results:
-        return "Pause all: nothing to pause"
+        return tr("Pause all: nothing to pause")
     counts = Counter(r.outcome for r in results)
     order = [Outcome.PAUSED, Outcome.ALREADY_PAUSED, Outcome.REFUSED, Outcome.FAILED,
              Outcome.UNKNOWN_GOAL]
-    parts = [f"{counts[o]} {o.value.replace('_', ' ')}" for o in order if counts[o]]
-    return "Pause all: " + ", ".join(parts)
+    parts = [tr("{n} {outcome}").format(n=counts[o], outcome=word(o)) for o in order if counts[o]]
+    return tr("Pause all: {counts}").format(counts=tr(", ", "list separator").join(parts))
 
 
 class Tray(QObject):
@@ -83,7 +87,7 @@ class Tray(QObject):
         self.state: Aggregate | None = None
         self.icon = QSystemTrayIcon(self)
         self.menu = QMenu()
-        self.menu.setAccessibleName("Goalkeeper tray menu")
+        self.menu.setAccessibleName(tr("Goalkeeper tray menu"))
         self.menu.aboutToShow.connect(self.rebuild_menu)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._on_icon_activated)
@@ -135,32 +139,37 @@ class Tray(QObject):
     def rebuild_menu(self) -> None:
         menu = self.menu
         menu.clear()
-        menu.addAction("&Show Goalkeeper", self.show_window_requested.emit)
+        menu.addAction(tr("&Show Goalkeeper"), self.show_window_requested.emit)
         menu.addSeparator()
         now = self._bridge.now()
         waiting = sorted((g for g in self._bridge.goals() if rules.waiting_for_quota(g)),
                          key=lambda g: (g.next_resume_at is None, g.next_resume_at or now))
-        header = menu.addAction(f"Waiting for quota ({len(waiting)})" if waiting
-                                else "Nothing is waiting for quota")
+        header = menu.addAction(tr("Waiting for quota ({n})").format(n=len(waiting)) if waiting
+                                else tr("Nothing is waiting for quota"))
         header.setEnabled(False)
         for goal in waiting:
             action = menu.addAction(self._waiting_text(goal, now))
             action.triggered.connect(lambda _c=False, gid=goal.id: self.goal_requested.emit(gid))
         menu.addSeparator()
         pausable = [g for g in self._bridge.goals() if rules.can_pause(g)]
-        pause_all = menu.addAction(f"&Pause all ({len(pausable)})", self.pause_all)
+        pause_all = menu.addAction(tr("&Pause all ({n})").format(n=len(pausable)),
+                                   self.pause_all)
         pause_all.setEnabled(bool(pausable))
         menu.addSeparator()
-        menu.addAction("&Quit Goalkeeper", self.quit_requested.emit)
+        menu.addAction(tr("&Quit Goalkeeper"), self.quit_requested.emit)
 
     @staticmethod
     def _waiting_text(goal: Goal, now: datetime) -> str:
         if goal.next_resume_at is not None and goal.deferred_by and goal.next_resume_at > now:
             # "resumes at 19:00 (allowed hours)": a resume policy moved it
-            return f"{goal.title} — resumes {fmt.next_resume_text(goal, now)}"
+            return tr("{title} — resumes {when}").format(title=goal.title,
+                                                         when=fmt.next_resume_text(goal, now))
         if goal.next_resume_at is not None:
-            return f"{goal.title} — resumes {countdown(goal.next_resume_at, now)}"
-        return f"{goal.title} — {goal.auto_resume_note or 'no automatic resume'}"
+            return tr("{title} — resumes {countdown}").format(
+                title=goal.title, countdown=countdown(goal.next_resume_at, now))
+        note = localized(goal.auto_resume_note) if goal.auto_resume_note else tr(
+            "no automatic resume")
+        return tr("{title} — {note}").format(title=goal.title, note=note)
 
     def menu_texts(self) -> list[str]:
         """The menu's entries as shown (separators as ``---``), for tests and accessibility."""

@@ -66,7 +66,8 @@ def pyinstaller(python: Path, work: Path, dist: Path) -> Path:
         "--onedir", "--name", "goalkeeper", "--distpath", dist, "--workpath", work,
         "--specpath", work,
         "--copy-metadata", "goalkeeper",   # entry points: `goalkeeper gui` finds the app
-        "--collect-data", "core",          # core/resources: entries, metainfo, icons
+        "--collect-data", "core",          # core/resources: entries, metainfo, icons; the .mo
+        "--collect-data", "gui",           # the app's compiled translations (.qm)
         "--collect-submodules", "core", "--collect-submodules", "gui",
         ROOT / "packaging" / "bundle_entry.py", cwd=work)
     return dist / "goalkeeper"

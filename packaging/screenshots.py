@@ -1,6 +1,7 @@
 """Screenshots of the desktop app on the demo data, for the README.
 
     .venv/bin/python packaging/screenshots.py            # writes docs/screenshots/*.png
+    .venv/bin/python packaging/screenshots.py --language zh_CN   # *-zh_CN.png, in Chinese
 
 Runs under Xvfb (re-executing itself through ``xvfb-run`` when there is no display), on a
 throw-away data directory with the demo provider. The demo runs on a fake clock that is moved
@@ -13,6 +14,8 @@ settings dialog's Resuming and Resume policies tabs, each with an inline validat
 Then ntfy and a webhook are switched on (two small servers on 127.0.0.1: one accepts, one
 answers 503) and a resume is scheduled: the window with the failing webhook, and the settings'
 Notifications tab.
+``--language zh_CN`` takes the main window and the settings instead, in Chinese (install
+Debian's ``fonts-noto-cjk`` first: Xvfb has no other font with Chinese glyphs).
 """
 
 from __future__ import annotations
@@ -37,6 +40,12 @@ RESUMED_AT = 85
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--language", default="en", choices=["en", "zh_CN"],
+                        help="en: every English picture; zh_CN: the main window, a goal's "
+                             "details, the settings and the notifications in Chinese")
+    parser.add_argument("--every-tab", action="store_true",
+                        help="also every tab of the settings dialog (settings-tab-N*.png), "
+                             "to look at, not for the README")
     args = parser.parse_args()
     if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
         if not shutil.which("xvfb-run"):
@@ -44,7 +53,8 @@ def main() -> int:
                   file=sys.stderr)
             return 2
         command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24 -nolisten tcp",
-                   sys.executable, __file__, "--out", str(args.out)]
+                   sys.executable, __file__, "--out", str(args.out), "--language", args.language,
+                   *(["--every-tab"] if args.every_tab else [])]
         return subprocess.call(command, env={**os.environ, "QT_QPA_PLATFORM": "xcb"})
     os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
     import qasync
@@ -53,13 +63,13 @@ def main() -> int:
 
     app = make_application()
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        return runner.run(shoot(args.out))
+        if args.language != "en":
+            return runner.run(shoot_translated(args.out, args.language, args.every_tab))
+        return runner.run(shoot(args.out, args.every_tab))
 
 
-async def shoot(out: Path) -> int:
-    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
-    from PySide6.QtWidgets import QApplication
-
+def demo_session(home: str) -> tuple[Any, Any]:
+    """(the app's session on the demo, its fake clock), not started yet."""
     from core.clock import FakeClock
     from core.demo import DEMO_SETTINGS, DemoSession
     from gui.launch import plan_launch
@@ -67,15 +77,79 @@ async def shoot(out: Path) -> int:
     from gui.session import GuiSession
     from gui.settings_source import SettingsSource
 
-    out.mkdir(parents=True, exist_ok=True)
-    home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
     plan = plan_launch(True, {"GOALKEEPER_HOME": home, "GOALKEEPER_RESUME_RESERVE_PERCENT": "10"})
     clock = FakeClock(datetime.now(UTC).replace(second=0, microsecond=0))
     demo = DemoSession(plan.paths, plan.settings, clock, printer=lambda _line: None)
     session = GuiSession(demo.make_host(), demo, backend=NullBackend(), use_tray=False,
                          source=SettingsSource(plan.paths.config_file, {}, DEMO_SETTINGS))
+    session.window.resize(1280, 820)
+    return session, clock
+
+
+async def shoot_translated(out: Path, language: str, every_tab: bool = False) -> int:
+    """In ``language``: the main window while the goals wait for quota, a goal's details with
+    its resume policy, the settings' Resuming and Resume policies tabs (each with an inline
+    message), the history after the resumes, and the notifications (a failing webhook, the
+    Notifications tab)."""
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    from PySide6.QtWidgets import QApplication
+
+    from core import i18n
+    from gui import i18n as gui_i18n
+
+    i18n.use_language(language)
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    gui_i18n.install(app, language)
+    out.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
+    session, clock = demo_session(home)
     window = session.window
-    window.resize(1280, 820)
+    await session.start()
+    try:
+        await clock.run_for(WAITING_AT, step=0.5)
+        session.bridge.flush()
+        window.goals_view.select_goal("demo:refactor")
+        window.chart_panel.reload()
+        await settle()
+        session.tick.fire()
+        suffix = f"-{language}"
+        save(window.grab(), out / f"main-window{suffix}.png")
+        await shoot_details(window, out, suffix)
+        dialog = session.open_settings()
+        dialog.editors["max_auto_attempts"].setText("0")
+        await settle()
+        save(dialog.grab(), out / f"settings{suffix}.png")
+        await shoot_policy_settings(dialog, out, suffix)
+        if every_tab:
+            await shoot_every_tab(dialog, out, suffix)
+        dialog.reject()
+        await clock.run_for(RESUMED_AT - WAITING_AT, step=0.5)
+        session.bridge.flush()
+        window.chart_panel.reload()
+        window.tabs.setCurrentWidget(window.history_view)
+        window.splitter.setSizes([250, 600])
+        window.history_view.scope_combo.setCurrentIndex(0)
+        await settle()
+        session.tick.fire()
+        save(window.grab(), out / f"history{suffix}.png")
+        window.tabs.setCurrentWidget(window.chart_panel)
+        window.splitter.setSizes([430, 420])
+        await notifications(session, clock, out, suffix)
+    finally:
+        await session.stop()
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
+
+
+async def shoot(out: Path, every_tab: bool = False) -> int:
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    from PySide6.QtWidgets import QApplication
+
+    out.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
+    session, clock = demo_session(home)
+    window = session.window
     await session.start()
     try:
         await clock.run_for(WAITING_AT, step=0.5)
@@ -106,6 +180,8 @@ async def shoot(out: Path) -> int:
         await settle()
         save(dialog.grab(), out / "settings.png")
         await shoot_policy_settings(dialog, out)
+        if every_tab:
+            await shoot_every_tab(dialog, out)
         dialog.reject()
 
         # what a desktop in dark mode hands Qt (Xvfb has no desktop to ask); every colour the
@@ -124,7 +200,7 @@ async def shoot(out: Path) -> int:
     return 0
 
 
-async def notifications(session: object, clock: object, out: Path) -> None:
+async def notifications(session: object, clock: object, out: Path, suffix: str = "") -> None:
     """ntfy accepts, the webhook answers 503: the window shows the failing one."""
     from core.clock import FakeClock
     from core.settings import Settings
@@ -146,11 +222,11 @@ async def notifications(session: object, clock: object, out: Path) -> None:
                 break
         await settle()
         session.window.resize(1280, 820)
-        save(session.window.grab(), out / "notifications-failing.png")
+        save(session.window.grab(), out / f"notifications-failing{suffix}.png")
         dialog = session.open_settings()
-        dialog.tabs.setCurrentIndex(3)  # Notifications
+        show_tab_of(dialog, "notify_ntfy_url")
         await settle()
-        save(dialog.grab(), out / "settings-notifications.png")
+        save(dialog.grab(), out / f"settings-notifications{suffix}.png")
         dialog.reject()
     finally:
         for server in (ok, busy):
@@ -180,7 +256,7 @@ def local_server(status: int) -> Any:
     return server
 
 
-async def shoot_details(window: object, out: Path) -> None:
+async def shoot_details(window: object, out: Path, suffix: str = "") -> None:
     """A waiting goal's details, with its own resume policy being edited."""
     dialog = window.open_details("demo:refactor")  # type: ignore[attr-defined]
     dialog.resize(620, 760)
@@ -189,15 +265,29 @@ async def shoot_details(window: object, out: Path) -> None:
     form.budget.setText("50")
     form.hours.setText("Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00")
     await settle()
-    save(dialog.grab(), out / "goal-details.png")
+    save(dialog.grab(), out / f"goal-details{suffix}.png")
     dialog.close()
 
 
-async def shoot_policy_settings(dialog: object, out: Path) -> None:
-    """The Resume policies tab, one value still wrong."""
+def show_tab_of(dialog: object, setting: str) -> None:
+    """Bring up the settings tab that holds ``setting``'s editor (in any language)."""
     tabs = dialog.tabs  # type: ignore[attr-defined]
+    editor = dialog.editors[setting]  # type: ignore[attr-defined]
     tabs.setCurrentIndex(next(i for i in range(tabs.count())
-                              if tabs.tabText(i) == "Resume policies"))
+                              if tabs.widget(i).isAncestorOf(editor)))
+
+
+async def shoot_every_tab(dialog: object, out: Path, suffix: str = "") -> None:
+    tabs = dialog.tabs  # type: ignore[attr-defined]
+    for index in range(tabs.count()):
+        tabs.setCurrentIndex(index)
+        await settle()
+        save(dialog.grab(), out / f"settings-tab-{index}{suffix}.png")
+
+
+async def shoot_policy_settings(dialog: object, out: Path, suffix: str = "") -> None:
+    """The Resume policies tab, one value still wrong."""
+    show_tab_of(dialog, "resume_reserve_percent")
     editors = dialog.editors  # type: ignore[attr-defined]
     editors["max_auto_attempts"].setText("3")
     editors["resume_reserve_percent"].setText("20")
@@ -205,7 +295,7 @@ async def shoot_policy_settings(dialog: object, out: Path) -> None:
     editors["auto_resume_hours"].setText("Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00")
     editors["auto_resume_timezone"].setText("Europe/Berln")  # an inline validation message
     await settle()
-    save(dialog.grab(), out / "settings-policies.png")
+    save(dialog.grab(), out / f"settings-policies{suffix}.png")
 
 
 def dark_palette() -> object:

@@ -7,13 +7,14 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
 
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
+from core import i18n
 from core.clock import FakeClock
 from core.engine import Engine
 from core.paths import Paths, resolve_paths
@@ -22,14 +23,19 @@ from tests.support.fakes import FakeProvider
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No GOALKEEPER_* setting leaks in from the developer's shell; a private home per test."""
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No GOALKEEPER_* setting leaks in from the developer's shell; a private home per test;
+    English whatever the shell's language (a test that wants Chinese asks for it)."""
     for name in list(os.environ):
-        if name.startswith("GOALKEEPER_"):
+        if name.startswith("GOALKEEPER_") or name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("LANG", "C.UTF-8")
     monkeypatch.setenv("GOALKEEPER_HOME", str(tmp_path / "gk-home"))
     # never the developer's own Claude Code sessions: an empty, non-existent config dir
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude-config"))
+    i18n.use_language("en")
+    yield
+    i18n.use_language("en")
 
 
 @pytest.fixture

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from core import __version__
+from core import __version__, i18n
 from core.cli.common import EXIT_USAGE, CliError, make_context, warn
+from core.i18n import _
+from core.paths import resolve_paths
 
 #: modules that add sub-commands; each has ``register(subparsers, common_parent)``
 COMMAND_MODULES = ["goals", "policies", "hosts", "hostlist", "pipelines", "secrets", "notify",
@@ -33,12 +36,14 @@ def _modules(names: Sequence[str]) -> list[ModuleType]:
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--json", action="store_true", help="machine-readable output")
+    common.add_argument("--json", action="store_true",
+                        help=_("machine-readable output"))
     parser = argparse.ArgumentParser(
         prog="goalkeeper",
-        description="Keeps long-running AI coding-agent goals going across quota windows.",
+        description=_("Keeps long-running AI coding-agent goals going across quota windows."),
     )
-    parser.add_argument("--version", action="version", version=f"goalkeeper {__version__}")
+    parser.add_argument("--version", action="version", version=f"goalkeeper {__version__}",
+                        help=_("show program's version number and exit"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     first = next(iter(argv), None) if argv else None
     names = [STANDALONE[first]] if first in STANDALONE else COMMAND_MODULES
@@ -48,7 +53,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    # the language first (the setting, else the system's): help, errors and output use it
+    i18n.setup(resolve_paths(os.environ).config_file, os.environ)
+    with i18n.argparse_translated():
+        return _main(sys.argv[1:] if argv is None else list(argv))
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:

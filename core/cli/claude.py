@@ -30,6 +30,8 @@ from core.clock import SystemClock, iso
 from core.control import NoHostRunning, send_request
 from core.goal_ops import note_row
 from core.host import host_running
+from core.i18n import N_, _, localized
+from core.i18n.words import word
 from core.intake import IntakeContext, decide_observation
 from core.models import Outcome
 from core.policy import AutoResumePolicy
@@ -45,31 +47,33 @@ _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    hook = sub.add_parser("hook", parents=[common], help="commands agents' hooks run")
+    hook = sub.add_parser("hook", parents=[common], help=_("commands agents' hooks run"))
     hook_sub = hook.add_subparsers(dest="hook", metavar="HOOK", required=True)
     p = hook_sub.add_parser("claude-statusline", parents=[common],
-                            help="Claude Code statusline: records quota, runs --chain")
-    p.add_argument("--chain", help="your own statusline command (its output passes through)")
+                            help=_("Claude Code statusline: records quota, runs --chain"))
+    p.add_argument("--chain", help=_("your own statusline command (its output passes through)"))
     p.set_defaults(func=cmd_statusline)
     p = hook_sub.add_parser("claude-stop-failure", parents=[common],
-                            help="Claude Code StopFailure/Notification hook: records limit stops")
+                            help=_("Claude Code StopFailure/Notification hook: records limit "
+                                   "stops"))
     p.set_defaults(func=cmd_stop_failure)
-    manage = sub.add_parser("hooks", parents=[common], help="install or remove agent hooks")
+    manage = sub.add_parser("hooks", parents=[common], help=_("install or remove agent hooks"))
     manage_sub = manage.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
-    for action, text in (("install", "add Goalkeeper's statusline and StopFailure hooks"),
-                         ("uninstall", "remove them, restoring what was there")):
+    for action, text in (("install", _("add Goalkeeper's statusline and StopFailure hooks")),
+                         ("uninstall", _("remove them, restoring what was there"))):
         p = manage_sub.add_parser(action, parents=[common], help=text)
         p.add_argument("agent", choices=["claude"])
         p.add_argument("--config-dir", action="append", type=Path,
-                       help="this Claude config dir only (repeatable; default: every one found)")
+                       help=_("this Claude config dir only (repeatable; default: every one "
+                              "found)"))
         p.set_defaults(func=cmd_hooks, action=action)
-    p = sub.add_parser("track", parents=[common], help="keep a Claude session going")
-    p.add_argument("goal", help="claude:<session id>")
+    p = sub.add_parser("track", parents=[common], help=_("keep a Claude session going"))
+    p.add_argument("goal", help="claude:<session id>")  # i18n: ignore (the syntax)
     p.add_argument("--keep-prompting", action=argparse.BooleanOptionalAction, default=None,
-                   help="after a normal end of turn, prompt again (default: stop)")
+                   help=_("after a normal end of turn, prompt again (default: stop)"))
     p.set_defaults(func=cmd_track)
-    p = sub.add_parser("untrack", parents=[common], help="stop watching a Claude session")
-    p.add_argument("goal", help="claude:<session id>")
+    p = sub.add_parser("untrack", parents=[common], help=_("stop watching a Claude session"))
+    p.add_argument("goal", help="claude:<session id>")  # i18n: ignore (the syntax)
     p.set_defaults(func=cmd_untrack)
 
 
@@ -132,14 +136,15 @@ def cmd_hooks(ctx: Context) -> int:
     if not dirs:
         looked = ", ".join(str(d) for d in config.candidate_dirs(
             ctx.settings.claude_config_dirs, os.environ))
-        raise CliError(f"no Claude config directory found (looked in {looked})", EXIT_USAGE)
+        raise CliError(_("no Claude config directory found (looked in {dirs})").format(
+            dirs=looked), EXIT_USAGE)
     program = hooks.program_command(os.environ, sys.argv[0], sys.executable)
     stop_command = hooks.stop_failure_command(
         sys.executable, Path(stop_hook.__file__).resolve(), spool_path(ctx.paths.data_dir))
     results = []
     for directory in dirs:
         if not directory.is_dir():
-            raise CliError(f"{directory} is not a directory", EXIT_USAGE)
+            raise CliError(_("{dir} is not a directory").format(dir=directory), EXIT_USAGE)
         try:
             if ctx.args.action == "install":
                 change = hooks.install(directory, ctx.paths.data_dir, program,
@@ -147,7 +152,7 @@ def cmd_hooks(ctx: Context) -> int:
             else:
                 change = hooks.uninstall(directory, ctx.paths.data_dir)
         except hooks.HookError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(localized(str(exc))) from None
         results.append(change)
     data = [{"settings": str(c.settings), "changes": c.changes,
              "backup": str(c.backup) if c.backup else None} for c in results]
@@ -157,10 +162,11 @@ def cmd_hooks(ctx: Context) -> int:
 
 def _hook_lines(change: hooks.HookChange, action: str) -> str:
     if not change.changes:
-        return f"{change.settings}: nothing to {action}"
-    lines = [f"{change.settings}:"] + [f"  {text}" for text in change.changes]
+        return (_("{file}: nothing to install") if action == "install"
+                else _("{file}: nothing to uninstall")).format(file=change.settings)
+    lines = [f"{change.settings}:"] + [f"  {localized(text)}" for text in change.changes]
     if change.backup:
-        lines.append(f"  backup of the previous file: {change.backup}")
+        lines.append("  " + _("backup of the previous file: {file}").format(file=change.backup))
     return "\n".join(lines)
 
 
@@ -170,8 +176,8 @@ def _hook_lines(change: hooks.HookChange, action: str) -> str:
 def _session(goal: str) -> str:
     session = goal.removeprefix("claude:")
     if not _SESSION_ID.match(session):
-        raise CliError(f"not a Claude session: {goal!r} (expected claude:<session id>)",
-                       EXIT_USAGE)
+        raise CliError(_("not a Claude session: {goal!r} (expected claude:<session id>)").format(
+            goal=goal), EXIT_USAGE)
     return session
 
 
@@ -189,13 +195,14 @@ def cmd_track(ctx: Context) -> int:
 
 
 def _tracked_text(reply: dict[str, Any]) -> str:
-    text = f"{reply['goal']}: tracked — {reply.get('title') or ''}\n  {reply.get('state')}"
+    text = _("{goal}: tracked — {title}").format(goal=reply["goal"], title=reply.get("title") or "")
+    text += f"\n  {word(str(reply.get('state')))}"
     if reply.get("cwd"):
         text += f" · {reply['cwd']}" + (f" ({reply['branch']})" if reply.get("branch") else "")
     if reply.get("auto_resume_block"):
-        text += f"\n  {reply['auto_resume_block']}"
+        text += f"\n  {localized(str(reply['auto_resume_block']))}"
     if reply.get("offline"):
-        text += "\n  (no host is running: it will be watched when one starts)"
+        text += "\n  " + _("(no host is running: it will be watched when one starts)")
     return text
 
 
@@ -204,8 +211,9 @@ def _track_offline(ctx: Context, session: str, reopen: bool) -> dict[str, Any]:
     roots = config.existing_dirs(settings.claude_config_dirs, os.environ)
     found = sessions.find_transcript(roots, session)
     if found is None:
-        where = ", ".join(map(str, roots)) or "no Claude config directory"
-        raise CliError(f"no transcript of session {session} under {where}", EXIT_UNKNOWN_GOAL)
+        where = ", ".join(map(str, roots)) or _("no Claude config directory")
+        raise CliError(_("no transcript of session {session} under {where}").format(
+            session=session, where=where), EXIT_UNKNOWN_GOAL)
     keep = ctx.args.keep_prompting
 
     def change(tracking: Tracking) -> None:
@@ -232,7 +240,7 @@ def _track_offline(ctx: Context, session: str, reopen: bool) -> dict[str, Any]:
     with ctx.store() as store:
         if reopen:
             store.remove_goal(goal, note_row(goal, "removed", now, origin="cli",
-                                             reason="tracked again", outcome=Outcome.UPDATED))
+                                             reason=N_("tracked again"), outcome=Outcome.UPDATED))
         store.transact(goal, lambda current: decide_observation(current, "claude", obs, intake))
     return {"ok": True, "goal": goal, "title": obs.title, "state": obs.state.value,
             "cwd": obs.data.get("cwd"), "branch": obs.data.get("branch"),
@@ -255,8 +263,9 @@ def cmd_untrack(ctx: Context) -> int:
         with ctx.store() as store:
             if store.get_goal(goal) is not None:
                 store.remove_goal(goal, note_row(goal, "removed", now, origin="cli",
-                                                 reason="untracked by the user",
+                                                 reason=N_("untracked by the user"),
                                                  outcome=Outcome.UPDATED))
         reply = {"ok": True, "goal": goal}
-    ctx.emit(reply, lambda: f"{goal}: untracked (never tracked again automatically)")
+    ctx.emit(reply, lambda: _("{goal}: untracked (never tracked again automatically)").format(
+        goal=goal))
     return EXIT_OK

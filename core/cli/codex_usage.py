@@ -12,6 +12,8 @@ from typing import Any
 
 from core.cli.common import EXIT_OK, EXIT_USAGE, CliError, Context
 from core.clock import iso
+from core.i18n import _
+from core.textfmt import pad, rpad
 
 #: below this much history one process is faster than starting workers
 PARALLEL_BYTES = 256 << 20
@@ -19,10 +21,10 @@ PARALLEL_BYTES = 256 << 20
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("codex-usage", parents=[common],
-                       help="Codex tokens per day and model, from the session files")
-    p.add_argument("--since", metavar="YYYY-MM-DD", help="only days from this one on")
+                       help=_("Codex tokens per day and model, from the session files"))
+    p.add_argument("--since", metavar="YYYY-MM-DD", help=_("only days from this one on"))
     p.add_argument("--workers", type=int, default=0,
-                   help="processes to scan with (default: one per CPU for large histories)")
+                   help=_("processes to scan with (default: one per CPU for large histories)"))
     p.set_defaults(func=cmd_codex_usage)
 
 
@@ -32,7 +34,8 @@ def cmd_codex_usage(ctx: Context) -> int:
 
     home = codex_home(ctx.settings, os.environ)
     if not home.is_dir():
-        raise CliError(f"no Codex home at {home} (set CODEX_HOME or codex_home)", EXIT_USAGE)
+        raise CliError(_("no Codex home at {dir} (set CODEX_HOME or codex_home)").format(dir=home),
+                       EXIT_USAGE)
     paths = rollouts(home / "sessions")
     workers = ctx.args.workers or _default_workers(sum(_size(p) for p in paths))
     history = scan_usage(paths, workers)
@@ -67,12 +70,13 @@ def _size(path: Any) -> int:
 
 def _table(rows: list[dict[str, Any]], total: dict[str, int]) -> str:
     if not rows:
-        return "no Codex token usage found"
-    header = f"{'date':<10}  {'model':<22} {'calls':>7} {'input':>15} {'cached':>15} " \
-             f"{'output':>13} {'reasoning':>12} {'total':>15}"
+        return _("no Codex token usage found")
+    header = (f"{pad(_('date'), 10)}  {pad(_('model'), 22)} {rpad(_('calls'), 7)} "
+              f"{rpad(_('input'), 15)} {rpad(_('cached'), 15)} {rpad(_('output'), 13)} "
+              f"{rpad(_('reasoning'), 12)} {rpad(_('total'), 15)}")
     lines = [header]
-    for row in [*rows, {"date": "total", "model": "", **total}]:
-        lines.append(f"{row['date']:<10}  {row['model']:<22} {row['calls']:>7,} "
+    for row in [*rows, {"date": _("total"), "model": "", **total}]:
+        lines.append(f"{pad(row['date'], 10)}  {row['model']:<22} {row['calls']:>7,} "
                      f"{row['input_tokens']:>15,} {row['cached_input_tokens']:>15,} "
                      f"{row['output_tokens']:>13,} {row['reasoning_output_tokens']:>12,} "
                      f"{row['total_tokens']:>15,}")

@@ -19,6 +19,7 @@ from core.control import NoHostRunning, send_request
 from core.health import HostHealth
 from core.host import HostInfo, host_running
 from core.host_identity import host_id_of
+from core.i18n import N_, _, localized
 from core.paths import Paths, resolve_paths
 from core.settings import Settings, SettingsError, load_settings
 from core.store import NoData, Store, StoreError
@@ -33,7 +34,7 @@ EXIT_REFUSED = 4
 EXIT_NO_HOST = 5
 EXIT_NOT_RESPONDING = 6
 
-NO_HOST_HINT = (
+NO_HOST_HINT = N_(
     "no Goalkeeper host is running for {dir}. Start one with `goalkeeper daemon` "
     "(headless) or `goalkeeper` (the desktop app), then try again."
 )
@@ -98,13 +99,13 @@ class Context:
             yield None
             return
         except StoreError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(localized(str(exc))) from None
         try:
             yield store
         except sqlite3.DatabaseError as exc:
-            raise CliError(describe_failure(self.paths.database, exc)) from None
+            raise CliError(localized(describe_failure(self.paths.database, exc))) from None
         except StoreError as exc:  # the shared store went away, or refused
-            raise CliError(str(exc)) from None
+            raise CliError(localized(str(exc))) from None
         finally:
             store.close()
 
@@ -115,11 +116,11 @@ class Context:
         try:
             store = open_writer(self.target, SystemClock().now(), self.host_id)
         except StoreError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(localized(str(exc))) from None
         try:
             yield store
         except StoreError as exc:  # e.g. another host's goal: only its owner changes it
-            raise CliError(str(exc)) from None
+            raise CliError(localized(str(exc))) from None
         finally:
             store.close()
 
@@ -159,29 +160,32 @@ class Context:
                              self.settings.host_stale_seconds,
                              self.settings.runner_start_timeout_seconds)
         except StoreError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(localized(str(exc))) from None
 
     def ask_host(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send a request to the running host; exit 5 with a hint when there is none, exit 6
         when it does not answer a ping within :attr:`ping_timeout` (hung, stopped)."""
         info = host_running(self.paths)
         socket_path = self._socket(info)
-        host = info.describe() if info is not None else "the host"
+        host = info.describe() if info is not None else _("the host")
         self._ping(socket_path, host, info)
         try:
             reply = send_request(socket_path, {**request, "origin": "cli"},
                                  timeout=self.request_timeout)
         except TimeoutError:
-            raise CliError(f"{host} did not answer within {self.request_timeout:g} s; "
-                           "see its log for what it is doing") from None
+            raise CliError(_("{host} did not answer within {seconds} s; see its log for what it "
+                             "is doing").format(host=host, seconds=f"{self.request_timeout:g}")
+                           ) from None
         except (NoHostRunning, OSError):
-            raise CliError(NO_HOST_HINT.format(dir=self.paths.data_dir), EXIT_NO_HOST) from None
+            raise CliError(_(NO_HOST_HINT).format(dir=self.paths.data_dir), EXIT_NO_HOST
+                           ) from None
         except ValueError:
-            raise CliError(f"the reply from {host} was cut off or unreadable; "
-                           "the request may or may not have been carried out "
-                           "(see `goalkeeper history`)") from None
+            raise CliError(_("the reply from {host} was cut off or unreadable; the request may "
+                             "or may not have been carried out (see `goalkeeper history`)"
+                             ).format(host=host)) from None
         if "error" in reply:
-            raise CliError(f"the host refused the request: {reply['error']}")
+            raise CliError(_("the host refused the request: {error}").format(
+                error=localized(str(reply["error"]))))
         return reply
 
     def _ping(self, socket_path: Path, host: str, info: HostInfo | None) -> None:
@@ -192,10 +196,11 @@ class Context:
                                                SystemClock().now()),
                            EXIT_NOT_RESPONDING) from None
         except (NoHostRunning, OSError):
-            raise CliError(NO_HOST_HINT.format(dir=self.paths.data_dir), EXIT_NO_HOST) from None
+            raise CliError(_(NO_HOST_HINT).format(dir=self.paths.data_dir), EXIT_NO_HOST
+                           ) from None
         except ValueError:
-            raise CliError(f"the reply from {host} was cut off or unreadable; nothing was "
-                           "sent to it") from None
+            raise CliError(_("the reply from {host} was cut off or unreadable; nothing was "
+                             "sent to it").format(host=host)) from None
 
 
 @dataclass(frozen=True)
@@ -209,11 +214,18 @@ class HostView:
 
 
 def not_responding_text(host: str, info: HostInfo | None, waited: float, now: datetime) -> str:
+    return not_responding_head(host, info, waited, now) + " — " + _(
+        "it may be hung or stopped (SIGSTOP). A new host replaces it once it has been silent for "
+        "host_stale_seconds (see `goalkeeper daemon`).")
+
+
+def not_responding_head(host: str, info: HostInfo | None, waited: float, now: datetime) -> str:
+    """``host not responding: … did not answer within 2 s; its last heartbeat was 40 s ago``."""
     silent = info.silent_for(now) if info is not None else None
-    since = f"; its last heartbeat was {silent:.0f} s ago" if silent is not None else ""
-    return (f"host not responding: {host} did not answer within {waited:g} s{since} — it may be "
-            "hung or stopped (SIGSTOP). A new host replaces it once it has been silent for "
-            "host_stale_seconds (see `goalkeeper daemon`).")
+    since = (_("; its last heartbeat was {seconds} s ago").format(seconds=f"{silent:.0f}")
+             if silent is not None else "")
+    return _("host not responding: {host} did not answer within {waited} s{since}").format(
+        host=host, waited=f"{waited:g}", since=since)
 
 
 def make_context(args: argparse.Namespace) -> Context:
@@ -221,4 +233,4 @@ def make_context(args: argparse.Namespace) -> Context:
 
 
 def warn(message: str) -> None:
-    print(f"goalkeeper: {message}", file=sys.stderr)
+    print(f"goalkeeper: {message}", file=sys.stderr)  # i18n: ignore (the program's name)

@@ -8,28 +8,32 @@ from collections.abc import Callable
 from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
+from core.i18n import _, localized
+from core.i18n.words import word
 from core.integration import desktop
 from core.integration.command import goalkeeper_argv
 from core.integration.files import FileChange
 from core.integration.xdg import NoHomeDirectory
 from core.settings import SettingsError, load_settings, save_settings
+from core.textfmt import pad
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    parser = sub.add_parser("desktop", help="add the app to the desktop's menu (Linux)")
+    parser = sub.add_parser("desktop", help=_("add the app to the desktop's menu (Linux)"))
     actions = parser.add_subparsers(dest="desktop_action", metavar="ACTION", required=True)
     p = actions.add_parser(
         "install", parents=[common],
-        help="write the menu entry, icons, AppStream metainfo and (with start_at_login) the "
-             "autostart entry under ~/.local/share and ~/.config")
+        help=_("write the menu entry, icons, AppStream metainfo and (with start_at_login) the "
+               "autostart entry under ~/.local/share and ~/.config"))
     choice = p.add_mutually_exclusive_group()
     choice.add_argument("--autostart", dest="autostart", action="store_true", default=None,
-                        help="also start the app at login (sets start_at_login in config.toml)")
+                        help=_("also start the app at login (sets start_at_login in "
+                               "config.toml)"))
     choice.add_argument("--no-autostart", dest="autostart", action="store_false",
-                        help="do not start it at login (clears start_at_login)")
+                        help=_("do not start it at login (clears start_at_login)"))
     p.set_defaults(func=cmd_install)
     p = actions.add_parser("uninstall", parents=[common],
-                           help="remove what `desktop install` wrote (only that)")
+                           help=_("remove what `desktop install` wrote (only that)"))
     p.set_defaults(func=cmd_uninstall)
 
 
@@ -45,10 +49,11 @@ def _start_at_login(ctx: Context, choice: bool | None) -> bool:
     except SettingsError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except OSError as exc:
-        raise CliError(f"could not write {config}: {exc.strerror or exc}") from None
+        raise CliError(_("could not write {file}: {error}").format(
+            file=config, error=exc.strerror or exc)) from None
     if choice is not None and effective != choice:
-        warn("GOALKEEPER_START_AT_LOGIN overrides config.toml: start_at_login is "
-             f"{str(effective).lower()}")
+        warn(_("GOALKEEPER_START_AT_LOGIN overrides config.toml: start_at_login is {value}")
+             .format(value=str(effective).lower()))
     return effective
 
 
@@ -56,16 +61,17 @@ def cmd_install(ctx: Context) -> int:
     argv = goalkeeper_argv()
     enabled = _start_at_login(ctx, ctx.args.autostart)
     report = _run(lambda: desktop.install(os.environ, argv, enabled))
-    hint = "" if enabled else "  (`goalkeeper desktop install --autostart` starts it at login)"
+    hint = "" if enabled else _("  (`goalkeeper desktop install --autostart` starts it at "
+                                "login)")
     ctx.emit(_json(report, argv),
-             lambda: f"Desktop integration for `{' '.join(argv)} gui`:\n"
-                     + _lines(report.changes) + hint)
+             lambda: _("Desktop integration for `{command} gui`:").format(command=" ".join(argv))
+             + "\n" + _lines(report.changes) + hint)
     return _finish(report)
 
 
 def cmd_uninstall(ctx: Context) -> int:
     report = _run(lambda: desktop.uninstall(os.environ))
-    ctx.emit(_json(report, None), lambda: "Desktop integration removed:\n"
+    ctx.emit(_json(report, None), lambda: _("Desktop integration removed:") + "\n"
              + _lines(report.changes))
     return _finish(report)
 
@@ -74,13 +80,13 @@ def _run(action: Callable[[], desktop.DesktopReport]) -> desktop.DesktopReport:
     try:
         result = action()
     except (desktop.DesktopUnsupported, NoHomeDirectory) as exc:
-        raise CliError(str(exc), EXIT_USAGE) from None
+        raise CliError(localized(str(exc)), EXIT_USAGE) from None
     return result
 
 
 def _finish(report: desktop.DesktopReport) -> int:
     if report.problem:
-        warn(report.problem)
+        warn(localized(report.problem))
         return EXIT_ERROR
     return EXIT_OK
 
@@ -93,6 +99,7 @@ def _json(report: desktop.DesktopReport, argv: list[str] | None) -> dict[str, An
 def _lines(changes: tuple[FileChange, ...]) -> str:
     rows = []
     for change in changes:
-        note = f"  ({change.note})" if change.note else ""
-        rows.append(f"  {change.change.value:<9} {change.what:<18} {change.path}{note}")
+        note = f"  ({localized(change.note)})" if change.note else ""
+        rows.append(f"  {pad(word(change.change), 9)} {pad(localized(change.what), 18)} "
+                    f"{change.path}{note}")
     return "\n".join(rows)

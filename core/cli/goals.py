@@ -20,6 +20,8 @@ from core.cli.common import (
 )
 from core.cli.status import cmd_status
 from core.clock import iso
+from core.i18n import _, localized
+from core.i18n.words import origin_word, word
 from core.limits import MAX_PAGE
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.results import ActionResult
@@ -27,22 +29,23 @@ from core.textfmt import local_time
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("status", parents=[common], help="the host, goals and quota windows")
+    p = sub.add_parser("status", parents=[common], help=_("the host, goals and quota windows"))
     p.set_defaults(func=cmd_status)
-    p = sub.add_parser("history", parents=[common], help="the resume history, newest first")
-    p.add_argument("goal", nargs="?", help="only this goal")
+    p = sub.add_parser("history", parents=[common], help=_("the resume history, newest first"))
+    p.add_argument("goal", nargs="?", help=_("only this goal"))
     p.add_argument("--limit", type=int, default=50,
-                   help=f"at most N rows (default 50, at most {MAX_PAGE}: page with --offset)")
-    p.add_argument("--offset", type=int, default=0, help="skip the N newest rows (paging)")
+                   help=_("at most N rows (default 50, at most {most}: page with --offset)"
+                          ).format(most=MAX_PAGE))
+    p.add_argument("--offset", type=int, default=0, help=_("skip the N newest rows (paging)"))
     p.set_defaults(func=cmd_history)
-    for name, text in (("resume", "resume a paused goal now"),
-                       ("pause", "pause a goal (it is never auto-resumed)"),
-                       ("cancel", "cancel a goal for good"),
-                       ("start", "start an idle goal")):
+    for name, text in (("resume", _("resume a paused goal now")),
+                       ("pause", _("pause a goal (it is never auto-resumed)")),
+                       ("cancel", _("cancel a goal for good")),
+                       ("start", _("start an idle goal"))):
         p = sub.add_parser(name, parents=[common], help=text)
         p.add_argument("goal")
         p.set_defaults(func=cmd_action, op=name)
-    p = sub.add_parser("auto-resume", parents=[common], help="turn auto-resume on or off")
+    p = sub.add_parser("auto-resume", parents=[common], help=_("turn auto-resume on or off"))
     p.add_argument("goal")
     p.add_argument("switch", choices=["on", "off"])
     p.set_defaults(func=cmd_auto_resume)
@@ -92,8 +95,8 @@ def quota_json(reading: QuotaReading) -> dict[str, Any]:
 
 
 def no_data_text(ctx: Context) -> str:
-    return (f"no data yet: nothing has been stored in {ctx.paths.data_dir} (start a host with "
-            "`goalkeeper daemon` or `goalkeeper`)")
+    return _("no data yet: nothing has been stored in {dir} (start a host with "
+             "`goalkeeper daemon` or `goalkeeper`)").format(dir=ctx.paths.data_dir)
 
 
 def _no_data(ctx: Context, data: Any) -> int:
@@ -126,10 +129,10 @@ def page_args(ctx: Context) -> tuple[int, int]:
     """``--limit`` and ``--offset``, checked: a page is at most :data:`MAX_PAGE` rows."""
     limit, offset = ctx.args.limit, getattr(ctx.args, "offset", 0)
     if not 1 <= limit <= MAX_PAGE:
-        raise CliError(f"--limit must be between 1 and {MAX_PAGE} (a page); page through more "
-                       "with --offset", EXIT_USAGE)
+        raise CliError(_("--limit must be between 1 and {most} (a page); page through more "
+                         "with --offset").format(most=MAX_PAGE), EXIT_USAGE)
     if offset < 0:
-        raise CliError("--offset must not be negative", EXIT_USAGE)
+        raise CliError(_("--offset must not be negative"), EXIT_USAGE)
     return limit, offset
 
 
@@ -138,17 +141,19 @@ def cmd_history(ctx: Context) -> int:
     with ctx.reader() as store:
         if store is None:
             if ctx.args.goal:
-                raise CliError(f"unknown goal {ctx.args.goal!r} ({no_data_text(ctx)})",
-                               EXIT_UNKNOWN_GOAL)
+                raise CliError(_("unknown goal {goal!r} ({why})").format(
+                    goal=ctx.args.goal, why=no_data_text(ctx)), EXIT_UNKNOWN_GOAL)
             return _no_data(ctx, [])
         if ctx.args.goal and store.get_goal(ctx.args.goal) is None and not store.count_history(
                 ctx.args.goal):
-            raise CliError(f"unknown goal {ctx.args.goal!r}", EXIT_UNKNOWN_GOAL)
+            raise CliError(_("unknown goal {goal!r}").format(goal=ctx.args.goal),
+                           EXIT_UNKNOWN_GOAL)
         rows = store.history(ctx.args.goal, limit, offset)
         more = store.count_history(ctx.args.goal) - offset - len(rows)
     lines = [_history_line(r) for r in rows]
     if more > 0:
-        lines.append(f"… {more} older rows (--offset {offset + len(rows)})")
+        lines.append(_("… {count} older rows (--offset {offset})").format(
+            count=more, offset=offset + len(rows)))
     ctx.emit([history_json(r) for r in rows], lambda: "\n".join(lines))
     return EXIT_OK
 
@@ -156,11 +161,11 @@ def cmd_history(ctx: Context) -> int:
 def _history_line(row: HistoryRow) -> str:
     parts = [local_time(row.at), row.goal or "-", row.event]
     if row.trigger:
-        parts.append(f"[{row.trigger.value}/{row.origin}]")
+        parts.append(f"[{word(row.trigger)}/{origin_word(row.origin)}]")
     if row.outcome:
-        parts.append(row.outcome.value)
+        parts.append(word(row.outcome))
     if row.reason:
-        parts.append(f"— {row.reason}")
+        parts.append(f"— {localized(row.reason)}")
     return "  ".join(parts)
 
 
@@ -171,10 +176,12 @@ def require_goal(ctx: Context, goal_id: str) -> Goal:
     """Exit 3 when the store does not know the goal (checked before contacting the host)."""
     with ctx.reader() as store:
         if store is None:
-            raise CliError(f"unknown goal {goal_id!r} ({no_data_text(ctx)})", EXIT_UNKNOWN_GOAL)
+            raise CliError(_("unknown goal {goal!r} ({why})").format(
+                goal=goal_id, why=no_data_text(ctx)), EXIT_UNKNOWN_GOAL)
         goal = store.get_goal(goal_id)
     if goal is None:
-        raise CliError(f"unknown goal {goal_id!r} (see `goalkeeper status`)", EXIT_UNKNOWN_GOAL)
+        raise CliError(_("unknown goal {goal!r} (see `goalkeeper status`)").format(goal=goal_id),
+                       EXIT_UNKNOWN_GOAL)
     return goal
 
 
@@ -189,11 +196,12 @@ def exit_code(result: ActionResult) -> int:
 
 
 def render_result(result: ActionResult) -> str:
-    text = result.outcome.value.replace("_", " ")
+    text = word(result.outcome)
     if result.outcome is Outcome.DEFERRED and result.not_before:
-        text += f" until {local_time(result.not_before)}"
+        text = _("{outcome} until {time}").format(outcome=text,
+                                                  time=local_time(result.not_before))
     if result.reason and result.reason != result.outcome.value:
-        text += f": {result.reason}"
+        text = _("{outcome}: {reason}").format(outcome=text, reason=localized(result.reason))
     return f"{result.goal}: {text}"
 
 
@@ -202,7 +210,7 @@ def _run_action(ctx: Context, request: dict[str, Any]) -> int:
     owner = getattr(goal, "host", "")  # (tests stand in for require_goal)
     result = ActionResult.from_json(ctx.ask_owner(owner, request))
     if result.notice:
-        warn(result.notice)  # a line on stderr, never a prompt: scripts keep running
+        warn(localized(result.notice))  # a line on stderr, never a prompt: scripts keep running
     ctx.emit(result.to_json(), lambda: render_result(result))
     return exit_code(result)
 

@@ -17,6 +17,7 @@ from core.clock import SystemClock
 from core.demo import DemoSession, demo_settings
 from core.host import HostAlreadyRunning
 from core.hosting import Host
+from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging
 from core.paths import resolve_paths
 from core.providers.registry import build_providers
@@ -26,18 +27,18 @@ from core.store import StoreError
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("daemon", parents=[common],
-                       help="run the headless host (logs to stdout; stop with Ctrl-C)")
+                       help=_("run the headless host (logs to stdout; stop with Ctrl-C)"))
     p.set_defaults(func=cmd_daemon)
     p = sub.add_parser("demo", parents=[common],
-                       help="watch a pause for quota and an automatic resume in about a minute")
-    p.add_argument("--headless", action="store_true", help="no window: print events instead")
+                       help=_("watch a pause for quota and an automatic resume in about a minute"))
+    p.add_argument("--headless", action="store_true", help=_("no window: print events instead"))
     p.add_argument("--timeout", type=float, default=300.0,
-                   help="give up after this many seconds (default 300)")
+                   help=_("give up after this many seconds (default 300)"))
     # faster demo for tests: the quota window's period and the time per unit of work
     p.add_argument("--period", type=float, default=60.0, help=argparse.SUPPRESS)
     p.add_argument("--step", type=float, default=2.0, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_demo)
-    p = sub.add_parser("gui", parents=[common], help="open the desktop app")
+    p = sub.add_parser("gui", parents=[common], help=_("open the desktop app"))
     p.set_defaults(func=cmd_gui)
 
 
@@ -48,7 +49,7 @@ def find_frontend() -> Callable[[list[str]], int] | None:
             try:
                 main: Callable[[list[str]], int] = ep.load()
             except ImportError as exc:
-                warn(f"the desktop app cannot start: {exc}")
+                warn(_("the desktop app cannot start: {error}").format(error=exc))
                 return None
             return main
     return None
@@ -57,8 +58,8 @@ def find_frontend() -> Callable[[list[str]], int] | None:
 def cmd_gui(ctx: Context) -> int:
     frontend = find_frontend()
     if frontend is None:
-        raise CliError("the desktop app is not available in this installation; "
-                       "run `goalkeeper daemon` for the headless host", EXIT_USAGE)
+        raise CliError(_("the desktop app is not available in this installation; run "
+                         "`goalkeeper daemon` for the headless host"), EXIT_USAGE)
     return frontend([])
 
 
@@ -91,9 +92,9 @@ def _run_host(make: Callable[[], Host], body: Callable[[Host], Any]) -> int:
     except HostAlreadyRunning as exc:
         raise CliError(str(exc)) from None
     except StoreError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(localized(str(exc))) from None
     except OSError as exc:  # e.g. a read-only runtime directory: no control socket
-        raise CliError(f"the host cannot start: {exc}") from None
+        raise CliError(_("the host cannot start: {error}").format(error=exc)) from None
 
 
 def cmd_daemon(ctx: Context) -> int:
@@ -106,7 +107,7 @@ def cmd_daemon(ctx: Context) -> int:
         async def body(host: Host) -> int:
             await serve_until_signal(host)
             if host.ended is not None and host.ended.done() and not host.ended.cancelled():
-                warn(f"stopped: {host.ended.result()}")
+                warn(_("stopped: {reason}").format(reason=localized(str(host.ended.result()))))
                 return EXIT_ERROR
             return EXIT_OK
 
@@ -128,7 +129,7 @@ def cmd_demo(ctx: Context) -> int:
         if frontend is not None and has_display(os.environ):
             return frontend(["--demo"])
         if frontend is not None:
-            print("No display to open a window on: running the demo headless.", flush=True)
+            print(_("No display to open a window on: running the demo headless."), flush=True)
     given = os.environ.get("GOALKEEPER_HOME")
     home = given or tempfile.mkdtemp(prefix="goalkeeper-demo-")
     paths = resolve_paths({**os.environ, "GOALKEEPER_HOME": home})
@@ -148,7 +149,8 @@ def cmd_demo(ctx: Context) -> int:
         code = _run_host(lambda: session.make_host(), body)
     finally:
         remove_handlers(handlers)
-    print(f"Demo data kept in {home} (GOALKEEPER_HOME={home} goalkeeper history)")
+    print(_("Demo data kept in {dir} (GOALKEEPER_HOME={dir} goalkeeper history)").format(
+        dir=home))
     return code if code in (EXIT_OK, EXIT_ERROR) else EXIT_ERROR
 
 

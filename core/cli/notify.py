@@ -17,6 +17,8 @@ from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
 from core.clock import SystemClock
 from core.control import NoHostRunning, send_request
 from core.host import host_running
+from core.i18n import N_, _, localized
+from core.i18n.words import word
 from core.notify.channels import channels_from
 from core.notify.delivery import DeliveryReport
 from core.notify.health import ChannelHealth, ChannelState
@@ -29,11 +31,11 @@ STATUS_TIMEOUT_SECONDS = 3.0
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    notify = sub.add_parser("notify", help="notifications through ntfy and webhooks")
+    notify = sub.add_parser("notify", help=_("notifications through ntfy and webhooks"))
     nsub = notify.add_subparsers(dest="notify_command", metavar="COMMAND", required=True)
     p = nsub.add_parser("test", parents=[common],
-                        help="send a test message through every configured channel")
-    p.add_argument("--channel", choices=["ntfy", "webhook"], help="only this channel")
+                        help=_("send a test message through every configured channel"))
+    p.add_argument("--channel", choices=["ntfy", "webhook"], help=_("only this channel"))
     p.set_defaults(func=cmd_test)
 
 
@@ -42,10 +44,11 @@ def cmd_test(ctx: Context) -> int:
     configured = [c.name for c in channels_from(settings)]
     only = ctx.args.channel
     if not configured or (only is not None and only not in configured):
-        what = f"the {only} channel is" if only else "no notification channel is"
-        raise CliError(f"{what} not configured: set notify_ntfy_url or notify_webhook_url in "
-                       f"{ctx.paths.config_file} (or GOALKEEPER_NOTIFY_NTFY_URL / "
-                       "GOALKEEPER_NOTIFY_WEBHOOK_URL)", EXIT_USAGE)
+        what = (_("the {channel} channel is not configured").format(channel=only) if only
+                else _("no notification channel is configured"))
+        raise CliError(_("{what}: set notify_ntfy_url or notify_webhook_url in {file} (or "
+                         "GOALKEEPER_NOTIFY_NTFY_URL / GOALKEEPER_NOTIFY_WEBHOOK_URL)").format(
+            what=what, file=ctx.paths.config_file), EXIT_USAGE)
     reports = asyncio.run(send_test_now(settings, SystemClock(), only))
     ctx.emit([_report_json(r) for r in reports], lambda: "\n".join(map(_report_text, reports)))
     return EXIT_OK if all(r.delivered for r in reports) else EXIT_ERROR
@@ -58,9 +61,12 @@ def _report_json(report: DeliveryReport) -> dict[str, Any]:
 
 def _report_text(report: DeliveryReport) -> str:
     if report.delivered:
-        tries = f" (after {report.attempts} attempts)" if report.attempts > 1 else ""
-        return f"{report.channel}: test message delivered{tries}"
-    return f"{report.channel}: NOT delivered — {report.reason}"
+        if report.attempts > 1:
+            return _("{channel}: test message delivered (after {n} attempts)").format(
+                channel=report.channel, n=report.attempts)
+        return _("{channel}: test message delivered").format(channel=report.channel)
+    return _("{channel}: NOT delivered — {reason}").format(
+        channel=report.channel, reason=localized(report.reason or ""))
 
 
 # -- status ------------------------------------------------------------------------------------
@@ -76,9 +82,9 @@ def channel_status(ctx: Context, settings: Settings, *, ask: bool = True) -> lis
         reply = _ask(ctx, info.socket)
     if reply is not None and isinstance(reply.get("channels"), list):
         return [ChannelHealth.from_json(c) for c in reply["channels"]]
-    why = ("no host is running: nothing is sent" if info is None
-           else "the host does not answer: nothing is sent" if not ask
-           else "the host did not say (an older version, or busy)")
+    why = (N_("no host is running: nothing is sent") if info is None
+           else N_("the host does not answer: nothing is sent") if not ask
+           else N_("the host did not say (an older version, or busy)"))
     return [ChannelHealth(c.name, c.target, c.min_kind, ChannelState.IDLE, why)
             for c in configured]
 
@@ -95,20 +101,24 @@ def _ask(ctx: Context, socket: str) -> dict[str, Any] | None:
 
 def status_lines(channels: list[ChannelHealth], now: datetime) -> list[str]:
     if not channels:
-        return ["Notifications: desktop only (no ntfy or webhook configured)."]
-    lines = ["Notifications:"]
+        return [_("Notifications: desktop only (no ntfy or webhook configured).")]
+    lines = [_("Notifications:")]
     for h in channels:
-        lines.append(f"  {h.channel:<8} {h.target:<32} from {h.min_kind.value:<16} "
-                     f"{_state_text(h, now)}")
+        lines.append(f"  {h.channel:<8} {h.target:<32} "
+                     + _("from {kind}").format(kind=f"{h.min_kind.value:<16}")
+                     + f" {_state_text(h, now)}")
     return lines
 
 
 def _state_text(h: ChannelHealth, now: datetime) -> str:
+    reason = localized(h.reason or "")
     if h.state is ChannelState.FAILING:
         since = short_time(h.failing_since, now) if h.failing_since else "?"
-        return f"FAILING since {since}: {h.reason} ({h.failed} not delivered)"
+        return _("FAILING since {since}: {reason} ({n} not delivered)").format(
+            since=since, reason=reason, n=h.failed)
     if h.state is ChannelState.RETRYING:
-        return f"retrying: {h.reason}"
+        return _("retrying: {reason}").format(reason=reason)
     if h.state is ChannelState.OK and h.last_delivered_at is not None:
-        return f"ok, last sent {short_time(h.last_delivered_at, now)} ({h.delivered} sent)"
-    return h.state.value + (f" — {h.reason}" if h.reason else "")
+        return _("ok, last sent {when} ({n} sent)").format(
+            when=short_time(h.last_delivered_at, now), n=h.delivered)
+    return word(h.state) + (f" — {reason}" if h.reason else "")

@@ -27,6 +27,8 @@ from core.cli.goals import exit_code, render_result
 from core.clock import SystemClock
 from core.goal_ops import note_row
 from core.host import host_running
+from core.i18n import N_, _, localized
+from core.i18n.words import word
 from core.limits import MAX_PAGE
 from core.models import GoalState, Outcome, PauseReason
 from core.providers.pipeline.catalog import Entry, PipelineCatalog, goal_name
@@ -38,38 +40,41 @@ from core.providers.pipeline.ledger import QuotaLedger, QuotaLedgerError
 from core.providers.pipeline.schedule import next_fire, parse_schedule
 from core.results import ActionResult
 from core.secrets import SecretStore, SecretStoreError
-from core.textfmt import local_time
+from core.textfmt import local_time, pad
 
 POLL_SECONDS = 0.25
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("add", parents=[common], help="add (or update) a pipeline goal file")
+    p = sub.add_parser("add", parents=[common], help=_("add (or update) a pipeline goal file"))
     p.add_argument("file")
     p.set_defaults(func=cmd_add)
-    p = sub.add_parser("remove", parents=[common], help="remove a pipeline goal (runs are kept)")
+    p = sub.add_parser("remove", parents=[common],
+                       help=_("remove a pipeline goal (runs are kept)"))
     p.add_argument("name")
     p.set_defaults(func=cmd_remove)
-    p = sub.add_parser("run", parents=[common], help="run a pipeline goal now (through the host)")
+    p = sub.add_parser("run", parents=[common],
+                       help=_("run a pipeline goal now (through the host)"))
     p.add_argument("name")
     p.add_argument("--wait", action="store_true",
-                   help="wait for the run: exit 0 when it completes, 1 when it blocks or fails")
+                   help=_("wait for the run: exit 0 when it completes, 1 when it blocks or fails"))
     p.add_argument("--new", action="store_true",
-                   help="abandon an unfinished run (kept, recorded in history) and start afresh")
+                   help=_("abandon an unfinished run (kept, recorded in history) and start "
+                          "afresh"))
     p.add_argument("--timeout", type=float, default=None,
-                   help="with --wait: give up waiting after this many seconds")
+                   help=_("with --wait: give up waiting after this many seconds"))
     p.set_defaults(func=cmd_run)
-    p = sub.add_parser("runs", parents=[common], help="a pipeline goal's runs, newest first")
+    p = sub.add_parser("runs", parents=[common], help=_("a pipeline goal's runs, newest first"))
     p.add_argument("name")
-    p.add_argument("--limit", type=int, default=20, help="at most N runs (default 20)")
+    p.add_argument("--limit", type=int, default=20, help=_("at most N runs (default 20)"))
     p.set_defaults(func=cmd_runs)
-    quota = sub.add_parser("quota", help="user-defined quotas (config.toml [quotas.*])")
+    quota = sub.add_parser("quota", help=_("user-defined quotas (config.toml [quotas.*])"))
     qsub = quota.add_subparsers(dest="quota_command", metavar="COMMAND", required=True)
-    p = qsub.add_parser("refill", parents=[common], help="add N to a capacity quota")
+    p = qsub.add_parser("refill", parents=[common], help=_("add N to a capacity quota"))
     p.add_argument("quota")
     p.add_argument("amount", type=float)
     p.set_defaults(func=cmd_quota_refill)
-    p = qsub.add_parser("list", parents=[common], help="the user quotas and what is left")
+    p = qsub.add_parser("list", parents=[common], help=_("the user quotas and what is left"))
     p.set_defaults(func=cmd_quota_list)
 
 
@@ -84,8 +89,8 @@ def ledger(ctx: Context) -> QuotaLedger:
 def entry_for(ctx: Context, name: str) -> Entry:
     entry = catalog(ctx).get(goal_name(name))
     if entry is None:
-        raise CliError(f"no pipeline goal {goal_name(name)!r} (add one with `goalkeeper add "
-                       "FILE`)", EXIT_UNKNOWN_GOAL)
+        raise CliError(_("no pipeline goal {name!r} (add one with `goalkeeper add FILE`)").format(
+            name=goal_name(name)), EXIT_UNKNOWN_GOAL)
     return entry
 
 
@@ -98,11 +103,12 @@ def cmd_add(ctx: Context) -> int:
     try:
         goal, created = catalog(ctx).add(path, now, _secrets_to_keyring(path))
     except GoalFileError as exc:
-        raise CliError("the goal file is not valid:\n  " + "\n  ".join(exc.problems),
-                       EXIT_USAGE) from None
+        raise CliError(_("the goal file is not valid:") + "\n  " + "\n  ".join(
+            localized(p) for p in exc.problems), EXIT_USAGE) from None
     except SecretStoreError as exc:
-        raise CliError(f"the goal file sets secrets in `env`, which Goalkeeper keeps only in the "
-                       f"OS keyring — and {exc}; nothing was added", EXIT_USAGE) from None
+        raise CliError(_("the goal file sets secrets in `env`, which Goalkeeper keeps only in the "
+                         "OS keyring — and {error}; nothing was added").format(
+                             error=localized(str(exc))), EXIT_USAGE) from None
     unknown = [q for q in goal.quota_names() if q not in ctx.settings.quotas]
     notified = _tell_host(ctx)
     next_run = None
@@ -113,14 +119,17 @@ def cmd_add(ctx: Context) -> int:
             "host_notified": notified, "unknown_quotas": unknown}
 
     def human() -> str:
-        lines = [f"{'added' if created else 'updated'} {goal.goal_id} "
-                 f"({len(goal.source)} source(s), {len(goal.stage)} stage(s))"]
+        added = (_("added {goal} ({sources} source(s), {stages} stage(s))") if created
+                 else _("updated {goal} ({sources} source(s), {stages} stage(s))"))
+        lines = [added.format(goal=goal.goal_id, sources=len(goal.source),
+                              stages=len(goal.stage))]
         if next_run:
-            lines.append(f"  next scheduled run: {local_time(next_run)}")
+            lines.append("  " + _("next scheduled run: {time}").format(time=local_time(next_run)))
         if not notified:
-            lines.append("  no host is running: it picks the goal up when it starts")
+            lines.append("  " + _("no host is running: it picks the goal up when it starts"))
         for name in unknown:
-            lines.append(f"  warning: quota {name!r} is not defined in config.toml yet")
+            lines.append("  " + _("warning: quota {name!r} is not defined in config.toml "
+                                  "yet").format(name=name))
         return "\n".join(lines)
 
     ctx.emit(data, human)
@@ -152,12 +161,13 @@ def cmd_remove(ctx: Context) -> int:
         now = SystemClock().now()
         aside = catalog(ctx).remove(entry.name, now)
         moved = str(aside) if aside else None
-        row = note_row(entry.goal_id, "removed", now, origin="cli", reason="goal file removed",
-                       outcome=Outcome.UPDATED)
+        row = note_row(entry.goal_id, "removed", now, origin="cli",
+                       reason=N_("goal file removed"), outcome=Outcome.UPDATED)
         with ctx.store() as store:
             store.remove_goal(entry.goal_id, row)
     ctx.emit({"goal": entry.goal_id, "removed": True, "moved_to": moved},
-             lambda: f"removed {entry.goal_id}; its runs are kept in {moved}")
+             lambda: _("removed {goal}; its runs are kept in {dir}").format(
+                 goal=entry.goal_id, dir=moved))
     return EXIT_OK
 
 
@@ -176,10 +186,12 @@ def cmd_run(ctx: Context) -> int:
     code = exit_code(result)
     if not ctx.args.wait or not result.carried_out or not run_id:
         ctx.emit(result.to_json() | {"run_id": run_id},
-                 lambda: render_result(result) + (f" (run {run_id})" if run_id else ""))
+                 lambda: render_result(result) + (_(" (run {run})").format(run=run_id)
+                                                  if run_id else ""))
         return code
     if not ctx.json:
-        print(f"{entry.goal_id}: run {run_id} started; waiting…", flush=True)
+        print(_("{goal}: run {run} started; waiting…").format(goal=entry.goal_id, run=run_id),
+              flush=True)
     return _wait(ctx, entry, str(run_id))
 
 
@@ -195,17 +207,18 @@ def _wait(ctx: Context, entry: Entry, run_id: str) -> int:
         if isinstance(current, RunRecord) and current.waiting_until and not told_quota:
             told_quota = True
             if not ctx.json:
-                print(f"  waiting for quota until {local_time(current.waiting_until)}",
-                      flush=True)
+                print("  " + _("waiting for quota until {time}").format(
+                    time=local_time(current.waiting_until)), flush=True)
         if deadline is not None and clock.monotonic() > deadline:
-            raise CliError(f"run {run_id} is still going after {ctx.args.timeout:g} s "
-                           f"(`goalkeeper runs {entry.name}`)")
+            raise CliError(_("run {run} is still going after {seconds} s (`goalkeeper runs "
+                             "{name}`)").format(run=run_id, seconds=f"{ctx.args.timeout:g}",
+                                                name=entry.name))
         time.sleep(POLL_SECONDS)
 
 
 def _ended(ctx: Context, run_id: str, code: int, text: str, record: RunRecord | None) -> int:
     data = run_json(record) if record else {"run_id": run_id}
-    ctx.emit(data | {"exit": code, "message": text}, lambda: text)
+    ctx.emit(data | {"exit": code, "message": text}, lambda: localized(text))
     return code
 
 
@@ -222,23 +235,29 @@ def _verdict(ctx: Context, entry: Entry, run_id: str
              ) -> tuple[int, str, RunRecord | None] | None:
     """(exit code, message, record) once the run has ended one way or another."""
     record = _load(entry, run_id)
+    # the message is the JSON's too, so English; the human output localizes it
     if isinstance(record, CheckpointError):
-        return EXIT_ERROR, f"run {run_id}: {record.reason}", None
+        return EXIT_ERROR, N_("run {run}: {reason}").format(run=run_id, reason=record.reason), \
+            None
     if record.state.value == "completed":
-        return EXIT_OK, f"run {run_id} completed: {summary(record)}", record
+        return EXIT_OK, N_("run {run} completed: {summary}").format(
+            run=run_id, summary=summary(record)), record
     if record.abandoned:
-        return EXIT_ERROR, f"run {run_id} was abandoned", record
+        return EXIT_ERROR, N_("run {run} was abandoned").format(run=run_id), record
     if display_state(record) == "blocked":
-        return EXIT_ERROR, f"run {run_id} blocked: {record.last_error}", record
+        return EXIT_ERROR, N_("run {run} blocked: {error}").format(
+            run=run_id, error=record.last_error), record
     with ctx.reader() as store:
         goal = store.get_goal(entry.goal_id) if store is not None else None
     if goal is None:
-        return EXIT_ERROR, f"{entry.goal_id} was removed", record
+        return EXIT_ERROR, N_("{goal} was removed").format(goal=entry.goal_id), record
     if goal.state is GoalState.PAUSED and goal.pause_reason not in (PauseReason.QUOTA, None):
-        return EXIT_ERROR, f"run {run_id} paused ({goal.pause_reason.value}): " \
-                           f"{goal.pause_detail or ''}".rstrip(": "), record
+        text = N_("run {run} paused ({reason}): {detail}").format(
+            run=run_id, reason=goal.pause_reason.value, detail=goal.pause_detail or "")
+        return EXIT_ERROR, text.rstrip(": "), record
     if goal.state in (GoalState.CANCELLED, GoalState.FAILED):
-        return EXIT_ERROR, f"{entry.goal_id} is {goal.state.value}", record
+        return EXIT_ERROR, N_("{goal} is {state}").format(goal=entry.goal_id,
+                                                          state=goal.state.value), record
     return None
 
 
@@ -247,7 +266,8 @@ def _verdict(ctx: Context, entry: Entry, run_id: str
 
 def cmd_runs(ctx: Context) -> int:
     if not 1 <= ctx.args.limit <= MAX_PAGE:
-        raise CliError(f"--limit must be between 1 and {MAX_PAGE}", EXIT_USAGE)
+        raise CliError(_("--limit must be between 1 and {most}").format(most=MAX_PAGE),
+                       EXIT_USAGE)
     entry = entry_for(ctx, ctx.args.name)
     runs = catalog(ctx).runs(entry)[: ctx.args.limit]
     data = [run_json(r) if isinstance(r, RunRecord) else _broken_json(*r) for r in runs]
@@ -263,19 +283,21 @@ def _broken_json(run_id: str, error: CheckpointError) -> dict[str, Any]:
 
 def _runs_text(entry: Entry, runs: list[RunRecord | tuple[str, CheckpointError]]) -> str:
     if not runs:
-        return f"{GOAL_PREFIX}{entry.name}: no runs yet"
-    lines = [f"{'RUN':<28} {'STATE':<20} {'SOURCES':<8} {'ITEMS':>5}  STARTED"]
+        return _("{goal}: no runs yet").format(goal=f"{GOAL_PREFIX}{entry.name}")
+    lines = [f"{pad(_('RUN'), 28)} {pad(_('STATE'), 20)} {pad(_('SOURCES'), 8)} "
+             f"{_('ITEMS'):>5}  {_('STARTED')}"]
     for item in runs:
         if not isinstance(item, RunRecord):
-            lines.append(f"{item[0]:<28} {'unreadable':<20} — {item[1].reason}")
+            lines.append(f"{item[0]:<28} {pad(_('unreadable'), 20)} — "
+                         f"{localized(item[1].reason)}")
             continue
         sources = f"{sum(1 for s in item.sources.values() if s.status.value == 'ok')}/" \
                   f"{len(item.sources)}"
         items = "" if item.item_count is None else str(item.item_count)
-        lines.append(f"{item.run_id:<28} {display_state(item):<20} {sources:<8} {items:>5}  "
-                     f"{local_time(item.started_at)}")
+        lines.append(f"{item.run_id:<28} {pad(word(display_state(item)), 20)} "
+                     f"{sources:<8} {items:>5}  {local_time(item.started_at)}")
         if item.degraded or item.last_error:
-            lines.append(f"    {item.last_error or summary(item)}")
+            lines.append(f"    {localized(item.last_error or summary(item))}")
     return "\n".join(lines)
 
 
@@ -284,7 +306,7 @@ def _runs_text(entry: Entry, runs: list[RunRecord | tuple[str, CheckpointError]]
 
 def cmd_quota_refill(ctx: Context) -> int:
     if not (math.isfinite(ctx.args.amount) and ctx.args.amount > 0):
-        raise CliError("the amount must be a positive number", EXIT_USAGE)
+        raise CliError(_("the amount must be a positive number"), EXIT_USAGE)
     if host_running(ctx.paths) is not None:
         reply = ctx.ask_host({"op": "quota-refill", "quota": ctx.args.quota,
                               "amount": ctx.args.amount})
@@ -294,10 +316,11 @@ def cmd_quota_refill(ctx: Context) -> int:
         try:
             left = book.refill_blocking(ctx.args.quota, ctx.args.amount, SystemClock().now())
         except QuotaLedgerError as exc:
-            raise CliError(str(exc), EXIT_USAGE) from None
+            raise CliError(localized(str(exc)), EXIT_USAGE) from None
         limit = book.specs[ctx.args.quota].limit  # type: ignore[union-attr]
     ctx.emit({"quota": ctx.args.quota, "left": left, "limit": limit},
-             lambda: f"quota {ctx.args.quota}: {left:g} of {limit:g} left")
+             lambda: _("quota {name}: {left} of {limit} left").format(
+                 name=ctx.args.quota, left=f"{left:g}", limit=f"{limit:g}"))
     return EXIT_OK
 
 
@@ -306,15 +329,18 @@ def cmd_quota_list(ctx: Context) -> int:
     from core.cli.goals import quota_json
 
     ctx.emit([quota_json(r) for r in readings], lambda: "\n".join(
-        _quota_line(r) for r in readings) or "no quotas in config.toml ([quotas.NAME] tables)")
+        _quota_line(r) for r in readings) or _("no quotas in config.toml ([quotas.NAME] tables)"))
     return EXIT_OK
 
 
 def _quota_line(reading: Any) -> str:
     if reading.tokens is not None:
-        state = f"{reading.tokens:g}/{reading.burst:g} tokens"
+        state = _("{tokens}/{burst} tokens").format(tokens=f"{reading.tokens:g}",
+                                                   burst=f"{reading.burst:g}")
     else:
-        state = f"{reading.used:g}/{reading.limit:g} used"
-    reset = f", resets {local_time(reading.resets_at)}" if reading.resets_at else ""
-    flag = " (limit reached)" if reading.limit_reached else ""
-    return f"  {reading.label:<20} {reading.kind.value:<12} {state}{reset}{flag}"
+        state = _("{used}/{limit} used").format(used=f"{reading.used:g}",
+                                               limit=f"{reading.limit:g}")
+    reset = (_(", resets {time}").format(time=local_time(reading.resets_at))
+             if reading.resets_at else "")
+    flag = _(" (limit reached)") if reading.limit_reached else ""
+    return f"  {reading.label:<20} {pad(word(reading.kind), 12)} {state}{reset}{flag}"

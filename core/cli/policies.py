@@ -10,6 +10,7 @@ from typing import Any
 
 from core.cli.common import EXIT_USAGE, CliError, Context
 from core.clock import iso
+from core.i18n import _, localized
 from core.models import Goal, QuotaReading
 from core.policies import budget
 from core.policies.forecast import LOOKBACK, forecast
@@ -21,13 +22,13 @@ from core.textfmt import duration, short_time
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    goal = sub.add_parser("goal", parents=[common], help="a goal's own resume policy")
+    goal = sub.add_parser("goal", parents=[common], help=_("a goal's own resume policy"))
     verbs = goal.add_subparsers(dest="goal_command", metavar="VERB", required=True)
-    p = verbs.add_parser("set", parents=[common], help="set priority, budget_percent or "
-                         "auto_resume_hours of a goal ('' or none clears it)")
+    p = verbs.add_parser("set", parents=[common], help=_("set priority, budget_percent or "
+                         "auto_resume_hours of a goal ('' or none clears it)"))
     p.add_argument("goal")
     p.add_argument("key", choices=GOAL_KEYS)
-    p.add_argument("value", help="e.g. 5 · 20 · 'Mon-Fri 19:00-08:00' · none")
+    p.add_argument("value", help=_("e.g. 5 · 20 · 'Mon-Fri 19:00-08:00' · none"))
     p.set_defaults(func=cmd_goal_set)
 
 
@@ -37,7 +38,7 @@ def cmd_goal_set(ctx: Context) -> int:
     try:
         GoalPolicy().with_value(ctx.args.key, ctx.args.value)  # the same check the host makes
     except PolicyValueError as exc:
-        raise CliError(str(exc), EXIT_USAGE) from None
+        raise CliError(localized(str(exc)), EXIT_USAGE) from None
     return _run_action(ctx, {"op": "goal-set", "goal": ctx.args.goal, "key": ctx.args.key,
                              "value": ctx.args.value})
 
@@ -71,17 +72,18 @@ def next_resume_words(goal: Goal, now: datetime) -> str | None:
     """``auto-resume at 19:00 (allowed hours)`` for a deferred goal; None otherwise."""
     if goal.next_resume_at is None or goal.deferred_by is None:
         return None
-    return f"auto-resume at {short_time(goal.next_resume_at, now)} ({goal.deferred_by})"
+    return _("auto-resume at {time} ({rule})").format(time=short_time(goal.next_resume_at, now),
+                                                       rule=localized(goal.deferred_by))
 
 
 def goal_policy_words(goal: Goal) -> str:
     parts = []
     if goal.policy.priority:
-        parts.append(f"priority {goal.policy.priority}")
+        parts.append(_("priority {priority}").format(priority=goal.policy.priority))
     if goal.policy.budget_percent is not None:
-        parts.append(f"budget {goal.policy.budget_percent:g} %")
+        parts.append(_("budget {percent} %").format(percent=f"{goal.policy.budget_percent:g}"))
     if goal.policy.auto_resume_hours:
-        parts.append(f"hours {goal.policy.auto_resume_hours}")
+        parts.append(_("hours {hours}").format(hours=goal.policy.auto_resume_hours))
     if (ran := last_run_seconds(goal)) is not None and goal.pause_reason is not None:
-        parts.append(f"ran {duration(ran)} on the last window")
-    return ", ".join(parts)
+        parts.append(_("ran {duration} on the last window").format(duration=duration(ran)))
+    return _(", ").join(parts)

@@ -15,35 +15,36 @@ import sys
 from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
+from core.i18n import _, localized
 from core.secrets import SecretStore, SecretStoreError, SecretStoreUnavailable
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    secret = sub.add_parser("secret", help="secrets for pipeline steps and notifications "
-                            "(OS keyring only)")
+    secret = sub.add_parser("secret", help=_("secrets for pipeline steps and notifications "
+                                             "(OS keyring only)"))
     ssub = secret.add_subparsers(dest="secret_command", metavar="COMMAND", required=True)
-    p = ssub.add_parser("set", parents=[common], help="store a secret (prompt or stdin)")
+    p = ssub.add_parser("set", parents=[common], help=_("store a secret (prompt or stdin)"))
     p.add_argument("name")
     p.set_defaults(func=cmd_set)
-    p = ssub.add_parser("list", parents=[common], help="the names of the stored secrets")
+    p = ssub.add_parser("list", parents=[common], help=_("the names of the stored secrets"))
     p.set_defaults(func=cmd_list)
-    p = ssub.add_parser("delete", parents=[common], help="remove a secret")
+    p = ssub.add_parser("delete", parents=[common], help=_("remove a secret"))
     p.add_argument("name")
     p.set_defaults(func=cmd_delete)
 
 
 def _fail(exc: SecretStoreError) -> CliError:
     code = EXIT_USAGE if isinstance(exc, SecretStoreUnavailable) else EXIT_ERROR
-    return CliError(str(exc), code)
+    return CliError(localized(str(exc)), code)
 
 
 def _read_value(name: str) -> str:
     if not sys.stdin.isatty():
         value = sys.stdin.read()
         return value[:-1] if value.endswith("\n") else value
-    first = getpass.getpass(f"value of {name}: ")
-    if getpass.getpass("again, to confirm: ") != first:
-        raise CliError("the two entries differ; nothing was stored", EXIT_USAGE)
+    first = getpass.getpass(_("value of {name}: ").format(name=name))
+    if getpass.getpass(_("again, to confirm: ")) != first:
+        raise CliError(_("the two entries differ; nothing was stored"), EXIT_USAGE)
     return first
 
 
@@ -56,7 +57,8 @@ def cmd_set(ctx: Context) -> int:
     except SecretStoreError as exc:
         raise _fail(exc) from None
     ctx.emit({"secret": ctx.args.name, "stored": True},
-             lambda: f"stored {ctx.args.name} in the keyring ({len(value)} characters)")
+             lambda: _("stored {name} in the keyring ({n} characters)").format(
+                 name=ctx.args.name, n=len(value)))
     return EXIT_OK
 
 
@@ -68,8 +70,8 @@ def cmd_list(ctx: Context) -> int:
     except SecretStoreError as exc:
         raise _fail(exc) from None
     ctx.emit([{"name": n, "present": p} for n, p in present.items()], lambda: "\n".join(
-        f"  {n}" + ("" if p else "  (listed, but missing from the keyring)")
-        for n, p in present.items()) or "no secrets stored")
+        f"  {n}" + ("" if p else _("  (listed, but missing from the keyring)"))
+        for n, p in present.items()) or _("no secrets stored"))
     return EXIT_OK
 
 
@@ -79,5 +81,6 @@ def cmd_delete(ctx: Context) -> int:
     except SecretStoreError as exc:
         raise _fail(exc) from None
     ctx.emit({"secret": ctx.args.name, "deleted": existed},
-             lambda: f"deleted {ctx.args.name}" if existed else f"no secret {ctx.args.name}")
+             lambda: (_("deleted {name}") if existed else _("no secret {name}")).format(
+                 name=ctx.args.name))
     return EXIT_OK if existed else EXIT_ERROR

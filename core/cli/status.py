@@ -18,7 +18,7 @@ from core.cli.common import (
     CliError,
     Context,
     HostView,
-    not_responding_text,
+    not_responding_head,
 )
 from core.cli.policies import (
     goal_policy_json,
@@ -28,14 +28,20 @@ from core.cli.policies import (
 )
 from core.clock import SystemClock, iso
 from core.host_identity import local_account
+from core.i18n import N_, _, localized
+from core.i18n.words import word
 from core.models import Goal, GoalState, QuotaReading
 from core.policies.rules import ResumeRules
 from core.quota import effective
 from core.store import HostRecord, Store
-from core.textfmt import countdown
+from core.textfmt import countdown, pad
 
 LIVE_STATES = (GoalState.RUNNING, GoalState.RESUMING)
-SHOWN = {"not_running": "host not running", "not_responding": "host not responding"}
+#: stored English (``--json``'s ``shown_state``), translated when shown
+SHOWN = {"not_running": N_("host not running"), "not_responding": N_("host not responding")}
+#: a registered host's state (``--json``'s ``hosts[].state``), stored English like SHOWN
+THIS_HOST, ONLINE, HOST_OFFLINE = N_("this host"), N_("online"), N_("host offline")
+OFFLINE_SINCE = N_("offline since {since}")
 
 
 def cmd_status(ctx: Context) -> int:
@@ -65,7 +71,8 @@ def cmd_status(ctx: Context) -> int:
         why = str(exc)
         data = {"host": host, "goals": [], "quotas": [], "error": why}
         ctx.emit(data, lambda: "\n".join([*_host_lines(view, now),
-                                           f"the goals cannot be read: {why}"]))
+                                           _("the goals cannot be read: {error}").format(
+                                               error=why)]))
         return EXIT_ERROR
     cap = ctx.settings.max_auto_attempts
     data = {"host": host,
@@ -85,8 +92,8 @@ def shown_state(goal: Goal, view: HostView, owners: dict[str, str] | None = None
     """The state to show: a running goal of a host that is not running is not ``running``;
     any goal of another host that is offline says so."""
     owner = (owners or {}).get(goal.host)
-    if owner is not None and owner != "this host":
-        return goal.state.value if owner == "online" else "host offline"
+    if owner is not None and owner != THIS_HOST:
+        return goal.state.value if owner == ONLINE else HOST_OFFLINE
     if goal.state in LIVE_STATES and view.state != "running":
         return SHOWN[view.state]
     return goal.state.value
@@ -101,8 +108,9 @@ def owner_states(ctx: Context, hosts: list[HostRecord], now: datetime) -> dict[s
     states = {}
     for record in hosts:
         since = record.offline_since(now, lease)
-        states[record.host_id] = ("online" if since is None else f"offline since {iso(since)}")
-    states[ctx.host_id] = "this host"
+        states[record.host_id] = ONLINE if since is None else OFFLINE_SINCE.format(
+            since=iso(since))
+    states[ctx.host_id] = THIS_HOST
     return states
 
 
@@ -139,51 +147,63 @@ def host_json(view: HostView, now: datetime) -> dict[str, Any]:
 def _host_line(view: HostView, now: datetime) -> str:
     info = view.info
     if view.state == "running" and info is not None:
-        return f"Host: {info.kind}, pid {info.pid}, since {info.since}"
+        return _("Host: {kind}, pid {pid}, since {since}").format(
+            kind=localized(info.kind), pid=info.pid, since=info.since)
     if view.state == "not_responding" and info is not None:
-        return "Host: " + not_responding_text(info.describe(), info, 0, now).split(" — ")[0]
-    return "Host: not running — goals are not watched (start `goalkeeper daemon` or the app)"
+        return _("Host: {state}").format(state=not_responding_head(info.describe(), info, 0, now))
+    return _("Host: not running — goals are not watched (start `goalkeeper daemon` or the app)")
 
 
 def _host_lines(view: HostView, now: datetime) -> list[str]:
     lines = [_host_line(view, now)]
     if view.health is not None:
-        lines.extend(f"  {problem}" for problem in view.health.problems())
+        lines.extend(f"  {localized(problem)}" for problem in view.health.problems())
     return lines
 
 
 def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: datetime,
           cap: int, extras: dict[str, dict[str, Any]], owners: dict[str, str]) -> str:
     lines = _host_lines(view, now)
-    lines.extend(f"  host {h}: {state}" for h, state in sorted(owners.items())
-                 if state != "this host" and len(owners) > 1)
-    lines.append("Goals:" if goals else "No goals yet.")
+    lines.extend("  " + _("host {host}: {state}").format(host=h, state=localized(state))
+                 for h, state in sorted(owners.items()) if state != THIS_HOST and len(owners) > 1)
+    lines.append(_("Goals:") if goals else _("No goals yet."))
     for g in goals:
-        state = shown_state(g, view, owners)
-        if state != g.state.value:
-            state += f" (was {g.state.value})"
-        elif g.pause_reason:
-            state += f" ({g.pause_reason.value})"
-        if g.next_resume_at:
-            nxt = next_resume_words(g, now) or f"auto-resume {countdown(g.next_resume_at, now)}"
-        else:
-            nxt = g.auto_resume_note or ("auto-resume on" if g.auto_resume else "auto-resume off")
-        where = f"  [{g.host}]" if len(owners) > 1 and g.host else ""
-        lines.append(f"  {g.id:<28} {state:<20} {g.attempts}/{cap}  {nxt}{where}")
-        words = goal_policy_words(g)
-        lines.append(f"    {g.title}" + (f"  [{words}]" if words else ""))
-    lines.append("Quotas:" if readings else "No quota readings yet.")
+        lines.extend(_goal_lines(g, view, now, cap, owners))
+    lines.append(_("Quotas:") if readings else _("No quota readings yet."))
     for r in readings:
         used = f"{r.used_percent:.0f}%" if r.used_percent is not None else "?"
-        reset = f"resets {countdown(r.resets_at, now)}" if r.resets_at else "no timed reset"
+        reset = (_("resets {countdown}").format(countdown=countdown(r.resets_at, now))
+                 if r.resets_at else _("no timed reset"))
         extra = extras.get(r.window_id, {})
         reserve = extra.get("reserve_percent") or 0
-        ahead = extra.get("forecast", {}).get("text") or ""
-        lines.append(f"  {r.label:<20} {used:>5}  {reset}  [{r.exactness.value}]"
+        ahead = localized(extra.get("forecast", {}).get("text") or "")
+        lines.append(f"  {pad(localized(r.label), 20)} {used:>5}  {reset}  [{word(r.exactness)}]"
                      + (f"  {ahead}" if ahead else "")
-                     + (f"  (reserve {reserve:g} %)" if reserve else "")
-                     + (f"  {r.note}" if r.note else ""))
+                     + ("  " + _("(reserve {percent} %)").format(percent=f"{reserve:g}")
+                        if reserve else "")
+                     + (f"  {localized(r.note)}" if r.note else ""))
     return "\n".join(lines)
+
+
+def _goal_lines(g: Goal, view: HostView, now: datetime, cap: int,
+                owners: dict[str, str]) -> list[str]:
+    shown = shown_state(g, view, owners)
+    state = localized(shown)
+    if shown != g.state.value:
+        state += _(" (was {state})").format(state=word(g.state))
+    elif g.pause_reason:
+        state += _(" ({reason})").format(reason=word(g.pause_reason))
+    if g.next_resume_at:
+        nxt = next_resume_words(g, now) or _("auto-resume {countdown}").format(
+            countdown=countdown(g.next_resume_at, now))
+    elif g.auto_resume_note:
+        nxt = localized(g.auto_resume_note)
+    else:
+        nxt = _("auto-resume on") if g.auto_resume else _("auto-resume off")
+    words = goal_policy_words(g)
+    where = f"  [{g.host}]" if len(owners) > 1 and g.host else ""
+    return [f"  {g.id:<28} {pad(state, 20)} {g.attempts}/{cap}  {nxt}{where}",
+            f"    {g.title}" + (f"  [{words}]" if words else "")]
 
 
 __all__ = ["cmd_status", "shown_state"]

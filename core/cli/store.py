@@ -16,19 +16,23 @@ from typing import Any
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
 from core.clock import SystemClock, iso
 from core.host import HostAlreadyRunning, HostLease, host_running
+from core.i18n import _, localized
+from core.i18n.words import word
 from core.store.backup import list_backups, restore
 from core.store.guard import open_for_host, read_marker, write_marker
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("store", parents=[common],
-                       help="the database's state and backups; `store restore` leaves safe mode")
+                       help=_("the database's state and backups; `store restore` leaves safe "
+                              "mode"))
     ssub = p.add_subparsers(dest="store_command", metavar="COMMAND")
     p.set_defaults(func=cmd_store)
     r = ssub.add_parser("restore", parents=[common],
-                        help="put a verified backup (or an empty store) in place of a damaged one")
-    r.add_argument("--backup", help="this backup file instead of the newest one")
-    r.add_argument("--empty", action="store_true", help="start with an empty store")
+                        help=_("put a verified backup (or an empty store) in place of a damaged "
+                               "one"))
+    r.add_argument("--backup", help=_("this backup file instead of the newest one"))
+    r.add_argument("--empty", action="store_true", help=_("start with an empty store"))
     r.set_defaults(func=cmd_restore)
     register_migrate(ssub, common)
 
@@ -48,12 +52,14 @@ def cmd_store(ctx: Context) -> int:
                         for b in backups]}
 
     def human() -> str:
-        lines = [f"database: {ctx.paths.database}", f"host: {view.state.replace('_', ' ')}"]
+        lines = [_("database: {file}").format(file=ctx.paths.database),
+                 _("host: {state}").format(state=word(view.state))]
         if safe:
-            lines.append(f"safe mode: {safe}")
-        lines.append("backups (verified when taken, newest first):" if backups
-                     else "no backups yet (the host takes one a day)")
-        lines.extend(f"  {b.path}  {iso(b.taken_at)}  {b.size} bytes" for b in backups)
+            lines.append(_("safe mode: {reason}").format(reason=localized(safe)))
+        lines.append(_("backups (verified when taken, newest first):") if backups
+                     else _("no backups yet (the host takes one a day)"))
+        lines.extend("  " + _("{file}  {taken}  {size} bytes").format(
+            file=b.path, taken=iso(b.taken_at), size=b.size) for b in backups)
         return "\n".join(lines)
 
     ctx.emit(data, human)
@@ -77,7 +83,7 @@ def cmd_restore(ctx: Context) -> int:
                        "your pg_dump backups); `store restore` is for this machine's file",
                        EXIT_USAGE)
     if ctx.args.backup and ctx.args.empty:
-        raise CliError("--backup and --empty exclude each other", EXIT_USAGE)
+        raise CliError(_("--backup and --empty exclude each other"), EXIT_USAGE)
     backup = str(Path(ctx.args.backup).expanduser().absolute()) if ctx.args.backup else None
     if host_running(ctx.paths) is not None:
         reply = ctx.ask_host({"op": "store-restore", "backup": backup,
@@ -101,13 +107,13 @@ def _restore_offline(ctx: Context, backup: str | None) -> dict[str, Any]:
             if store is not None:
                 store.close()
         if opened.problem is None:
-            raise CliError("the store is healthy: there is nothing to restore", EXIT_ERROR)
+            raise CliError(_("the store is healthy: there is nothing to restore"), EXIT_ERROR)
         chosen = Path(backup) if backup else None
         if chosen is None and not ctx.args.empty:
             newest = list_backups(backups_dir(ctx))
             if not newest:
-                raise CliError("there is no backup to restore; `--empty` starts an empty store "
-                               "(the damaged files are kept aside)")
+                raise CliError(_("there is no backup to restore; `--empty` starts an empty "
+                                 "store (the damaged files are kept aside)"))
             chosen = newest[0].path
         floor = read_marker(ctx.paths.database)
         aside = restore(ctx.paths.database, chosen, now)
@@ -120,13 +126,14 @@ def _restore_offline(ctx: Context, backup: str | None) -> dict[str, Any]:
 
 def _restored_text(reply: dict[str, Any]) -> str:
     if not reply.get("ok"):
-        return f"not restored: {reply.get('error')}"
-    source = reply.get("backup") or "nothing (an empty store)"
-    lines = [f"restored from {source}"]
+        return _("not restored: {error}").format(error=localized(str(reply.get("error"))))
+    source = reply.get("backup") or _("nothing (an empty store)")
+    lines = [_("restored from {source}").format(source=source)]
     if reply.get("moved_aside"):
-        lines.append(f"  the previous files are in {reply['moved_aside']}")
+        lines.append("  " + _("the previous files are in {dir}").format(dir=reply["moved_aside"]))
     if reply.get("safe_mode"):
-        lines.append(f"  still in safe mode: {reply['safe_mode']}")
+        lines.append("  " + _("still in safe mode: {reason}").format(
+            reason=localized(str(reply["safe_mode"]))))
     return "\n".join(lines)
 
 

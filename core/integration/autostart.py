@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.atomic import atomic_write_text
+from core.i18n import N_
 from core.integration import resources, xdg
 from core.integration.command import goalkeeper_argv
 from core.integration.entry import AUTOSTART_MARK, autostart_entry
@@ -39,12 +40,12 @@ def apply_autostart(enabled: bool, environ: Mapping[str, str] | None = None,
     """Make the autostart entry match ``enabled``; returns a problem sentence or None."""
     environ = os.environ if environ is None else environ
     if not xdg.is_xdg_platform(platform or sys.platform):
-        return ("starting at login is only set up on XDG desktops (Linux) so far"
+        return (N_("starting at login is only set up on XDG desktops (Linux) so far")
                 if enabled else None)
     try:
         path = autostart_file(environ)
     except xdg.NoHomeDirectory as exc:
-        return f"cannot find the autostart directory: {exc}"
+        return N_("cannot find the autostart directory: {error}").format(error=exc)
     try:
         if enabled:
             text = autostart_entry(resources.desktop_template(), argv or goalkeeper_argv())
@@ -52,5 +53,6 @@ def apply_autostart(enabled: bool, environ: Mapping[str, str] | None = None,
         elif is_ours(path):
             path.unlink()
     except OSError as exc:
-        return f"could not update {path}: {exc.strerror or exc}"
+        return N_("could not update {path}: {error}").format(path=path,
+                                                               error=exc.strerror or exc)
     return None

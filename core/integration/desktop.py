@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.i18n import N_
 from core.integration import autostart, resources, xdg
 from core.integration.entry import INSTALLED_MARK, menu_entry
 from core.integration.files import Change, FileChange, remove_file, write_file
@@ -70,9 +71,9 @@ class DesktopUnsupported(Exception):
 
 def _check_platform(platform: str | None) -> None:
     if not xdg.is_xdg_platform(platform or sys.platform):
-        raise DesktopUnsupported(
+        raise DesktopUnsupported(N_(
             "`goalkeeper desktop` installs into XDG desktops (Linux); on macOS and Windows "
-            "the app bundle is the way in (see the README, Install)")
+            "the app bundle is the way in (see the README, Install)"))
 
 
 def install(environ: Mapping[str, str], argv: Sequence[str], start_at_login: bool,
@@ -83,12 +84,13 @@ def install(environ: Mapping[str, str], argv: Sequence[str], start_at_login: boo
     changes: list[FileChange] = []
     try:
         entry = menu_entry(resources.desktop_template(), argv)
-        changes.append(write_file("menu entry", layout.menu_entry, entry.encode()))
+        changes.append(write_file(N_("menu entry"), layout.menu_entry, entry.encode()))
         for icon in resources.icons():
-            changes.append(write_file(f"icon {icon.size_dir}", layout.icon(icon), icon.data))
-        changes.append(write_file("AppStream metainfo", layout.metainfo, resources.metainfo()))
+            what = N_("icon {size}").format(size=icon.size_dir)
+            changes.append(write_file(what, layout.icon(icon), icon.data))
+        changes.append(write_file(N_("AppStream metainfo"), layout.metainfo, resources.metainfo()))
     except OSError as exc:
-        return DesktopReport(tuple(changes), f"could not write: {exc}")
+        return DesktopReport(tuple(changes), N_("could not write: {error}").format(error=exc))
     existed = layout.autostart.exists()
     before = layout.autostart.read_bytes() if existed else b""
     problem = autostart.apply_autostart(start_at_login, environ, argv, platform)
@@ -100,13 +102,13 @@ def _autostart_change(path: Path, existed: bool, before: bytes, enabled: bool) -
     after = path.read_bytes() if path.exists() else None
     if enabled and after is not None:
         change = Change.UNCHANGED if existed and after == before else Change.WRITTEN
-        return FileChange("autostart entry", path, change, "start_at_login is on")
+        return FileChange(N_("autostart entry"), path, change, N_("start_at_login is on"))
     if enabled:
-        return FileChange("autostart entry", path, Change.ABSENT)
+        return FileChange(N_("autostart entry"), path, Change.ABSENT)
     if after is not None:
-        return FileChange("autostart entry", path, Change.KEPT, "not written by Goalkeeper")
-    return FileChange("autostart entry", path, Change.REMOVED if existed else Change.ABSENT,
-                      "start_at_login is off")
+        return FileChange(N_("autostart entry"), path, Change.KEPT, N_("not written by Goalkeeper"))
+    return FileChange(N_("autostart entry"), path, Change.REMOVED if existed else Change.ABSENT,
+                      N_("start_at_login is off"))
 
 
 def _menu_entry_is_ours(path: Path) -> bool:
@@ -123,13 +125,14 @@ def uninstall(environ: Mapping[str, str], platform: str | None = None) -> Deskto
     layout = DesktopLayout.from_environ(environ)
     changes: list[FileChange] = []
     try:
-        changes.append(remove_file("menu entry", layout.menu_entry,
+        changes.append(remove_file(N_("menu entry"), layout.menu_entry,
                                    _menu_entry_is_ours(layout.menu_entry)))
         for icon in resources.icons():
-            changes.append(remove_file(f"icon {icon.size_dir}", layout.icon(icon)))
-        changes.append(remove_file("AppStream metainfo", layout.metainfo))
-        changes.append(remove_file("autostart entry", layout.autostart,
+            what = N_("icon {size}").format(size=icon.size_dir)
+            changes.append(remove_file(what, layout.icon(icon)))
+        changes.append(remove_file(N_("AppStream metainfo"), layout.metainfo))
+        changes.append(remove_file(N_("autostart entry"), layout.autostart,
                                    autostart.is_ours(layout.autostart)))
     except OSError as exc:
-        return DesktopReport(tuple(changes), f"could not remove: {exc}")
+        return DesktopReport(tuple(changes), N_("could not remove: {error}").format(error=exc))
     return DesktopReport(tuple(changes))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.atomic import atomic_write_bytes
+from core.i18n import N_
 
 
 class Change(enum.StrEnum):
@@ -43,7 +44,7 @@ def write_file(what: str, path: Path, data: bytes, mode: int = 0o644) -> FileCha
 
 
 def remove_file(what: str, path: Path, ours: bool = True,
-                note: str = "not written by Goalkeeper") -> FileChange:
+                note: str = N_("not written by Goalkeeper")) -> FileChange:
     """Remove ``path`` if it exists and is ours; a file that is not ours is kept."""
     if not path.exists():
         return FileChange(what, path, Change.ABSENT)

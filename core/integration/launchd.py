@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from core.i18n import N_
 from core.integration import xdg
 from core.integration.files import Change, FileChange, remove_file, write_file
 from core.integration.service import (
@@ -74,28 +75,30 @@ class LaunchAgent:
 
     def install(self) -> ServiceReport:
         if self._path.exists() and not is_ours(self._path):
-            return ServiceReport(self.name, FileChange("agent", self._path, Change.KEPT,
-                                                       "not written by Goalkeeper"),
-                                 problem=f"{self._path} exists and was not written by "
-                                         "Goalkeeper; move it away first")
-        change = write_file("agent", self._path, self._data)
-        steps = (f"launchctl bootstrap {self._domain} {self._path}   # start it now "
-                 "(it starts by itself at your next login)",
-                 f"launchctl kickstart -k {self._domain}/{LABEL}   # restart it")
-        notes = (("it was already loaded: `launchctl bootout` and `bootstrap` it again to "
-                  "use the new file",) if change.change is Change.WRITTEN and self._loaded()
+            return ServiceReport(self.name, FileChange(N_("agent"), self._path, Change.KEPT,
+                                                       N_("not written by Goalkeeper")),
+                                 problem=N_("{path} exists and was not written by Goalkeeper; "
+                                            "move it away first").format(path=self._path))
+        change = write_file(N_("agent"), self._path, self._data)
+        steps = (N_("launchctl bootstrap {domain} {path}   # start it now (it starts by itself "
+                    "at your next login)").format(domain=self._domain, path=self._path),
+                 N_("launchctl kickstart -k {service}   # restart it").format(
+                     service=f"{self._domain}/{LABEL}"))
+        notes = ((N_("it was already loaded: `launchctl bootout` and `bootstrap` it again to "
+                     "use the new file"),) if change.change is Change.WRITTEN and self._loaded()
                  else ())
         return ServiceReport(self.name, change, notes, steps)
 
     def uninstall(self) -> ServiceReport:
         if not is_ours(self._path):
-            return ServiceReport(self.name, remove_file("agent", self._path, ours=False))
+            return ServiceReport(self.name, remove_file(N_("agent"), self._path, ours=False))
         notes: tuple[str, ...] = ()
         if self._loaded():
             code, out = self._run(["launchctl", "bootout", f"{self._domain}/{LABEL}"])
             if code != 0:
-                notes = (f"`launchctl bootout` failed ({out or f'exit {code}'})",)
-        return ServiceReport(self.name, remove_file("agent", self._path), notes)
+                notes = (N_("`launchctl bootout` failed ({output})").format(
+                    output=out or f"exit {code}"),)
+        return ServiceReport(self.name, remove_file(N_("agent"), self._path), notes)
 
     def status(self) -> ServiceStatus:
         installed = self._path.exists()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from core.i18n import N_
 from core.integration.files import FileChange
 
 #: the variables a service keeps from the installing shell (when set and not empty)
@@ -108,5 +109,5 @@ def service_manager(environ: Mapping[str, str], argv: Sequence[str],
         from core.integration.launchd import LaunchAgent
 
         return LaunchAgent(environ, argv, runner, uid, log_dir)
-    raise ServiceUnsupported(f"no service manager is supported on {name} "
-                             "(systemd on Linux and launchd on macOS are)")
+    raise ServiceUnsupported(N_("no service manager is supported on {platform} (systemd on "
+                                "Linux and launchd on macOS are)").format(platform=name))

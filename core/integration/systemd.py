@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core import __version__
+from core.i18n import N_
 from core.integration import xdg
 from core.integration.command import systemd_exec, systemd_quote
 from core.integration.files import Change, FileChange, remove_file, write_file
@@ -98,31 +99,33 @@ class SystemdUser:
         code, out = self._systemctl("daemon-reload")
         if code == 0:
             return ()
-        return (f"`systemctl --user daemon-reload` failed ({out or f'exit {code}'}); run it "
-                "in your login session",)
+        return (N_("`systemctl --user daemon-reload` failed ({output}); run it in your login "
+                   "session").format(output=out or f"exit {code}"),)
 
     def install(self) -> ServiceReport:
         if self._path.exists() and not is_ours(self._path):
-            return ServiceReport(self.name, FileChange("unit", self._path, Change.KEPT,
-                                                       "not written by Goalkeeper"),
-                                 problem=f"{self._path} exists and was not written by "
-                                         "Goalkeeper; move it away first")
-        change = write_file("unit", self._path, self._text.encode())
+            return ServiceReport(self.name, FileChange(N_("unit"), self._path, Change.KEPT,
+                                                       N_("not written by Goalkeeper")),
+                                 problem=N_("{path} exists and was not written by Goalkeeper; "
+                                            "move it away first").format(path=self._path))
+        change = write_file(N_("unit"), self._path, self._text.encode())
         notes = self._reload() if change.change is Change.WRITTEN else ()
-        steps = ("systemctl --user enable --now goalkeeper",
-                 "loginctl enable-linger \"$USER\"   # keep it running without a login session",
-                 "journalctl --user -u goalkeeper -f   # its log")
+        steps = ("systemctl --user enable --now goalkeeper",  # i18n: ignore (a command)
+                 N_("loginctl enable-linger \"$USER\"   # keep it running without a login "
+                    "session"),
+                 N_("journalctl --user -u goalkeeper -f   # its log"))
         return ServiceReport(self.name, change, notes, steps)
 
     def uninstall(self) -> ServiceReport:
         if not is_ours(self._path):
-            return ServiceReport(self.name, remove_file("unit", self._path, ours=False))
+            return ServiceReport(self.name, remove_file(N_("unit"), self._path, ours=False))
         notes: list[str] = []
         code, out = self._systemctl("disable", "--now", UNIT)
         if code != 0:
-            notes.append(f"`systemctl --user disable --now {UNIT}` failed "
-                         f"({out or f'exit {code}'}); if it is running, stop it in your session")
-        change = remove_file("unit", self._path)
+            notes.append(N_("`systemctl --user disable --now {unit}` failed ({output}); if it "
+                            "is running, stop it in your session").format(
+                unit=UNIT, output=out or f"exit {code}"))
+        change = remove_file(N_("unit"), self._path)
         notes.extend(self._reload())
         return ServiceReport(self.name, change, tuple(notes))
 
@@ -136,7 +139,8 @@ class SystemdUser:
         notes: tuple[str, ...] = ()
         if enabled is None or active is None:
             said = out if enabled is None else active_out
-            notes = (f"systemd's user instance did not answer: {said or 'no output'}",)
+            notes = (N_("systemd's user instance did not answer: {output}").format(
+                output=said or N_("no output")),)
         return ServiceStatus(self.name, self._path, installed, ours, current, enabled, active,
                              notes)
 

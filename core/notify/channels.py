@@ -25,6 +25,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from core.clock import iso
+from core.i18n import N_
 from core.notify.http import Request
 from core.notify.kinds import SPECS, Kind, Notification, at_least
 from core.notify.urls import ntfy_root_and_topic, redact
@@ -82,7 +83,7 @@ class Channel:
 @dataclass(frozen=True)
 class NtfyChannel(Channel):
     secret_name = NTFY_TOKEN
-    auth_hint = f"check the token: `goalkeeper secret set {NTFY_TOKEN}`"
+    auth_hint = N_("check the token: `goalkeeper secret set {name}`").format(name=NTFY_TOKEN)
 
     def request(self, notification: Notification, secret: str | None, delivery_id: str,
                 host: str) -> Request:
@@ -105,8 +106,8 @@ class NtfyChannel(Channel):
 @dataclass(frozen=True)
 class WebhookChannel(Channel):
     secret_name = WEBHOOK_SECRET
-    auth_hint = (f"the receiver refused it (if it checks signatures, is `{WEBHOOK_SECRET}` "
-                 "the secret it expects?)")
+    auth_hint = N_("the receiver refused it (if it checks signatures, is `{name}` the secret "
+                   "it expects?)").format(name=WEBHOOK_SECRET)
 
     def request(self, notification: Notification, secret: str | None, delivery_id: str,
                 host: str) -> Request:

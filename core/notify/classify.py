@@ -5,21 +5,26 @@ automatically (scheduler, wake, start-up), was **relimited** soon after an autom
 Goalkeeper **gave up** at the attempt cap, a resume was **scheduled** (with the time), a goal is
 **done**, **failed**, or **could not be resumed**. Manual actions are not announced — the user
 just did them.
+
+Titles and messages are in the host's language (:mod:`core.i18n`), for the tray, ntfy and the
+webhook alike; the webhook's ``kind``, ``goal`` and the other keys never change.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime, tzinfo
 
+from core.i18n import N_, _, localized
 from core.models import Goal, HistoryRow, Outcome, Trigger
 from core.notify.kinds import SPECS, Kind, Notification
 from core.settings import Settings
 from core.textfmt import short_time
 
 _RESUMED_BODY = {
-    Trigger.AUTO: "The quota has refreshed; Goalkeeper resumed it at {at}.",
-    Trigger.WAKE: "Resumed at {at}, after the computer woke up past its resume time.",
-    Trigger.STARTUP: "Resumed at {at}: it was running when Goalkeeper last stopped.",
+    Trigger.AUTO: N_("The quota has refreshed; Goalkeeper resumed it at {at}."),
+    Trigger.WAKE: N_("Resumed at {at}, after the computer woke up past its resume time."),
+    Trigger.STARTUP: N_("Resumed at {at}: it was running when Goalkeeper last stopped."),
 }
 
 
@@ -33,7 +38,7 @@ def notification_for(row: HistoryRow, goal: Goal | None, now: datetime,
                      zone: tzinfo | None = None) -> Notification | None:
     """The notification ``row`` calls for, or None. ``goal`` is the goal as it stands after the
     row (its title, provider, next resume); times in the text are local to ``zone``."""
-    found = _kind_and_text(row, goal.title if goal else (row.goal or "a goal"), now, zone)
+    found = _kind_and_text(row, goal.title if goal else (row.goal or _("a goal")), now, zone)
     if found is None:
         return None
     kind, title, message = found
@@ -44,28 +49,32 @@ def notification_for(row: HistoryRow, goal: Goal | None, now: datetime,
 
 def _kind_and_text(row: HistoryRow, title: str, now: datetime,
                    zone: tzinfo | None) -> tuple[Kind, str, str] | None:
-    reason = row.reason or ""
+    reason = localized(row.reason or "")
     if row.event == "resumed" and row.trigger in _RESUMED_BODY:
         assert row.trigger is not None
         at = short_time(row.at, now, zone)
-        return Kind.RESUMED, f"Resumed: {title}", _RESUMED_BODY[row.trigger].format(at=at)
+        return (Kind.RESUMED, _("Resumed: {title}").format(title=title),
+                _(_RESUMED_BODY[row.trigger]).format(at=at))
     if row.event == "paused" and row.detail.get("relimited"):
-        return (Kind.RELIMITED, f"Limited again: {title}",
-                f"{_sentence(reason)} It ran out of quota again soon after an automatic resume.")
+        return (Kind.RELIMITED, _("Limited again: {title}").format(title=title),
+                _("{reason} It ran out of quota again soon after an automatic resume.").format(
+                    reason=_sentence(reason)).strip())
     if row.event == "gave_up":
-        return (Kind.GAVE_UP, f"Gave up on: {title}",
-                f"{_sentence(reason)} It will not be resumed automatically; resume it by hand "
-                "when the quota allows.")
+        return (Kind.GAVE_UP, _("Gave up on: {title}").format(title=title),
+                _("{reason} It will not be resumed automatically; resume it by hand when the "
+                  "quota allows.").format(reason=_sentence(reason)).strip())
     if row.event == "resume_scheduled":
         return _scheduled(row, title, now, zone)
     if row.event == "done":
-        return Kind.DONE, f"Done: {title}", _sentence(reason or "Completed.")
+        return (Kind.DONE, _("Done: {title}").format(title=title),
+                _sentence(reason or _("Completed.")))
     if row.event == "failed":
-        return Kind.FAILED, f"Failed: {title}", _sentence(reason or "The agent reported a failure.")
+        return (Kind.FAILED, _("Failed: {title}").format(title=title),
+                _sentence(reason or _("The agent reported a failure.")))
     if row.event == "resume_requested" and row.outcome is Outcome.FAILED:
-        return (Kind.COULD_NOT_RESUME, f"Could not resume: {title}",
-                f"{_sentence(reason)} It is paused again and will be retried automatically if "
-                "auto-resume is on.")
+        return (Kind.COULD_NOT_RESUME, _("Could not resume: {title}").format(title=title),
+                _("{reason} It is paused again and will be retried automatically if auto-resume "
+                  "is on.").format(reason=_sentence(reason)).strip())
     return None
 
 
@@ -75,18 +84,19 @@ def _scheduled(row: HistoryRow, title: str, now: datetime,
     if when is None or "slot_free" in row.detail:
         return None  # a freed resume slot: the resume itself follows at once, and says so
     reason = row.reason or ""
-    body = _SCHEDULED_BODY.get(reason.split(" ", 1)[0], _SCHEDULED_BODY["quota"])
+    body = _(_SCHEDULED_BODY.get(reason.split(" ", 1)[0], _SCHEDULED_BODY["quota"]))
     if row.detail.get("rule") == "allowed hours":
-        body += " That is the start of its allowed hours."
-    return (Kind.SCHEDULED, f"{title} will resume at {short_time(when, now, zone)}", body)
+        body += _(" That is the start of its allowed hours.")
+    return (Kind.SCHEDULED, _("{title} will resume at {time}").format(
+                title=title, time=short_time(when, now, zone)), body)
 
 
 _SCHEDULED_BODY = {
-    "quota": "Out of quota; Goalkeeper resumes it automatically once the quota has refreshed.",
-    "reserve": "Paused at your reserve of the window; Goalkeeper resumes it automatically when "
-               "the window resets.",
-    "budget": "It spent its budget of the window; Goalkeeper resumes it automatically in the "
-              "next window period.",
+    "quota": N_("Out of quota; Goalkeeper resumes it automatically once the quota has refreshed."),
+    "reserve": N_("Paused at your reserve of the window; Goalkeeper resumes it automatically "
+                  "when the window resets."),
+    "budget": N_("It spent its budget of the window; Goalkeeper resumes it automatically in the "
+                 "next window period."),
 }
 
 
@@ -118,4 +128,11 @@ def _sentence(text: str) -> str:
     if not text:
         return ""
     text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
+    if text.endswith((".", "!", "?", "。", "！", "？")):
+        return text
+    return text + ("。" if _wide(text[-1]) else ".")
+
+
+def _wide(char: str) -> bool:
+    """A CJK character: a Chinese sentence ends with "。"."""
+    return unicodedata.east_asian_width(char) in ("W", "F")

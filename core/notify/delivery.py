@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.clock import Clock
+from core.i18n import N_
 from core.notify.channels import Channel
 from core.notify.health import ChannelHealth
 from core.notify.http import Request, Response, post
@@ -183,14 +184,15 @@ class ChannelWorker:
         name = self.channel.name
         now = self._clock.now()
         if self.rest_until is not None and now < self.rest_until:
-            return DeliveryReport(name, False, 0, "the server asked to wait until "
-                                  f"{short_time(self.rest_until, now)}", "resting",
-                                  self.rest_until)
+            return DeliveryReport(name, False, 0, N_("the server asked to wait until {time}")
+                                  .format(time=short_time(self.rest_until, now, english=True)),
+                                  "resting", self.rest_until)
         try:
             secret = await self._secrets(self.channel.secret_name)
         except SecretStoreError as exc:
-            return DeliveryReport(name, False, 0, f"cannot read {self.channel.secret_name} from "
-                                  f"the keyring: {exc}", "keyring")
+            return DeliveryReport(name, False, 0, N_("cannot read {name} from the keyring: "
+                                                     "{error}").format(
+                name=self.channel.secret_name, error=exc), "keyring")
         delivery_id = f"{self._rng.getrandbits(64):016x}"
         request = self.channel.request(notification, secret, delivery_id, self._host)
         return await self._post(request)
@@ -214,7 +216,7 @@ class ChannelWorker:
             reason, _ = describe(response, self.policy.timeout, self.channel.auth_hint)
             log.debug("%s: attempt %d: %s; retrying in %.1f s", self.channel.name, attempt,
                       reason, decision.delay)
-            self._set(self.health.retrying(now, f"{reason}; retrying"))
+            self._set(self.health.retrying(now, N_("{reason}; retrying").format(reason=reason)))
             await self._clock.sleep(decision.delay)
 
     def _settled(self, decision: RetryDecision, found: Verdict, response: Response,
@@ -226,11 +228,12 @@ class ChannelWorker:
         if decision.action is Action.WAIT_QUOTA and decision.until is not None:
             self.rest_until = decision.until + timedelta(
                 seconds=self._rng.random() * self.policy.rest_jitter)
-            return DeliveryReport(name, False, attempt, f"{reason}: the server asked to wait "
-                                  f"{found.retry_after or 0:g} s; nothing is sent before "
-                                  f"{short_time(self.rest_until, now)}", key, self.rest_until)
+            return DeliveryReport(name, False, attempt, N_(
+                "{reason}: the server asked to wait {seconds} s; nothing is sent before {time}"
+            ).format(reason=reason, seconds=f"{found.retry_after or 0:g}",
+                     time=short_time(self.rest_until, now, english=True)), key, self.rest_until)
         if attempt > 1:
-            reason += f" ({attempt} attempts)"
+            reason = N_("{reason} ({n} attempts)").format(reason=reason, n=attempt)
         return DeliveryReport(name, False, attempt, reason, key)
 
     # -- the record ----------------------------------------------------------------------------
@@ -248,7 +251,7 @@ class ChannelWorker:
         self._log_once(report.key or "other", "%s: a %s notification was not delivered to %s: "
                        "%s", self.channel.name, notification.kind.value, self.channel.target,
                        report.reason)
-        self._set(self.health.failed_now(now, report.reason or "not delivered"))
+        self._set(self.health.failed_now(now, report.reason or N_("not delivered")))
 
     def _log_once(self, key: str, message: str, *args: object) -> None:
         if key not in self._logged:

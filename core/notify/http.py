@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.i18n import N_
+
 MAX_BODY_BYTES = 64 * 1024
 
 
@@ -86,16 +88,16 @@ def _lower(headers: object) -> dict[str, str]:
 
 def _transport(reason: object) -> Response:
     if isinstance(reason, TimeoutError):
-        return Response(None, transport=Transport.TIMEOUT, error="timed out")
+        return Response(None, transport=Transport.TIMEOUT, error=N_("timed out"))
     if isinstance(reason, socket.gaierror):
-        return Response(None, transport=Transport.DNS, error="the host name does not resolve")
+        return Response(None, transport=Transport.DNS, error=N_("the host name does not resolve"))
     if isinstance(reason, ssl.SSLError):
         return Response(None, transport=Transport.TLS,
                         error=f"TLS failed ({getattr(reason, 'reason', None) or 'handshake'})")
     if isinstance(reason, ConnectionRefusedError):
-        return Response(None, transport=Transport.REFUSED, error="connection refused")
+        return Response(None, transport=Transport.REFUSED, error=N_("connection refused"))
     if isinstance(reason, ConnectionError):
-        return Response(None, transport=Transport.REFUSED, error="connection reset")
+        return Response(None, transport=Transport.REFUSED, error=N_("connection reset"))
     if isinstance(reason, http.client.HTTPException):
         return Response(None, transport=Transport.OTHER,
                         error=f"bad HTTP answer ({type(reason).__name__})")

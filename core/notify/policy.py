@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from http import HTTPStatus
 
+from core.i18n import N_
 from core.notify.http import Response, Transport
 from core.retry import Fault, RetryDecision, RetryPolicy, classify_http, parse_retry_after
 
@@ -108,7 +109,8 @@ def describe(response: Response, timeout: float, auth_hint: str) -> tuple[str, s
     if response.status is None:
         transport = response.transport or Transport.OTHER
         if transport is Transport.TIMEOUT:
-            return f"no answer within {timeout:g} s", transport.value
+            return N_("no answer within {seconds} s").format(seconds=f"{timeout:g}"), \
+                transport.value
         return response.error or transport.value, transport.value
     status = response.status
     try:
@@ -117,9 +119,10 @@ def describe(response: Response, timeout: float, auth_hint: str) -> tuple[str, s
         phrase = "status"
     text = f"HTTP {status} {phrase}"
     if status in (401, 403):
-        text += f" — {auth_hint}"
+        text = N_("{status} — {hint}").format(status=text, hint=auth_hint)
     elif status == 404:
-        text += " — check the URL"
+        text = N_("{status} — check the URL").format(status=text)
     elif 300 <= status < 400:
-        text += " — redirects are not followed: put the final URL in the settings"
+        text = N_("{status} — redirects are not followed: put the final URL in the settings"
+                  ).format(status=text)
     return text, f"http-{status}"

@@ -29,6 +29,7 @@ from typing import Any
 
 from core.clock import Clock
 from core.events import Event, EventBus, HistoryRecorded, NotificationIssued, NotifyChannelChanged
+from core.i18n import _
 from core.models import Goal, HistoryRow
 from core.notify.channels import Channel, channels_from
 from core.notify.classify import enabled, notification_for
@@ -55,9 +56,9 @@ STATUS_OP = "notify-status"
 
 
 def make_test_notification(host: str, at: datetime) -> Notification:
-    return Notification(Kind.TEST, "Goalkeeper test notification",
-                        f"If you can read this, notifications from Goalkeeper on {host} reach "
-                        "you.", at)
+    return Notification(Kind.TEST, _("Goalkeeper test notification"),
+                        _("If you can read this, notifications from Goalkeeper on {host} reach "
+                          "you.").format(host=host), at)
 
 
 def policy_for(settings: Settings) -> DeliveryPolicy:

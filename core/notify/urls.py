@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from urllib.parse import SplitResult, urlsplit
 
+from core.i18n import N_
+
 #: ntfy's topic names (docs.ntfy.sh/publish, "Picking a topic")
 TOPIC_PATTERN = re.compile(r"^[-_A-Za-z0-9]{1,64}$")
 
@@ -18,16 +20,17 @@ TOPIC_PATTERN = re.compile(r"^[-_A-Za-z0-9]{1,64}$")
 def _http_url(text: str, what: str) -> SplitResult:
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{what} must be an http:// or https:// URL with a host")
+        raise ValueError(N_("{what} must be an http:// or https:// URL with a host name").format(
+            what=what))
     if parts.username is not None or parts.password is not None:
-        raise ValueError(f"{what} must not contain a user or password: keep credentials in the "
-                         "OS keyring (see `goalkeeper secret set`)")
+        raise ValueError(N_("{what} must not contain a user or password: keep credentials in "
+                            "the OS keyring (see `goalkeeper secret set`)").format(what=what))
     if parts.fragment:
-        raise ValueError(f"{what} must not have a #fragment")
+        raise ValueError(N_("{what} must not have a #fragment").format(what=what))
     try:
         _ = parts.port
     except ValueError:
-        raise ValueError(f"{what} has an invalid port") from None
+        raise ValueError(N_("{what} has an invalid port").format(what=what)) from None
     return parts
 
 
@@ -36,13 +39,13 @@ def check_ntfy_url(text: str) -> str:
     text = text.strip()
     if not text:
         return text
-    parts = _http_url(text, "an ntfy URL")
+    parts = _http_url(text, N_("an ntfy URL"))
     if parts.query:
-        raise ValueError("an ntfy URL is a topic URL without a ?query")
+        raise ValueError(N_("an ntfy URL is a topic URL without a ?query"))
     topic = parts.path.rstrip("/").rsplit("/", 1)[-1]
     if not TOPIC_PATTERN.match(topic):
-        raise ValueError("an ntfy URL ends with the topic: letters, digits, '-' and '_', "
-                         "at most 64 (e.g. https://ntfy.sh/my-goals)")
+        raise ValueError(N_("an ntfy URL ends with the topic: letters, digits, '-' and '_', "
+                            "at most 64 (e.g. https://ntfy.sh/my-goals)"))
     return text
 
 
@@ -50,7 +53,7 @@ def check_webhook_url(text: str) -> str:
     """Empty (off) or the http(s) URL the JSON is POSTed to."""
     text = text.strip()
     if text:
-        _http_url(text, "a webhook URL")
+        _http_url(text, N_("a webhook URL"))
     return text
 
 

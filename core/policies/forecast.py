@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from core.clock import iso
+from core.i18n import N_, _
 from core.models import QuotaReading
 from core.quota import used_percent
 from core.textfmt import short_time
@@ -44,10 +45,12 @@ class Forecast:
     runs_out_at: datetime | None = None
     lasts_until_reset: bool = False
 
-    def text(self, now: datetime, zone: tzinfo | None = None) -> str:
+    def text(self, now: datetime, zone: tzinfo | None = None, *, english: bool = False) -> str:
+        """The line under the gauge, in the current language (``english``: for ``--json``)."""
         if self.runs_out_at is not None:
-            return f"runs out ≈ {short_time(self.runs_out_at, now, zone)}"
-        return "lasts until reset" if self.lasts_until_reset else ""
+            return _say(N_("runs out ≈ {time}"), english).format(
+                time=short_time(self.runs_out_at, now, zone, english=english))
+        return _say(N_("lasts until reset"), english) if self.lasts_until_reset else ""
 
     def to_json(self, now: datetime) -> dict[str, Any]:
         return {
@@ -55,8 +58,12 @@ class Forecast:
                                       if self.pace_per_hour is not None else None),
             "runs_out_at": iso(self.runs_out_at),
             "lasts_until_reset": self.lasts_until_reset,
-            "text": self.text(now),
+            "text": self.text(now, english=True),
         }
+
+
+def _say(text: str, english: bool) -> str:
+    return text if english else _(text)
 
 
 def forecast(points: Sequence[Point], reading: QuotaReading, now: datetime,

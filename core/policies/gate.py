@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
+from core.i18n import N_
 from core.models import Goal, Outcome, Trigger
 from core.policies import budget
 from core.policies.rules import (
@@ -81,8 +82,10 @@ def budget_hold(goal: Goal, now: datetime, margin: timedelta) -> Hold | None:
     over = budget.exceeded(goal, now)
     if over is None:
         return None
-    return Hold(RULE_BUDGET, f"{RULE_BUDGET}: {over.percent:.0f} % of {over.window_id} spent "
-                f"this period (budget {goal.policy.budget_percent:g} %)", over.until + margin)
+    why = N_("{rule}: {percent} % of {window} spent this period (budget {budget} %)").format(
+        rule=RULE_BUDGET, percent=f"{over.percent:.0f}", window=over.window_id,
+        budget=f"{goal.policy.budget_percent:g}")
+    return Hold(RULE_BUDGET, why, over.until + margin)
 
 
 def reserve_holds(levels: tuple[WindowLevel, ...], now: datetime, margin: timedelta,
@@ -94,7 +97,8 @@ def reserve_holds(levels: tuple[WindowLevel, ...], now: datetime, margin: timede
             continue
         when = (level.resets_at + margin if level.resets_at is not None and level.resets_at > now
                 else now + _RESERVE_RECHECK)
-        holds.append(Hold(RULE_RESERVE, f"{RULE_RESERVE}: {_level_text(level, keep)}", when))
+        holds.append(Hold(RULE_RESERVE, N_("{rule}: {why}").format(
+            rule=RULE_RESERVE, why=_level_text(level, keep)), when))
     return holds
 
 
@@ -106,21 +110,23 @@ def manual_notes(goal: Goal, now: datetime, levels: tuple[WindowLevel, ...],
                if (keep := rules.reserve_for(level.window_id)) > 0
                and level.used_percent is not None and level.used_percent >= 100 - keep]
     if reached:
-        notes.append("ignoring the reserve: " + ", ".join(_level_text(level, keep)
-                                                          for level, keep in reached))
+        notes.append(N_("ignoring the reserve: {levels}").format(
+            levels="; ".join(_level_text(level, keep) for level, keep in reached)))
     elif any(rules.reserve_for(level.window_id) > 0 for level in levels):
-        notes.append("the reserve does not apply to a manual resume")
+        notes.append(N_("the reserve does not apply to a manual resume"))
     hours = rules.hours_for(goal)
     if hours is not None and not hours.allows(now):
-        notes.append(f"outside the allowed hours ({hours.describe()}): a manual resume is "
-                     "always allowed")
+        notes.append(N_("outside the allowed hours ({hours}): a manual resume is always "
+                        "allowed").format(hours=hours.describe()))
     over = budget.exceeded(goal, now)
     if over is not None:
-        notes.append(f"its budget is spent ({over.percent:.0f} % of {over.window_id} this "
-                     "period): it will not be paused for it")
+        notes.append(N_("its budget is spent ({percent} % of {window} this period): it will "
+                        "not be paused for it").format(percent=f"{over.percent:.0f}",
+                                                       window=over.window_id))
     return notes
 
 
 def _level_text(level: WindowLevel, keep: float) -> str:
     used = level.used_percent or 0.0
-    return f"{level.window_id} {used:.0f} % used, {keep:g} % kept for you"
+    return N_("{window} {used} % used, {keep} % kept for you").format(
+        window=level.window_id, used=f"{used:.0f}", keep=f"{keep:g}")

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.i18n import N_
 from core.policies.hours import parse_hours
 
 #: the keys ``goal set`` accepts, in the order they are shown
@@ -46,7 +47,8 @@ class GoalPolicy(BaseModel):
     def with_value(self, key: str, text: str) -> GoalPolicy:
         """This policy with ``key`` set from its textual ``text`` ("" / "none" clears it)."""
         if key not in GOAL_KEYS:
-            raise PolicyValueError(f"unknown key {key!r}: use one of {', '.join(GOAL_KEYS)}")
+            raise PolicyValueError(N_("unknown key {key!r}: use one of {keys}").format(
+                key=key, keys=", ".join(GOAL_KEYS)))
         value: Any = text.strip()
         if value.lower() in _CLEAR:
             value = GoalPolicy.model_fields[key].default
@@ -54,7 +56,8 @@ class GoalPolicy(BaseModel):
             return GoalPolicy.model_validate({**self.model_dump(), key: value})
         except ValidationError as exc:
             message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-            raise PolicyValueError(f"{key} = {text!r}: {message}") from None
+            raise PolicyValueError(N_("{key} = {value!r}: {message}").format(
+                key=key, value=text, message=message)) from None
 
     def value_text(self, key: str) -> str:
         value = getattr(self, key)

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from core.goal_machine import GoalEvent
 from core.goal_ops import transition
+from core.i18n import N_
 from core.intake import IntakeContext, schedule
 from core.models import Goal, GoalState, PauseReason, QuotaReading
 from core.policies import budget
@@ -94,8 +95,8 @@ def reserve_breach(goal: Goal, reading: QuotaReading, ctx: IntakeContext
     used = used_percent(reading)
     if keep <= 0 or used is None or used < 100 - keep:
         return None
-    why = (f"{reading.window_id} {used:.0f} % used, {keep:g} % kept for you — paused until "
-           "the window resets")
+    why = N_("{window} {used} % used, {keep} % kept for you — paused until the window "
+             "resets").format(window=reading.window_id, used=f"{used:.0f}", keep=f"{keep:g}")
     return RULE_RESERVE, why, reading.resets_at
 
 
@@ -103,8 +104,10 @@ def budget_breach(goal: Goal, now: datetime) -> tuple[str, str, datetime | None]
     over = budget.exceeded(goal, now)
     if over is None:
         return None
-    why = (f"{over.percent:.0f} % of {over.window_id} spent this period (budget "
-           f"{goal.policy.budget_percent:g} %) — not resumed before the window resets")
+    why = N_("{percent} % of {window} spent this period (budget {budget} %) — not resumed "
+             "before the window resets").format(percent=f"{over.percent:.0f}",
+                                                window=over.window_id,
+                                                budget=f"{goal.policy.budget_percent:g}")
     return RULE_BUDGET, why, over.until
 
 
@@ -116,8 +119,10 @@ def decide_policy_pause(current: Goal | None, fence: int, rule: str, why: str,
     reason = PauseReason.BUDGET if rule == RULE_BUDGET else PauseReason.QUOTA
     data = current.data | last_run_data(current, ctx.now) | policy_pause_mark(rule, ctx.now)
     paused, row = transition(
-        current, GoalEvent.PAUSE, ctx.now, origin="policy", reason=f"{rule}: {why}",
-        pause_reason=reason, pause_detail=f"{rule}: {why}", fence=current.fence + 1,
+        current, GoalEvent.PAUSE, ctx.now, origin="policy", reason=N_("{rule}: {why}").format(
+            rule=rule, why=why),
+        pause_reason=reason, pause_detail=N_("{rule}: {why}").format(rule=rule, why=why),
+        fence=current.fence + 1,
         attempts=0, data=data, detail={"rule": rule},
     )
     planned, scheduled = schedule(paused, resets_at, ctx)

@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
+from core.i18n import N_
+
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _FULL_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MINUTES_PER_DAY = 1440
@@ -84,26 +86,26 @@ def parse_hours(text: str) -> WeeklyHours | None:
         inverted = True
         spec = spec[len("except"):].strip()
         if not spec:
-            raise HoursError("'except' needs the ranges to leave out, e.g. "
-                             "'except Mon-Fri 09:00-18:00'")
+            raise HoursError(N_("'except' needs the ranges to leave out, e.g. "
+                                "'except Mon-Fri 09:00-18:00'"))
     ranges = tuple(_parse_item(item.strip()) for item in spec.split(","))
     weekly = WeeklyHours(ranges, inverted, " ".join(text.split()))
     if not any(weekly.allows_wall(day, minute) for day in range(7)
                for minute in weekly.boundaries() | {0} if minute < MINUTES_PER_DAY):
-        raise HoursError(f"{weekly.text!r} allows no time at all")
+        raise HoursError(N_("{hours!r} allows no time at all").format(hours=weekly.text))
     return weekly
 
 
 def _parse_item(item: str) -> HourRange:
     if not item:
-        raise HoursError("an empty item (two commas in a row, or a comma at the end)")
+        raise HoursError(N_("an empty item (two commas in a row, or a comma at the end)"))
     tokens = item.replace("/", " ").split()
     start, end = 0, MINUTES_PER_DAY
     if _TIME_RANGE.match(tokens[-1]):
         start, end = _parse_times(tokens.pop())
     elif any(char.isdigit() for char in tokens[-1]):
-        raise HoursError(f"{tokens[-1]!r} is not a time range: write HH:MM-HH:MM, "
-                         "e.g. 19:00-08:00")
+        raise HoursError(N_("{token!r} is not a time range: write HH:MM-HH:MM, e.g. "
+                            "19:00-08:00").format(token=tokens[-1]))
     days = frozenset(range(7))
     if tokens:
         days = frozenset(day for token in tokens for day in _parse_days(token))
@@ -116,16 +118,18 @@ def _parse_times(token: str) -> tuple[int, int]:
     h1, m1, h2, m2 = (int(part) for part in match.groups())
     start, end = _minute(h1, m1, token, allow_end=False), _minute(h2, m2, token, allow_end=True)
     if start == end:
-        raise HoursError(f"{token!r} starts and ends at the same time: for a whole day write "
-                         "00:00-24:00")
+        raise HoursError(N_("{token!r} starts and ends at the same time: for a whole day "
+                            "write 00:00-24:00").format(token=token))
     return start, end
 
 
 def _minute(hour: int, minute: int, token: str, allow_end: bool) -> int:
     if minute > 59 or hour > 24 or (hour == 24 and (minute or not allow_end)):
-        where = "an end" if allow_end else "a start"
-        raise HoursError(f"{token!r}: {hour:02d}:{minute:02d} is not {where} time "
-                         "(00:00-23:59, and 24:00 only as an end)")
+        template = (N_("{token!r}: {time} is not an end time (00:00-23:59, and 24:00 only as "
+                       "an end)") if allow_end
+                    else N_("{token!r}: {time} is not a start time (00:00-23:59, and 24:00 "
+                            "only as an end)"))
+        raise HoursError(template.format(token=token, time=f"{hour:02d}:{minute:02d}"))
     return hour * 60 + minute
 
 
@@ -143,7 +147,8 @@ def _day(name: str, token: str) -> int:
         return DAY_NAMES.index(key)
     if key in _FULL_NAMES:
         return _FULL_NAMES.index(key)
-    raise HoursError(f"{token!r}: unknown day {name!r} (use Mon, Tue, Wed, Thu, Fri, Sat, Sun)")
+    raise HoursError(N_("{token!r}: unknown day {name!r} (use Mon, Tue, Wed, Thu, Fri, Sat, "
+                        "Sun)").format(token=token, name=name))
 
 
 @dataclass(frozen=True)

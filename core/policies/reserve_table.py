@@ -9,19 +9,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.i18n import N_
+
 
 def parse_reserve_table(value: Any) -> dict[str, float]:
     """A table or its textual form, checked: window ids and percentages in [0, 100)."""
     if isinstance(value, str):
         value = _from_text(value)
     if not isinstance(value, Mapping):
-        raise ValueError("write a table of WINDOW = PERCENT, or the text "
-                         "'codex:5h=30, claude:7d=10'")
+        raise ValueError(N_("write a table of WINDOW = PERCENT, or the text "
+                            "'codex:5h=30, claude:7d=10'"))
     table: dict[str, float] = {}
     for window, percent in value.items():
         name = str(window).strip()
         if not name or any(char.isspace() for char in name):
-            raise ValueError(f"{window!r} is not a window id (e.g. codex:5h)")
+            raise ValueError(N_("{window!r} is not a window id (e.g. codex:5h)").format(
+                window=window))
         table[name] = _percent(name, percent)
     return table
 
@@ -36,22 +39,24 @@ def _from_text(text: str) -> dict[str, str]:
     for item in filter(None, (part.strip() for part in text.split(","))):
         window, sep, percent = item.rpartition("=")
         if not sep or not window.strip():
-            raise ValueError(f"{item!r} needs WINDOW=PERCENT, e.g. codex:5h=30")
+            raise ValueError(N_("{item!r} needs WINDOW=PERCENT, e.g. codex:5h=30").format(
+                item=item))
         pairs[window.strip()] = percent.strip()
     return pairs
 
 
 def _percent(window: str, raw: Any) -> float:
     if isinstance(raw, bool):
-        raise ValueError(f"the reserve of {window} must be a number of percent")
+        raise ValueError(N_("the reserve of {window} must be a number of percent").format(
+            window=window))
     try:
         percent = float(raw)
     except (TypeError, ValueError):
-        raise ValueError(f"the reserve of {window} must be a number of percent, "
-                         f"not {raw!r}") from None
+        raise ValueError(N_("the reserve of {window} must be a number of percent, not "
+                            "{value!r}").format(window=window, value=raw)) from None
     if not 0 <= percent < 100:
-        raise ValueError(f"the reserve of {window} must be at least 0 and less than 100, "
-                         f"not {_number(percent)}")
+        raise ValueError(N_("the reserve of {window} must be at least 0 and less than 100, "
+                            "not {value}").format(window=window, value=_number(percent)))
     return percent
 
 

@@ -9,6 +9,7 @@ goal waiting for its reset whose allowed hours changed is planned again.
 from __future__ import annotations
 
 from core.actions import Decide, answer, request_row, result
+from core.i18n import N_
 from core.intake import IntakeContext, schedule
 from core.models import Goal, GoalState, Outcome
 from core.policies.goal_policy import PolicyValueError
@@ -23,14 +24,16 @@ def decide_goal_policy(goal_id: str, key: str, value: str, ctx: IntakeContext,
                        origin: str) -> Decide:
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:
-            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, "unknown goal"))
+            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal")))
         try:
             policy = current.policy.with_value(key, value)
         except PolicyValueError as exc:
             return answer(goal_id, current, EVENT, ctx.now, origin, Outcome.REFUSED, str(exc))
-        shown = policy.value_text(key) or "(not set)"
+        shown = policy.value_text(key) or N_("(not set)")
         if policy == current.policy:
-            return Mutation(None, result(goal_id, Outcome.UNCHANGED, f"{key} is already {shown}",
+            return Mutation(None, result(goal_id, Outcome.UNCHANGED,
+                                         N_("{key} is already {shown}").format(key=key,
+                                                                               shown=shown),
                                          current.state, current.next_resume_at))
         new = current.model_copy(update={"policy": policy, "updated_at": ctx.now})
         rows = [request_row(goal_id, EVENT, ctx.now, origin, Outcome.UPDATED, f"{key} = {shown}")]

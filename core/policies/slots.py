@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from core.i18n import N_
 from core.models import Goal, GoalState, PauseReason
 from core.policies.rules import RULE_SLOT, Hold, ResumeRules
 from core.policy import WAITS_FOR_RESET
@@ -77,12 +78,19 @@ def check_slots(goal: Goal, now: datetime, rules: ResumeRules, store: SlotStore)
 
 
 def _why(window: str, holders: list[Goal], ahead: list[Goal], limit: int) -> str:
-    parts = [f"{RULE_SLOT} on {window}: {len(holders)} of {limit} in use"]
-    if holders:
-        parts.append(f"by {', '.join(g.id for g in holders)}")
-    if ahead:
-        parts.append(f"behind {', '.join(g.id for g in sorted(ahead, key=rank_key))}")
-    return " ".join(parts)
+    template = _SLOT_TEXTS[(bool(holders), bool(ahead))]
+    return template.format(rule=RULE_SLOT, window=window, used=len(holders), limit=limit,
+                           holders=", ".join(g.id for g in holders),
+                           ahead=", ".join(g.id for g in sorted(ahead, key=rank_key)))
+
+
+#: a slot hold's reason by (held by someone, better-ranked goals due too); stored English
+_SLOT_TEXTS = {
+    (False, False): N_("{rule} on {window}: {used} of {limit} in use"),
+    (True, False): N_("{rule} on {window}: {used} of {limit} in use by {holders}"),
+    (False, True): N_("{rule} on {window}: {used} of {limit} in use behind {ahead}"),
+    (True, True): N_("{rule} on {window}: {used} of {limit} in use by {holders} behind {ahead}"),
+}
 
 
 def _free_at(holders: list[Goal], now: datetime, settle: timedelta) -> datetime:

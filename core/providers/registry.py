@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from core.clock import Clock
+from core.i18n import _
 from core.paths import Paths
 from core.providers import codex
 from core.providers.base import Provider
@@ -39,7 +40,8 @@ def _demo(settings: Settings, paths: Paths, clock: Clock,
 
 
 def _demo_looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
-    return "the built-in demo: " + ("on" if settings.demo_enabled else "off (demo_enabled)")
+    return (_("the built-in demo: on") if settings.demo_enabled
+            else _("the built-in demo: off (demo_enabled)"))
 
 
 def _claude(settings: Settings, paths: Paths, clock: Clock,
@@ -59,10 +61,11 @@ def _claude_looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
 
     where = ", ".join(str(d) for d in config.candidate_dirs(settings.claude_config_dirs, environ))
     if not settings.claude_enabled:
-        return f"Claude Code sessions in {where}: off (claude_enabled)"
+        return _("Claude Code sessions in {dirs}: off (claude_enabled)").format(dirs=where)
     found = config.existing_dirs(settings.claude_config_dirs, environ)
-    state = "on" if found else "off (none of them exists)"
-    return f"Claude Code sessions in {where}: {state}"
+    if found:
+        return _("Claude Code sessions in {dirs}: on").format(dirs=where)
+    return _("Claude Code sessions in {dirs}: off (none of them exists)").format(dirs=where)
 
 
 SPECS: list[ProviderSpec] = [

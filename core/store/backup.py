@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from core.i18n import N_
 from core.store.schema import SCHEMA_VERSION
 from core.store.sqlite import SqliteStore, StoreError
 
@@ -61,17 +62,19 @@ def verify(path: Path) -> str | None:
     try:
         con = sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True)
     except sqlite3.Error as exc:
-        return f"cannot open it: {exc}"
+        return N_("cannot open it: {error}").format(error=exc)
     try:
         rows = con.execute("PRAGMA integrity_check").fetchall()
         if [r[0] for r in rows] != ["ok"]:
-            return f"integrity check failed: {rows[0][0] if rows else 'no answer'}"
+            return N_("integrity check failed: {complaint}").format(
+                complaint=rows[0][0] if rows else N_("no answer"))
         version = int(con.execute("PRAGMA user_version").fetchone()[0])
         if version != SCHEMA_VERSION:
-            return f"schema version {version}, expected {SCHEMA_VERSION}"
+            return N_("schema version {version}, expected {ours}").format(version=version,
+                                                                           ours=SCHEMA_VERSION)
         con.execute("SELECT COUNT(*) FROM goals").fetchone()
     except sqlite3.Error as exc:
-        return f"not readable: {exc}"
+        return N_("not readable: {error}").format(error=exc)
     finally:
         con.close()
     return None
@@ -90,13 +93,13 @@ def take_backup(store: SqliteStore, directory: Path, now: datetime, keep: int = 
         store.vacuum_into(tmp)
         problem = verify(tmp)
         if problem is not None:
-            raise StoreError(f"the backup copy failed its check ({problem}); the store itself "
-                             "may be damaged")
+            raise StoreError(N_("the backup copy failed its check ({problem}); the store "
+                                "itself may be damaged").format(problem=problem))
         _fsync(tmp)
         os.replace(tmp, final)
         _fsync_dir(directory)
     except (OSError, sqlite3.Error) as exc:
-        raise StoreError(f"the backup could not be made: {exc}") from None
+        raise StoreError(N_("the backup could not be made: {error}").format(error=exc)) from None
     finally:
         tmp.unlink(missing_ok=True)
     for old in list_backups(directory)[keep:]:
@@ -122,7 +125,8 @@ def restore(database: Path, backup: Path | None, now: datetime) -> Path | None:
     if backup is not None:
         problem = verify(backup)
         if problem is not None:
-            raise StoreError(f"the backup {backup} cannot be restored: {problem}")
+            raise StoreError(N_("the backup {file} cannot be restored: {problem}").format(
+                file=backup, problem=problem))
     staged = database.with_name(f".{database.name}.{os.getpid()}.restore.tmp")
     if backup is not None:
         shutil.copyfile(backup, staged)

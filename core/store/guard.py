@@ -30,6 +30,7 @@ from urllib.parse import quote
 
 from core.atomic import atomic_write_text
 from core.clock import iso
+from core.i18n import N_
 from core.store.backup import Backup, list_backups
 from core.store.sqlite import (
     EPOCH_KEY,
@@ -141,8 +142,9 @@ def _checked(store: SqliteStore, database: Path, marker: tuple[int, int, bool],
     try:
         complaint = store.quick_check()
         if complaint is not None:
-            raise _Unusable((ProblemKind.DAMAGED, f"the database {database} is damaged: SQLite's "
-                                                  f"integrity check says {complaint!r}"))
+            raise _Unusable((ProblemKind.DAMAGED, N_(
+                "the database {file} is damaged: SQLite's integrity check says {complaint!r}"
+            ).format(file=database, complaint=complaint)))
         epoch = _fence(store, database, *marker)
     except sqlite3.DatabaseError as exc:
         raise _Unusable(_problem_of(database, exc)) from None
@@ -171,10 +173,11 @@ def _fence(store: SqliteStore, database: Path, expected: int, floor: int,
 
 
 def _older_text(database: Path, found: int, expected: int, wal_missing: bool) -> str:
-    why = (f"its write-ahead log {database.name}-wal is missing" if wal_missing
-           else "it is an older copy than the one Goalkeeper last wrote")
-    return (f"the database {database} lost its latest changes: {why} (it is at host epoch "
-            f"{found}, Goalkeeper last wrote epoch {expected}); nothing was replaced")
+    why = (N_("its write-ahead log {name}-wal is missing").format(name=database.name)
+           if wal_missing else N_("it is an older copy than the one Goalkeeper last wrote"))
+    return N_("the database {file} lost its latest changes: {why} (it is at host epoch {found}, "
+              "Goalkeeper last wrote epoch {expected}); nothing was replaced").format(
+                  file=database, why=why, found=found, expected=expected)
 
 
 def _file_problem(database: Path, expected: int) -> tuple[ProblemKind, str] | None:
@@ -183,26 +186,29 @@ def _file_problem(database: Path, expected: int) -> tuple[ProblemKind, str] | No
     try:
         size = database.stat().st_size
     except FileNotFoundError:
-        return (ProblemKind.MISSING, f"the database {database} is missing, but this data "
-                                     f"directory held one (host epoch {expected}); nothing "
-                                     "was created in its place")
+        return (ProblemKind.MISSING, N_(
+            "the database {file} is missing, but this data directory held one (host epoch "
+            "{expected}); nothing was created in its place").format(file=database,
+                                                                    expected=expected))
     except OSError as exc:
-        raise StoreError(f"cannot use the database {database}: {exc}") from None
+        raise StoreError(N_("cannot use the database {file}: {error}").format(
+            file=database, error=exc)) from None
     if size == 0:
-        return (ProblemKind.ZERO_BYTES, f"the database {database} is zero bytes long, but it "
-                                        f"held data (host epoch {expected}); it was not "
-                                        "replaced by an empty one")
+        return (ProblemKind.ZERO_BYTES, N_(
+            "the database {file} is zero bytes long, but it held data (host epoch {expected}); "
+            "it was not replaced by an empty one").format(file=database, expected=expected))
     return None
 
 
 def _problem_of(database: Path, exc: sqlite3.DatabaseError) -> tuple[ProblemKind, str]:
     name = getattr(exc, "sqlite_errorname", "") or ""
     if is_corruption(exc):
-        return ProblemKind.DAMAGED, f"the database {database} is damaged: {exc}"
+        return ProblemKind.DAMAGED, N_("the database {file} is damaged: {error}").format(
+            file=database, error=exc)
     if name.startswith("SQLITE_READONLY") or _read_only_fs(database):
-        return ProblemKind.READ_ONLY, (f"the database {database} cannot be written ({exc}): "
-                                       "the file, its directory or its file system is "
-                                       "read-only")
+        return ProblemKind.READ_ONLY, N_(
+            "the database {file} cannot be written ({error}): the file, its directory or its "
+            "file system is read-only").format(file=database, error=exc)
     raise StoreError(describe_failure(database, exc)) from None
 
 
@@ -218,12 +224,12 @@ def _safe(database: Path, problem: tuple[ProblemKind, str],
           backups: tuple[Backup, ...]) -> HostOpen:
     kind, text = problem
     if backups:
-        text += (f". A verified backup from {iso(backups[0].taken_at)} is available: "
-                 "`goalkeeper store restore` puts it in place (the damaged files are kept "
-                 "aside)")
+        text = N_("{problem}. A verified backup from {at} is available: `goalkeeper store "
+                  "restore` puts it in place (the damaged files are kept aside)").format(
+                      problem=text, at=iso(backups[0].taken_at))
     else:
-        text += (". No backup is available: `goalkeeper store restore --empty` moves the "
-                 "files aside and starts an empty store")
+        text = N_("{problem}. No backup is available: `goalkeeper store restore --empty` moves "
+                  "the files aside and starts an empty store").format(problem=text)
     found = StoreProblem(kind, text, backups)
     reader = open_salvage_reader(database) if found.readable else None
     log.error("%s", text)

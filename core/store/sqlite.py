@@ -23,6 +23,7 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from core.clock import iso, parse_iso
+from core.i18n import N_
 from core.models import Exactness, Goal, GoalState, HistoryRow, PauseReason, QuotaReading
 from core.store.base import (
     Committed,
@@ -79,7 +80,8 @@ class SqliteStore(SqliteHosts):
             self._con = sqlite3.connect(target, timeout=BUSY_TIMEOUT_SECONDS,
                                         isolation_level=None, uri=read_only or uri_given)
         except sqlite3.OperationalError as exc:
-            raise StoreError(f"cannot open the database {path}: {exc}") from None
+            raise StoreError(N_("cannot open the database {file}: {error}").format(
+                file=path, error=exc)) from None
         try:
             self._con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
             self._check_version()  # before anything writes to a file we may not understand
@@ -141,23 +143,23 @@ class SqliteStore(SqliteHosts):
         row = self._con.execute("PRAGMA quick_check").fetchone()
         if row is not None and row[0] == "ok":
             return None
-        return str(row[0]) if row else "no answer"
+        return str(row[0]) if row else N_("no answer")
 
     def _check_version(self) -> None:
         version = self.schema_version
         if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"the database {self.path} has schema version {version}, newer than this "
-                f"Goalkeeper understands ({SCHEMA_VERSION}); upgrade Goalkeeper to use it"
-            )
+            raise StoreError(N_(
+                "the database {file} has schema version {version}, newer than this "
+                "Goalkeeper understands ({ours}); upgrade Goalkeeper to use it").format(
+                    file=self.path, version=version, ours=SCHEMA_VERSION))
         if self.read_only and version < SCHEMA_VERSION:
             if version == 0:
-                raise NoData(f"no data yet in {self.path}")
-            raise StoreError(
-                f"the database {self.path} has schema version {version}, older than this "
-                f"Goalkeeper's ({SCHEMA_VERSION}); start the host (`goalkeeper daemon` or the "
-                "desktop app) once to upgrade it"
-            )
+                raise NoData(N_("no data yet in {file}").format(file=self.path))
+            raise StoreError(N_(
+                "the database {file} has schema version {version}, older than this "
+                "Goalkeeper's ({ours}); start the host (`goalkeeper daemon` or the desktop app) "
+                "once to upgrade it").format(file=self.path, version=version,
+                                             ours=SCHEMA_VERSION))
 
     def _migrate(self) -> None:
         """Bring the schema up to date: the version is read and every step applied inside one
@@ -170,8 +172,9 @@ class SqliteStore(SqliteHosts):
         """The migration steps still missing; the caller holds the write transaction."""
         version = self.schema_version
         if version > SCHEMA_VERSION:  # another process upgraded it meanwhile
-            raise StoreError(f"the database {self.path} was upgraded to schema version "
-                             f"{version} by a newer Goalkeeper")
+            raise StoreError(N_("the database {file} was upgraded to schema version {version} "
+                                "by a newer Goalkeeper").format(file=self.path,
+                                                                version=version))
         for target in range(version + 1, SCHEMA_VERSION + 1):
             for statement in MIGRATIONS[target - 1].split(";"):
                 if statement.strip():
@@ -204,8 +207,9 @@ class SqliteStore(SqliteHosts):
     def _check_epoch(self, epoch: int) -> None:
         current = self.current_epoch()
         if current != epoch:
-            raise LeaseLost(f"another host took over this data directory (epoch {current}, "
-                            f"ours {epoch}): this host may no longer write")
+            raise LeaseLost(N_("another host took over this data directory (epoch {current}, "
+                               "ours {ours}): this host may no longer write").format(
+                                   current=current, ours=epoch))
 
     # -- goals ---------------------------------------------------------------------------------
 
@@ -471,9 +475,10 @@ def open_read_only(path: Path) -> SqliteStore:
     """
     try:
         if not path.exists() or path.stat().st_size == 0:
-            raise NoData(f"no data yet in {path}")
+            raise NoData(N_("no data yet in {file}").format(file=path))
     except OSError as exc:
-        raise StoreError(f"cannot read the database {path}: {exc.strerror or exc}") from None
+        raise StoreError(N_("cannot read the database {file}: {error}").format(
+            file=path, error=exc.strerror or exc)) from None
     try:
         return SqliteStore(path, read_only=True)
     except sqlite3.DatabaseError as exc:
@@ -484,10 +489,10 @@ def describe_failure(path: Path, exc: sqlite3.Error) -> str:
     """A precise sentence for an error met while opening or using the database."""
     name = getattr(exc, "sqlite_errorname", None) or ""
     if is_corruption(exc):
-        return (f"the database {path} is damaged ({exc}); the host checks it at start and "
-                "offers a backup to restore (`goalkeeper store`)")
+        return N_("the database {file} is damaged ({error}); the host checks it at start and "
+                  "offers a backup to restore (`goalkeeper store`)").format(file=path, error=exc)
     if name.startswith("SQLITE_READONLY"):
-        return f"the database {path} is read-only ({exc})"
+        return N_("the database {file} is read-only ({error})").format(file=path, error=exc)
     if name == "SQLITE_FULL":
-        return f"the disk holding {path} is full ({exc})"
-    return f"cannot use the database {path}: {exc}"
+        return N_("the disk holding {file} is full ({error})").format(file=path, error=exc)
+    return N_("cannot use the database {file}: {error}").format(file=path, error=exc)

@@ -22,6 +22,14 @@ from core.textfmt import long_time
 from gui import format as fmt
 from gui.bridge import Bridge
 from gui.dialogs.goal_policy_form import GoalPolicyForm
+from gui.i18n import QT_TR_NOOP, tr
+
+#: the rows, in order (``field()`` takes these English names)
+FIELDS = (QT_TR_NOOP("Title"), QT_TR_NOOP("Id"), QT_TR_NOOP("Provider"), QT_TR_NOOP("State"),
+          QT_TR_NOOP("Pause reason"), QT_TR_NOOP("Windows"), QT_TR_NOOP("Auto-resume"),
+          QT_TR_NOOP("Next auto-resume"), QT_TR_NOOP("Quota resets"), QT_TR_NOOP("Attempts"),
+          QT_TR_NOOP("Budget spent"), QT_TR_NOOP("Last run"), QT_TR_NOOP("Last resumed"),
+          QT_TR_NOOP("Created"), QT_TR_NOOP("Last change"))
 
 
 def _when(instant: datetime | None) -> str:
@@ -37,28 +45,26 @@ class GoalDetailsDialog(QDialog):
         super().__init__(parent)
         self._bridge = bridge
         self.goal_id = goal_id
-        self.setWindowTitle("Goal details")
-        self.setAccessibleName("Goal details")
+        self.setWindowTitle(tr("Goal details"))
+        self.setAccessibleName(tr("Goal details"))
         self.resize(600, 720)
         self._fields: dict[str, QLabel] = {}
         form = QFormLayout()
-        for name in ("Title", "Id", "Provider", "State", "Pause reason", "Windows",
-                     "Auto-resume", "Next auto-resume", "Quota resets", "Attempts",
-                     "Budget spent", "Last run", "Last resumed", "Created", "Last change"):
+        for name in FIELDS:
             label = QLabel(self)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                           | Qt.TextInteractionFlag.TextSelectableByKeyboard)
             label.setWordWrap(True)
-            label.setAccessibleName(name)
+            label.setAccessibleName(tr(name))
             self._fields[name] = label
-            form.addRow(f"{name}:", label)
+            form.addRow(tr("{field}:").format(field=tr(name)), label)
         self.data_view = QPlainTextEdit(self)
         self.data_view.setReadOnly(True)
-        self.data_view.setAccessibleName("Provider data")
-        form.addRow("Provider data:", self.data_view)
+        self.data_view.setAccessibleName(tr("Provider data"))
+        form.addRow(tr("Provider data:"), self.data_view)
         self.policy_form = GoalPolicyForm(bridge, goal_id, self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        history = QPushButton("Show &history", self)
+        history = QPushButton(tr("Show &history"), self)
         buttons.addButton(history, QDialogButtonBox.ButtonRole.ActionRole)
         history.clicked.connect(lambda: self.history_requested.emit(self.goal_id))
         buttons.rejected.connect(self.close)
@@ -80,10 +86,11 @@ class GoalDetailsDialog(QDialog):
     def refresh(self) -> None:
         goal = self._bridge.goal(self.goal_id)
         if goal is None:
-            self._fields["State"].setText("no longer watched")
+            self._fields["State"].setText(tr("no longer watched"))
             return
         now = self._bridge.now()
-        state = f"{goal.state.value} since {_when(goal.state_since)}"
+        state = tr("{state} since {when}").format(state=fmt.state_text(goal),
+                                                  when=_when(goal.state_since))
         values = {
             "Title": goal.title,
             "Id": goal.id,
@@ -91,11 +98,11 @@ class GoalDetailsDialog(QDialog):
             "State": state,
             "Pause reason": fmt.reason_text(goal) or "—",
             "Windows": ", ".join(goal.windows) or "—",
-            "Auto-resume": "on" if goal.auto_resume else "off",
+            "Auto-resume": tr("on") if goal.auto_resume else tr("off"),
             "Next auto-resume": fmt.next_resume_tooltip(goal, now) or "—",
             "Quota resets": _when(goal.resets_at),
-            "Attempts": f"{fmt.attempts_text(goal, self._bridge.max_attempts)} in this episode "
-                        f"(runner fence {goal.fence})",
+            "Attempts": tr("{attempts} in this episode (runner fence {fence})").format(
+                attempts=fmt.attempts_text(goal, self._bridge.max_attempts), fence=goal.fence),
             "Budget spent": fmt.budget_text(goal, now) or "—",
             "Last run": fmt.last_run_text(goal) or "—",
             "Last resumed": _when(goal.resumed_at),
@@ -104,5 +111,5 @@ class GoalDetailsDialog(QDialog):
         }
         for name, value in values.items():
             self._fields[name].setText(value)
-        self.setWindowTitle(f"Goal details — {goal.title}")
+        self.setWindowTitle(tr("Goal details — {title}").format(title=goal.title))
         self.data_view.setPlainText(json.dumps(goal.data, indent=2, sort_keys=True, default=str))

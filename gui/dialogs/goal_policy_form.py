@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.i18n import localized
 from core.models import Goal
 from core.policies.goal_policy import GoalPolicy, PolicyValueError
 from core.results import ActionResult
 from gui import format as fmt
 from gui.bridge import Bridge
+from gui.i18n import tr
 
 ERROR_STYLE = "color: #c62828;"
 
@@ -35,29 +37,29 @@ class GoalPolicyForm(QGroupBox):
     """Owns the three editors, their error labels, the Apply button and the result line."""
 
     def __init__(self, bridge: Bridge, goal_id: str, parent: QWidget | None = None) -> None:
-        super().__init__("Resume policy", parent)
+        super().__init__(tr("Resume policy"), parent)
         self._bridge = bridge
         self.goal_id = goal_id
         self.priority = QSpinBox(self)
         self.priority.setRange(-100, 100)
-        self.priority.setAccessibleName("Priority")
-        self.priority.setToolTip("Goals waiting on the same window resume highest first; "
-                                 "equal ones by the oldest pause.")
+        self.priority.setAccessibleName(tr("Priority"))
+        self.priority.setToolTip(tr("Goals waiting on the same window resume highest first; "
+                                    "equal ones by the oldest pause."))
         self.budget = QLineEdit(self)
-        self.budget.setAccessibleName("Budget per window period (%)")
-        self.budget.setPlaceholderText("no budget")
-        self.budget.setToolTip("At most this share of a window per window period; reaching it "
-                               "pauses the goal (reason budget) until the window resets.")
+        self.budget.setAccessibleName(tr("Budget per window period (%)"))
+        self.budget.setPlaceholderText(tr("no budget"))
+        self.budget.setToolTip(tr("At most this share of a window per window period; reaching "
+                                  "it pauses the goal (reason budget) until the window resets."))
         self.hours = QLineEdit(self)
-        self.hours.setAccessibleName("Allowed hours")
-        self.hours.setToolTip("When automatic resumes of this goal may start, e.g. "
-                              "Mon-Fri 19:00-08:00; empty: the global hours.")
+        self.hours.setAccessibleName(tr("Allowed hours"))
+        self.hours.setToolTip(tr("When automatic resumes of this goal may start, e.g. "
+                                 "Mon-Fri 19:00-08:00; empty: the global hours."))
         self.errors = {key: self._error_label() for key in ("budget_percent", "auto_resume_hours")}
-        self.apply_button = QPushButton("&Apply", self)
+        self.apply_button = QPushButton(tr("&Apply"), self)
         self.apply_button.clicked.connect(self.apply)
         self.result = QLabel(self)
         self.result.setWordWrap(True)
-        self.result.setAccessibleName("Resume policy result")
+        self.result.setAccessibleName(tr("Resume policy result"))
         self._build()
         for signal in (self.priority.valueChanged, self.budget.textChanged,
                        self.hours.textChanged):
@@ -75,9 +77,10 @@ class GoalPolicyForm(QGroupBox):
 
     def _build(self) -> None:
         form = QFormLayout()
-        form.addRow("Priority:", self.priority)
-        form.addRow("Budget (% of a window):", self._with_error(self.budget, "budget_percent"))
-        form.addRow("Allowed hours:", self._with_error(self.hours, "auto_resume_hours"))
+        form.addRow(tr("Priority:"), self.priority)
+        form.addRow(tr("Budget (% of a window):"),
+                    self._with_error(self.budget, "budget_percent"))
+        form.addRow(tr("Allowed hours:"), self._with_error(self.hours, "auto_resume_hours"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.result, 1)
         buttons.addWidget(self.apply_button)
@@ -104,8 +107,8 @@ class GoalPolicyForm(QGroupBox):
         self.budget.setText(goal.policy.value_text("budget_percent"))
         self.hours.setText(goal.policy.auto_resume_hours)
         hours = self._bridge.settings.auto_resume_hours
-        self.hours.setPlaceholderText(f"the global hours: {hours}" if hours else
-                                      "any time (no global hours)")
+        self.hours.setPlaceholderText(tr("the global hours: {hours}").format(hours=hours) if hours
+                                      else tr("any time (no global hours)"))
         self.revalidate()
 
     def edited_values(self) -> dict[str, str]:
@@ -135,7 +138,7 @@ class GoalPolicyForm(QGroupBox):
                 GoalPolicy().with_value(key, self.edited_values()[key])
                 message = ""
             except PolicyValueError as exc:
-                message, ok = str(exc), False
+                message, ok = localized(str(exc)), False
             label.setText(message)
             label.setVisible(bool(message))
         self.apply_button.setEnabled(ok and self.edited())

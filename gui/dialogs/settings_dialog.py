@@ -33,9 +33,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.i18n import localized
 from core.settings import Settings
+from gui.i18n import QT_TR_NOOP, say, tr
 from gui.settings_source import (
     CHOICE_TEXT,
+    LANGUAGE_NAMES,
     LIVE_FIELDS,
     FieldSpec,
     SettingsSource,
@@ -49,10 +52,10 @@ from gui.tasks import TaskKeeper
 
 ERROR_STYLE = "color: #c62828;"
 NOTIFICATIONS_SECTION = "Notifications"
-SECRETS_TEXT = ("The ntfy access token and the webhook's signing secret are kept in the OS "
-                "keyring, never in config.toml; store them with<br>"
-                "<code>goalkeeper secret set ntfy-token</code><br>"
-                "<code>goalkeeper secret set webhook-secret</code>")
+SECRETS_TEXT = QT_TR_NOOP("The ntfy access token and the webhook's signing secret are kept in "
+                          "the OS keyring, never in config.toml; store them with<br>"
+                          "<code>goalkeeper secret set ntfy-token</code><br>"
+                          "<code>goalkeeper secret set webhook-secret</code>")
 
 #: sends a test message with these settings; answers (channel, delivered, reason) per channel
 Tester = Callable[[Settings], Awaitable[list[tuple[str, bool, str]]]]
@@ -64,11 +67,11 @@ def table_summary(name: str, tables: dict[str, Any], config_file: object) -> str
     if tables:
         listed = ", ".join(f"{key} ({value.get('kind', '?')})" if isinstance(value, dict)
                            else key for key, value in sorted(tables.items()))
-        head = f"{len(tables)} defined: {listed}."
+        head = tr("{n} defined: {listed}.").format(n=len(tables), listed=listed)
     else:
-        head = "None defined."
-    return (f"{head} Edit the [{name}.<name>] tables in {config_file}; saving here keeps them "
-            "as they are.")
+        head = tr("None defined.")
+    return tr("{head} Edit the [{name}.<name>] tables in {file}; saving here keeps them as they "
+              "are.").format(head=head, name=name, file=config_file)
 
 
 class SettingsDialog(QDialog):
@@ -82,8 +85,8 @@ class SettingsDialog(QDialog):
         self.source = source
         self._tester = tester
         self._tasks = TaskKeeper()
-        self.setWindowTitle("Goalkeeper settings")
-        self.setAccessibleName("Goalkeeper settings")
+        self.setWindowTitle(tr("Goalkeeper settings"))
+        self.setAccessibleName(tr("Goalkeeper settings"))
         self.resize(1010, 560)  # every tab visible without scroll arrows
         self.specs = {spec.name: spec for spec in field_specs()}
         self.editors: dict[str, Editor] = {}
@@ -97,13 +100,14 @@ class SettingsDialog(QDialog):
         self.problem = QLabel(self)
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet(ERROR_STYLE)
-        self.problem.setAccessibleName("Settings problems")
-        note = QLabel("Notification and start-at-login changes apply at once; the others when "
-                      f"Goalkeeper next starts. Saved to {source.config_file}.", self)
+        self.problem.setAccessibleName(tr("Settings problems"))
+        note = QLabel(tr("Notification and start-at-login changes apply at once; the others "
+                         "when Goalkeeper next starts. Saved to {file}.").format(
+            file=source.config_file), self)
         note.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                         | QDialogButtonBox.StandardButton.Cancel, self)
-        defaults = QPushButton("Restore &defaults", self)
+        defaults = QPushButton(tr("Restore &defaults"), self)
         self.buttons.addButton(defaults, QDialogButtonBox.ButtonRole.ResetRole)
         defaults.clicked.connect(self.restore_defaults)
         self.buttons.accepted.connect(self.save)
@@ -115,7 +119,8 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.buttons)
         self.set_values(values)
         if problem:
-            self.problem.setText(f"{problem}\nShowing the defaults; saving replaces the file.")
+            self.problem.setText(tr("{problem}\nShowing the defaults; saving replaces the "
+                                    "file.").format(problem=problem))
             self.problem.show()
 
     # -- construction --------------------------------------------------------------------------
@@ -129,35 +134,35 @@ class SettingsDialog(QDialog):
                 scroll = QScrollArea(self.tabs)
                 scroll.setWidget(page)
                 scroll.setWidgetResizable(True)
-                self.tabs.addTab(scroll, spec.section)
+                self.tabs.addTab(scroll, tr(spec.section))
             self._add_field(forms[spec.section], spec)
         if NOTIFICATIONS_SECTION in forms:
             self._add_notification_extras(forms[NOTIFICATIONS_SECTION])
 
     def _add_notification_extras(self, form: QFormLayout) -> None:
-        secrets = QLabel(SECRETS_TEXT, self)
+        secrets = QLabel(tr(SECRETS_TEXT), self)
         secrets.setWordWrap(True)
         secrets.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        secrets.setAccessibleName("Where the notification secrets are kept")
+        secrets.setAccessibleName(tr("Where the notification secrets are kept"))
         form.addRow(secrets)
-        self.test_button = QPushButton("Send a &test notification", self)
-        self.test_button.setAccessibleName("Send a test notification")
-        self.test_button.setToolTip("Sends a test message to ntfy and the webhook with the "
-                                    "values above, saved or not.")
+        self.test_button = QPushButton(tr("Send a &test notification"), self)
+        self.test_button.setAccessibleName(tr("Send a test notification"))
+        self.test_button.setToolTip(tr("Sends a test message to ntfy and the webhook with the "
+                                       "values above, saved or not."))
         self.test_button.setEnabled(self._tester is not None)
         self.test_button.clicked.connect(self.send_test)
         self.test_result = QLabel(self)
         self.test_result.setWordWrap(True)
-        self.test_result.setAccessibleName("Test notification result")
+        self.test_result.setAccessibleName(tr("Test notification result"))
         form.addRow(self.test_button, self.test_result)
 
     def _add_table(self, form: QFormLayout, spec: FieldSpec) -> None:
         """Nested tables (``[quotas.<name>]``) are edited in the file; shown here, kept on save."""
         label = QLabel(self)
         label.setWordWrap(True)
-        label.setAccessibleName(spec.label)
+        label.setAccessibleName(tr(spec.label))
         self.tables[spec.name] = label
-        form.addRow(f"{spec.label}:", label)
+        form.addRow(tr("{field}:").format(field=tr(spec.label)), label)
 
     def _add_field(self, form: QFormLayout, spec: FieldSpec) -> None:
         if spec.kind == "table":
@@ -166,19 +171,20 @@ class SettingsDialog(QDialog):
         editor: Editor
         tip = self._tooltip(spec)
         if spec.kind == "bool":
-            editor = QCheckBox(spec.label, self)
+            editor = QCheckBox(tr(spec.label), self)
             editor.toggled.connect(self.revalidate)
         elif spec.kind == "choice":
             editor = QComboBox(self)
             for value in spec.choices:
-                editor.addItem(CHOICE_TEXT.get(value, value), value)
+                text = LANGUAGE_NAMES.get(value, value)
+                editor.addItem(tr(CHOICE_TEXT[value]) if value in CHOICE_TEXT else text, value)
             editor.currentIndexChanged.connect(self.revalidate)
         else:
             editor = QLineEdit(self)
-            editor.setPlaceholderText("not set" if spec.optional else "")
+            editor.setPlaceholderText(tr("not set") if spec.optional else "")
             editor.textChanged.connect(self.revalidate)
         editor.setToolTip(tip)
-        editor.setAccessibleName(spec.label)
+        editor.setAccessibleName(tr(spec.label))
         editor.setAccessibleDescription(tip)
         error = QLabel(self)
         error.setStyleSheet(ERROR_STYLE)
@@ -190,25 +196,26 @@ class SettingsDialog(QDialog):
         box.addWidget(error)
         if spec.name in self.overridden:
             editor.setEnabled(False)
-            box.addWidget(QLabel(f"Set by {self.overridden[spec.name]} — the environment wins "
-                                 "over the file.", self))
+            box.addWidget(QLabel(tr("Set by {variable} — the environment wins over the "
+                                    "file.").format(variable=self.overridden[spec.name]), self))
         self.editors[spec.name] = editor
         self.errors[spec.name] = error
         if spec.kind == "bool":
             form.addRow(box)
         else:
-            label = QLabel(f"{spec.label}:", self)
+            label = QLabel(tr("{field}:").format(field=tr(spec.label)), self)
             label.setBuddy(editor)
             label.setToolTip(tip)
             form.addRow(label, box)
 
     @staticmethod
     def _tooltip(spec: FieldSpec) -> str:
-        lines = [spec.help] if spec.help else []
+        lines = [say(spec.help)] if spec.help else []
         if spec.bounds:
-            lines.append(f"Allowed: {spec.bounds}")
-        default = to_text(spec, spec.default) or "not set"
-        lines.append(f"Default: {default} · {spec.env_var} overrides it")
+            lines.append(tr("Allowed: {bounds}").format(bounds=spec.bounds))
+        default = to_text(spec, spec.default) or tr("not set")
+        lines.append(tr("Default: {default} · {variable} overrides it").format(
+            default=default, variable=spec.env_var))
         return "\n".join(lines)
 
     # -- values --------------------------------------------------------------------------------
@@ -248,9 +255,9 @@ class SettingsDialog(QDialog):
         result = validate(self.source.merged_for_save(self.values()))
         for name, label in self.errors.items():
             message = result.errors.get(name)
-            label.setText(message or "")
+            label.setText(localized(message) if message else "")
             label.setVisible(bool(message))
-        self.problem.setText("\n".join(result.general))
+        self.problem.setText("\n".join(localized(m) for m in result.general))
         self.problem.setVisible(bool(result.general))
         self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(result.ok)
         self.validation = result
@@ -266,18 +273,21 @@ class SettingsDialog(QDialog):
         # the values as shown, a variable's included (it wins when the app runs)
         result = validate(self.values())
         if self._tester is None or result.settings is None:
-            text = "Fix the settings above first." if self._tester else "Not available here."
+            text = tr("Fix the settings above first.") if self._tester else tr(
+                "Not available here.")
         elif not (result.settings.notify_ntfy_url or result.settings.notify_webhook_url):
-            text = "Set an ntfy topic URL or a webhook URL first."
+            text = tr("Set an ntfy topic URL or a webhook URL first.")
         else:
             self.test_button.setEnabled(False)
-            self.test_result.setText("Sending…")
+            self.test_result.setText(tr("Sending…"))
             try:
                 reports = await self._tester(result.settings)
             finally:
                 self.test_button.setEnabled(True)
-            text = "\n".join(f"{channel}: delivered" if ok else f"{channel}: NOT delivered — "
-                             f"{reason}" for channel, ok, reason in reports)
+            text = "\n".join(
+                tr("{channel}: delivered").format(channel=channel) if ok
+                else tr("{channel}: NOT delivered — {reason}").format(
+                    channel=channel, reason=localized(reason)) for channel, ok, reason in reports)
         self.test_result.setText(text)
         return text
 
@@ -300,8 +310,8 @@ class SettingsDialog(QDialog):
         try:
             await asyncio.to_thread(self.source.save, result.settings)
         except OSError as exc:
-            self.problem.setText(f"Could not write {self.source.config_file}: "
-                                 f"{exc.strerror or exc}")
+            self.problem.setText(tr("Could not write {file}: {error}").format(
+                file=self.source.config_file, error=exc.strerror or exc))
             self.problem.show()
             return False
         self.saved.emit(result.settings, self.needs_restart(result.settings))

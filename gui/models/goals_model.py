@@ -29,6 +29,7 @@ from core.models import Goal, GoalState
 from core.textfmt import long_time
 from gui import format as fmt
 from gui.goal_rules import can_toggle_auto_resume
+from gui.i18n import QT_TR_NOOP, tr
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -55,14 +56,14 @@ class Column(IntEnum):
 
 
 HEADERS = {
-    Column.TITLE: "Goal",
-    Column.PROVIDER: "Provider",
-    Column.STATE: "State",
-    Column.REASON: "Pause reason",
-    Column.AUTO: "Auto-resume",
-    Column.NEXT: "Next auto-resume",
-    Column.ATTEMPTS: "Attempts",
-    Column.CHANGED: "Last change",
+    Column.TITLE: QT_TR_NOOP("Goal"),
+    Column.PROVIDER: QT_TR_NOOP("Provider"),
+    Column.STATE: QT_TR_NOOP("State"),
+    Column.REASON: QT_TR_NOOP("Pause reason"),
+    Column.AUTO: QT_TR_NOOP("Auto-resume"),
+    Column.NEXT: QT_TR_NOOP("Next auto-resume"),
+    Column.ATTEMPTS: QT_TR_NOOP("Attempts"),
+    Column.CHANGED: QT_TR_NOOP("Last change"),
 }
 
 
@@ -212,7 +213,7 @@ class GoalsModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[Column(section)]
+            return tr(HEADERS[Column(section)])
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -265,7 +266,7 @@ class GoalsModel(QAbstractTableModel):
         if column is Column.REASON:
             return fmt.reason_text(goal)
         if column is Column.AUTO:
-            return "on" if goal.auto_resume else "off"
+            return tr("on") if goal.auto_resume else tr("off")
         if column is Column.NEXT:
             return fmt.next_resume_text(goal, self._now, self.zone)
         if column is Column.ATTEMPTS:
@@ -293,10 +294,12 @@ class GoalsModel(QAbstractTableModel):
         if column is Column.CHANGED:
             return long_time(fmt.last_change_instant(goal), self.zone)
         if column is Column.ATTEMPTS:
-            return f"{goal.attempts} automatic resume attempts of {self._cap()} in this episode"
+            return tr("{attempts} automatic resume attempts of {cap} in this episode").format(
+                attempts=goal.attempts, cap=self._cap())
         return self._display(goal, column)
 
     def _accessible(self, goal: Goal, column: Column) -> str:
         if column is Column.AUTO:
-            return f"auto-resume {'on' if goal.auto_resume else 'off'}"
-        return f"{HEADERS[column]}: {self._display(goal, column)}"
+            return tr("auto-resume on") if goal.auto_resume else tr("auto-resume off")
+        return tr("{header}: {value}").format(header=tr(HEADERS[column]),
+                                              value=self._display(goal, column))

@@ -13,9 +13,11 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from core.clock import iso
+from core.i18n import localized
 from core.models import HistoryRow
 from core.textfmt import local_time, long_time
 from gui import format as fmt
+from gui.i18n import QT_TR_NOOP, tr
 
 Index = QModelIndex | QPersistentModelIndex
 RowRole = Qt.ItemDataRole.UserRole + 1
@@ -32,13 +34,13 @@ class HColumn(IntEnum):
 
 
 HEADERS = {
-    HColumn.TIME: "Time",
-    HColumn.GOAL: "Goal",
-    HColumn.EVENT: "Event",
-    HColumn.TRIGGER: "Trigger",
-    HColumn.OUTCOME: "Outcome",
-    HColumn.REASON: "Reason",
-    HColumn.QUOTA: "Quota decided on",
+    HColumn.TIME: QT_TR_NOOP("Time"),
+    HColumn.GOAL: QT_TR_NOOP("Goal"),
+    HColumn.EVENT: QT_TR_NOOP("Event"),
+    HColumn.TRIGGER: QT_TR_NOOP("Trigger"),
+    HColumn.OUTCOME: QT_TR_NOOP("Outcome"),
+    HColumn.REASON: QT_TR_NOOP("Reason"),
+    HColumn.QUOTA: QT_TR_NOOP("Quota decided on"),
 }
 
 CSV_FIELDS = ("id", "at_utc", "local_time", "goal", "event", "trigger", "origin", "outcome",
@@ -70,7 +72,7 @@ class HistoryModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation is Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[HColumn(section)]
+            return tr(HEADERS[HColumn(section)])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -98,7 +100,7 @@ class HistoryModel(QAbstractTableModel):
         if column is HColumn.OUTCOME:
             return fmt.outcome_text(row)
         if column is HColumn.REASON:
-            return row.reason or ""
+            return localized(row.reason or "")
         return fmt.quota_text(row)
 
     def _tooltip(self, row: HistoryRow, column: HColumn) -> str:

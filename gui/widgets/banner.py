@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from gui.i18n import tr
+
 SUCCESS_SECONDS = 10
 FAILURE_SECONDS = 30
 
@@ -18,12 +20,12 @@ class ResultBanner(QFrame):
         self.label = QLabel(self)
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.label.setAccessibleName("Last action result")
+        self.label.setAccessibleName(tr("Last action result"))
         close = QToolButton(self)
         close.setText("✕")
         close.setAutoRaise(True)
-        close.setAccessibleName("Dismiss message")
-        close.setToolTip("Dismiss")
+        close.setAccessibleName(tr("Dismiss message"))
+        close.setToolTip(tr("Dismiss"))
         close.clicked.connect(self.hide)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)

@@ -11,17 +11,19 @@ from datetime import datetime, timedelta
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from core.i18n import localized
 from core.models import HistoryRow, QuotaReading
 from gui.bridge import Bridge, Marker, marker_for
+from gui.i18n import QT_TR_NOOP, tr
 from gui.tasks import TaskKeeper
 from gui.widgets.usage_chart import ChartData, UsageChart
 
 #: (label, look-back); None: from the first stored reading within a week
 SPANS: list[tuple[str, timedelta | None]] = [
-    ("Since the first reading (up to 7 days)", None),
-    ("Last hour", timedelta(hours=1)),
-    ("Last 24 hours", timedelta(days=1)),
-    ("Last 7 days", timedelta(days=7)),
+    (QT_TR_NOOP("Since the first reading (up to 7 days)"), None),
+    (QT_TR_NOOP("Last hour"), timedelta(hours=1)),
+    (QT_TR_NOOP("Last 24 hours"), timedelta(days=1)),
+    (QT_TR_NOOP("Last 7 days"), timedelta(days=7)),
 ]
 AUTO_LOOKBACK = timedelta(days=7)
 MIN_AUTO_SPAN = timedelta(minutes=1)
@@ -66,13 +68,13 @@ class ChartPanel(QWidget):
         self.destroyed.connect(self._tasks.cancel_pending)
         self.window_id = ""
         self.window_combo = QComboBox(self)
-        self.window_combo.setAccessibleName("Quota window to chart")
+        self.window_combo.setAccessibleName(tr("Quota window to chart"))
         self.span_combo = QComboBox(self)
-        self.span_combo.setAccessibleName("Period to chart")
+        self.span_combo.setAccessibleName(tr("Period to chart"))
         for text, _ in SPANS:
-            self.span_combo.addItem(text)
+            self.span_combo.addItem(tr(text))
         self.chart = UsageChart(self)
-        label = QLabel("&Window:", self)
+        label = QLabel(tr("&Window:"), self)
         label.setBuddy(self.window_combo)
         bar = QHBoxLayout()
         bar.addWidget(label)
@@ -152,7 +154,7 @@ class ChartPanel(QWidget):
               points: list[tuple[datetime, float]], markers: list[Marker]) -> ChartData:
         reading = self._bridge.reading(window_id)
         settings = self._bridge.settings
-        return ChartData(reading.label if reading else window_id, start, end, points,
+        return ChartData(localized(reading.label) if reading else window_id, start, end, points,
                          sorted(markers, key=lambda m: m.at), settings.pause_threshold_percent,
                          settings.resume_threshold_percent,
                          self._bridge.reserve_percent(window_id))

@@ -7,9 +7,11 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from core.i18n import localized
 from gui.bridge import Bridge
+from gui.i18n import QT_TR_NOOP, tr
 
-ADD_PIPELINE = (
+ADD_PIPELINE = QT_TR_NOOP(
     "<b>Watch a job of your own:</b> describe it in a pipeline goal file (a TOML file with its "
     "sources and stages — see “Pipeline goals” in the README) and run "
     "<code>goalkeeper add my-job.toml</code>. Codex goals and Claude Code sessions show up here "
@@ -27,22 +29,23 @@ class FirstRunPage(QWidget):
     def __init__(self, bridge: Bridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
-        self.setAccessibleName("Getting started")
-        title = QLabel("<h2>Nothing to watch yet</h2>", self)
+        self.setAccessibleName(tr("Getting started"))
+        title = QLabel(tr("<h2>Nothing to watch yet</h2>"), self)
         self.looked = QLabel(self)
         self.looked.setWordWrap(True)
         self.looked.setTextFormat(Qt.TextFormat.RichText)
-        self.looked.setAccessibleName("Where Goalkeeper looked")
-        how = QLabel(ADD_PIPELINE, self)
+        self.looked.setAccessibleName(tr("Where Goalkeeper looked"))
+        how = QLabel(tr(ADD_PIPELINE), self)
         how.setWordWrap(True)
         how.setTextFormat(Qt.TextFormat.RichText)
-        self.demo_button = QPushButton("Try the &demo", self)
-        self.demo_button.setToolTip("Opens a separate Goalkeeper window on a throw-away data "
-                                    "directory: three simulated goals run out of a one-minute "
-                                    "quota and are resumed automatically. Your data is untouched.")
+        self.demo_button = QPushButton(tr("Try the &demo"), self)
+        self.demo_button.setToolTip(tr("Opens a separate Goalkeeper window on a throw-away data "
+                                       "directory: three simulated goals run out of a one-minute "
+                                       "quota and are resumed automatically. Your data is "
+                                       "untouched."))
         self.demo_button.setDefault(True)
-        refresh = QPushButton("&Look again", self)
-        settings = QPushButton("&Settings…", self)
+        refresh = QPushButton(tr("&Look again"), self)
+        settings = QPushButton(tr("&Settings…"), self)
         self.demo_button.clicked.connect(self.demo_requested.emit)
         refresh.clicked.connect(self.refresh_requested.emit)
         settings.clicked.connect(self.settings_requested.emit)
@@ -67,10 +70,10 @@ class FirstRunPage(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        items = "".join(f"<li><b>{html.escape(name)}</b> — {html.escape(text)}</li>"
+        items = "".join(f"<li><b>{html.escape(name)}</b> — {html.escape(localized(text))}</li>"
                         for name, text in self._bridge.looked_for())
-        self.looked.setText("Goalkeeper looked for goals and quota windows here:"
-                            f"<ul>{items}</ul>")
+        self.looked.setText(tr("Goalkeeper looked for goals and quota windows here:")
+                            + f"<ul>{items}</ul>")
 
     def looked_for_text(self) -> str:
         return self.looked.text()

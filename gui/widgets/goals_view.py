@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.models import Goal
 from gui.goal_rules import STATE_FILTER_LABELS, StateFilter
+from gui.i18n import tr
 from gui.models.goal_filter import GoalFilterProxy
 from gui.models.goals_model import Column, GoalRole, GoalsModel
 from gui.theme import state_color
@@ -91,13 +92,13 @@ class GoalsView(QWidget):
         self.proxy = GoalFilterProxy(self)
         self.proxy.setSourceModel(model)
         self.filter_edit = QLineEdit(self)
-        self.filter_edit.setPlaceholderText("Filter goals by title, id, provider or reason")
+        self.filter_edit.setPlaceholderText(tr("Filter goals by title, id, provider or reason"))
         self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.setAccessibleName("Filter goals")
+        self.filter_edit.setAccessibleName(tr("Filter goals"))
         self.state_combo = QComboBox(self)
-        self.state_combo.setAccessibleName("Show goals in state")
+        self.state_combo.setAccessibleName(tr("Show goals in state"))
         for key, label in STATE_FILTER_LABELS.items():
-            self.state_combo.addItem(label, key.value)
+            self.state_combo.addItem(tr(label), key.value)
         self.count_label = QLabel(self)
         self.table = self._make_table()
         self._layout()
@@ -111,7 +112,7 @@ class GoalsView(QWidget):
     def _make_table(self) -> GoalTable:
         table = GoalTable(self)
         table.setModel(self.proxy)
-        table.setAccessibleName("Goals")
+        table.setAccessibleName(tr("Goals"))
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         table.setSortingEnabled(True)
@@ -138,7 +139,7 @@ class GoalsView(QWidget):
 
     def _layout(self) -> None:
         bar = QHBoxLayout()
-        label = QLabel("&Filter:", self)
+        label = QLabel(tr("&Filter:"), self)
         label.setBuddy(self.filter_edit)
         bar.addWidget(label)
         bar.addWidget(self.filter_edit, 1)
@@ -181,7 +182,8 @@ class GoalsView(QWidget):
 
     def _update_count(self, *args: object) -> None:
         shown, total = self.proxy.rowCount(), self.model.rowCount()
-        self.count_label.setText(f"{shown} of {total}" if shown != total else f"{total} goals")
+        self.count_label.setText(tr("{shown} of {total}").format(shown=shown, total=total)
+                                 if shown != total else tr("{total} goals").format(total=total))
 
     def focus_filter(self) -> None:
         self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from core.atomic import atomic_write_text
 from core.models import HistoryRow
 from gui.bridge import Bridge
+from gui.i18n import tr
 from gui.models.history_model import HColumn, HistoryModel, csv_text
 from gui.tasks import TaskKeeper
 
@@ -65,23 +66,25 @@ class HistoryView(QWidget):
 
     def _build(self) -> None:
         self.scope_combo = QComboBox(self)
-        self.scope_combo.setAccessibleName("Whose history")
-        self.scope_combo.addItem("All goals", "")
-        self.scope_combo.addItem("Selected goal (none)", "selected")
+        self.scope_combo.setAccessibleName(tr("Whose history"))
+        self.scope_combo.addItem(tr("All goals"), "")
+        self.scope_combo.addItem(tr("Selected goal ({title})").format(title=tr("none")),
+                                 "selected")
         self.scope_combo.currentIndexChanged.connect(self._on_scope_changed)
-        self.first_button = self._pager_button("«", "First page (newest)", lambda: self.go_to(0))
-        self.prev_button = self._pager_button("‹ Newer", "Newer page",
+        self.first_button = self._pager_button("«", tr("First page (newest)"),
+                                               lambda: self.go_to(0))
+        self.prev_button = self._pager_button(tr("‹ Newer"), tr("Newer page"),
                                               lambda: self.go_to(self.page - 1))
-        self.next_button = self._pager_button("Older ›", "Older page",
+        self.next_button = self._pager_button(tr("Older ›"), tr("Older page"),
                                               lambda: self.go_to(self.page + 1))
-        self.last_button = self._pager_button("»", "Last page (oldest)",
+        self.last_button = self._pager_button("»", tr("Last page (oldest)"),
                                               lambda: self.go_to(self.pages - 1))
         self.page_label = QLabel(self)
-        self.export_button = QPushButton("E&xport CSV…", self)
+        self.export_button = QPushButton(tr("E&xport CSV…"), self)
         self.export_button.clicked.connect(self._choose_export_file)
         self.table = QTableView(self)
         self.table.setModel(self.model)
-        self.table.setAccessibleName("Resume history")
+        self.table.setAccessibleName(tr("Resume history"))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
@@ -93,7 +96,7 @@ class HistoryView(QWidget):
                               (HColumn.TRIGGER, 130), (HColumn.OUTCOME, 140),
                               (HColumn.QUOTA, 190)):
             self.table.setColumnWidth(column, width)
-        label = QLabel("&Show:", self)
+        label = QLabel(tr("&Show:"), self)
         label.setBuddy(self.scope_combo)
         bar = QHBoxLayout()
         bar.addWidget(label)
@@ -122,7 +125,8 @@ class HistoryView(QWidget):
         """Follow the goals table's selection (used when the scope is "selected goal")."""
         self.selected_goal = goal_id
         goal = self._bridge.goal(goal_id) if goal_id else None
-        self.scope_combo.setItemText(1, f"Selected goal ({goal.title if goal else 'none'})")
+        self.scope_combo.setItemText(1, tr("Selected goal ({title})").format(
+            title=goal.title if goal else tr("none")))
         if self.scope_combo.currentData() == "selected":
             self._set_scope(goal_id or None)
 
@@ -183,9 +187,11 @@ class HistoryView(QWidget):
     def _update_pager(self) -> None:
         first = self.page * self.page_size + 1 if self.total else 0
         last = min(self.total, (self.page + 1) * self.page_size)
-        text = f"Page {self.page + 1} of {self.pages} · rows {first:,}–{last:,} of {self.total:,}"
+        text = tr("Page {page} of {pages} · rows {first}–{last} of {total}").format(
+            page=self.page + 1, pages=self.pages, first=f"{first:,}", last=f"{last:,}",
+            total=f"{self.total:,}")
         if self.newer:
-            text += f" · {self.newer:,} newer"
+            text += tr(" · {n} newer").format(n=f"{self.newer:,}")
         self.page_label.setText(text)
         self.first_button.setEnabled(self.page > 0)
         self.prev_button.setEnabled(self.page > 0)
@@ -207,8 +213,8 @@ class HistoryView(QWidget):
 
     def _choose_export_file(self) -> None:
         name = f"goalkeeper-history-{self.scope_goal or 'all'}.csv".replace(":", "_")
-        dialog = QFileDialog(self, "Export history as CSV", str(Path.home() / name),
-                             "CSV files (*.csv)")
+        dialog = QFileDialog(self, tr("Export history as CSV"), str(Path.home() / name),
+                             tr("CSV files (*.csv)"))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("csv")
         dialog.fileSelected.connect(lambda path: self.export_csv(Path(path)))
@@ -232,9 +238,11 @@ class HistoryView(QWidget):
             await asyncio.to_thread(atomic_write_text, path, csv_text(rows), 0o644)
         except (OSError, ValueError) as exc:
             why = getattr(exc, "strerror", None) or str(exc)
-            self.message.emit(f"Could not export the history to {path}: {why}", False)
+            self.message.emit(tr("Could not export the history to {path}: {why}").format(
+                path=path, why=why), False)
             return 0
-        self.message.emit(f"Exported {len(rows):,} history rows to {path}", True)
+        self.message.emit(tr("Exported {n} history rows to {path}").format(
+            n=f"{len(rows):,}", path=path), True)
         return len(rows)
 
     def focus_table(self) -> None:

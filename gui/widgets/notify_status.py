@@ -14,13 +14,17 @@ from datetime import datetime
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QStatusBar
 
+from core.i18n import localized
+from core.i18n.words import word
 from core.notify.health import ChannelHealth, ChannelState
 from core.textfmt import short_time
 from gui.bridge import Bridge
+from gui.i18n import QT_TR_NOOP, tr
 
 FAILING_STYLE = "color: #c62828; font-weight: bold;"
-MARKS = {ChannelState.OK: "✓", ChannelState.IDLE: "· nothing sent yet",
-         ChannelState.RETRYING: "retrying…", ChannelState.FAILING: "failing"}
+MARKS = {ChannelState.OK: "✓", ChannelState.IDLE: QT_TR_NOOP("· nothing sent yet"),
+         ChannelState.RETRYING: QT_TR_NOOP("retrying…"), ChannelState.FAILING: QT_TR_NOOP(
+             "failing")}
 
 
 def indicator_text(channels: list[ChannelHealth], now: datetime) -> tuple[str, str, bool]:
@@ -28,23 +32,28 @@ def indicator_text(channels: list[ChannelHealth], now: datetime) -> tuple[str, s
     if not channels:
         return "", "", False
     failing = [h for h in channels if h.failing]
-    parts = [f"{h.channel} {MARKS.get(h.state, h.state.value)}" for h in channels]
-    text = ("⚠ " if failing else "") + "Notifications: " + " · ".join(parts)
+    parts = [f"{h.channel} {tr(MARKS[h.state]) if h.state in MARKS else word(h.state)}"
+             for h in channels]
+    text = ("⚠ " if failing else "") + tr("Notifications: {channels}").format(
+        channels=" · ".join(parts))
     return text, "\n".join(_tooltip_line(h, now) for h in channels), bool(failing)
 
 
 def _tooltip_line(h: ChannelHealth, now: datetime) -> str:
-    line = f"{h.channel} → {h.target} (from “{h.min_kind.value}”): "
+    line = tr("{channel} → {target} (from “{kind}”): ").format(
+        channel=h.channel, target=h.target, kind=h.min_kind.value)
     if h.failing:
         since = short_time(h.failing_since, now) if h.failing_since else "?"
-        line += f"failing since {since}: {h.reason}"
+        line += tr("failing since {since}: {reason}").format(since=since,
+                                                             reason=localized(h.reason or ""))
     elif h.state is ChannelState.RETRYING:
-        line += f"retrying: {h.reason}"
+        line += tr("retrying: {reason}").format(reason=localized(h.reason or ""))
     elif h.last_delivered_at is not None:
-        line += f"last sent {short_time(h.last_delivered_at, now)}"
+        line += tr("last sent {when}").format(when=short_time(h.last_delivered_at, now))
     else:
-        line += "nothing sent yet"
-    return line + f" — {h.delivered} sent, {h.failed} not delivered"
+        line += tr("nothing sent yet")
+    return line + tr(" — {delivered} sent, {failed} not delivered").format(
+        delivered=h.delivered, failed=h.failed)
 
 
 class ChannelIndicator(QLabel):
@@ -59,7 +68,7 @@ class ChannelIndicator(QLabel):
         super().__init__(bar)
         self._bridge = bridge
         self.failing = False
-        self.setAccessibleName("Notification channels")
+        self.setAccessibleName(tr("Notification channels"))
         bar.addPermanentWidget(self)
         bridge.notify_channel_changed.connect(self._on_bridge_notify_channel_changed)
         self._known: dict[str, ChannelState] = {}
@@ -69,8 +78,10 @@ class ChannelIndicator(QLabel):
         before = self._known.get(health.channel)
         self._known[health.channel] = health.state
         if health.failing and before is not ChannelState.FAILING:
-            self.started_failing.emit(f"Notifications to {health.channel} ({health.target}) "
-                                      f"are failing: {health.reason}")
+            self.started_failing.emit(
+                tr("Notifications to {channel} ({target}) are failing: {reason}").format(
+                    channel=health.channel, target=health.target,
+                    reason=localized(health.reason or "")))
         self.refresh()
 
     def refresh(self) -> None:

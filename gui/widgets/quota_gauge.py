@@ -21,9 +21,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from core.i18n import localized
 from core.models import QuotaReading
 from core.textfmt import short_time
 from gui import format as fmt
+from gui.i18n import tr
 from gui.theme import LEVEL_COLORS, RESERVE_COLOR, muted
 
 MAX_WIDTH = 340
@@ -43,6 +45,7 @@ class QuotaGauge(QWidget):
         self.is_current = False
         self.reserve = 0.0  # % of the window kept for the user (0: no reserve line)
         self.forecast = ""  # "runs out ≈ 14:20", "lasts until reset" or nothing
+        self.runs_out = False  # the forecast says it runs out before it resets (drawn warm)
         self._now: datetime | None = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
@@ -53,12 +56,14 @@ class QuotaGauge(QWidget):
     # -- data ----------------------------------------------------------------------------------
 
     def set_reading(self, reading: QuotaReading, exhausted: bool, now: datetime,
-                    high_percent: float, reserve: float = 0.0, forecast: str = "") -> None:
+                    high_percent: float, reserve: float = 0.0, forecast: str = "",
+                    runs_out: bool = False) -> None:
         self.reading = reading
         self.exhausted = exhausted
         self.high_percent = high_percent
         self.reserve = reserve
         self.forecast = forecast
+        self.runs_out = runs_out
         self._now = now
         self._describe()
         self.update()
@@ -67,7 +72,7 @@ class QuotaGauge(QWidget):
         """The fourth line: the forecast and the reserve, ``runs out ≈ 14:20 · keeps 30 %``."""
         parts = [self.forecast] if self.forecast else []
         if self.reserve > 0:
-            parts.append(f"keeps {self.reserve:g} %")
+            parts.append(tr("keeps {percent} %").format(percent=f"{self.reserve:g}"))
         return " · ".join(parts)
 
     def set_current(self, current: bool) -> None:
@@ -86,7 +91,7 @@ class QuotaGauge(QWidget):
         if self.reading is None or self._now is None:
             return (self.window_id, "", "", "")
         r = self.reading
-        return (r.label, fmt.used_text(r), fmt.reset_text(r, self._now),
+        return (localized(r.label), fmt.used_text(r), fmt.reset_text(r, self._now),
                 fmt.exactness_text(r, self._now))
 
     def _describe(self) -> None:
@@ -94,20 +99,22 @@ class QuotaGauge(QWidget):
         if self.reading is None or self._now is None:
             return
         # the spoken name names the reset instant, not the ticking countdown
-        when = (f"resets {short_time(self.reading.resets_at, self._now)}"
+        when = (tr("resets {when}").format(when=short_time(self.reading.resets_at, self._now))
                 if self.reading.resets_at else reset)
-        state = ", exhausted" if self.exhausted else ""
-        name = f"{label} quota: {used}{state}, {when}, {badge}"
+        state = tr(", exhausted") if self.exhausted else ""
+        name = tr("{label} quota: {used}{state}, {when}, {badge}").format(
+            label=label, used=used, state=state, when=when, badge=badge)
         if self.forecast:
-            name += f", {self.forecast}"
+            name += tr(", {forecast}").format(forecast=self.forecast)
         if self.reserve > 0:
-            name += f", {self.reserve:g} % kept for you"
+            name += tr(", {percent} % kept for you").format(percent=f"{self.reserve:g}")
         if name != self.accessibleName():
             self.setAccessibleName(name)
         tip = fmt.reset_tooltip(self.reading, self._now)
         if self.reserve > 0:
-            tip += (f"\nReserve: automatic resumes need more than {self.reserve:g} % left; goals "
-                    f"Goalkeeper resumed pause at {100 - self.reserve:g} % used")
+            tip += "\n" + tr("Reserve: automatic resumes need more than {reserve} % left; goals "
+                              "Goalkeeper resumed pause at {used} % used").format(
+                                  reserve=f"{self.reserve:g}", used=f"{100 - self.reserve:g}")
         self.setToolTip(tip)
 
     # -- painting ------------------------------------------------------------------------------
@@ -156,8 +163,7 @@ class QuotaGauge(QWidget):
         text = self.policy_text()
         if not text:
             return
-        soon = self.forecast.startswith("runs out")
-        painter.setPen(QColor(LEVEL_COLORS["high"]) if soon else muted(self.palette()))
+        painter.setPen(QColor(LEVEL_COLORS["high"]) if self.runs_out else muted(self.palette()))
         painter.drawText(row, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                          QFontMetrics(self.font()).elidedText(
                              text, Qt.TextElideMode.ElideRight, int(row.width())))
@@ -207,8 +213,9 @@ class QuotaGauge(QWidget):
         metrics = QFontMetrics(small)
         width = metrics.horizontalAdvance(text) + 12
         rect = QRectF(row.right() - width, row.y() + 1, width, row.height() - 2)
+        exactness = self.reading.exactness.value if self.reading else ""
         colour = {"exact": "#2e7d32", "inferred": "#1565c0", "estimated": "#6a1b9a"}.get(
-            text, "#8d6e63")
+            exactness, "#8d6e63")  # by value: the text is translated
         painter.setPen(QColor(colour))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLay
 
 from core.models import QuotaReading
 from gui.bridge import Bridge
+from gui.i18n import tr
 from gui.widgets.quota_gauge import QuotaGauge
 
 GAUGE_WIDTH = 236
@@ -32,8 +33,8 @@ class QuotaPanel(QWidget):
         self.gauges: dict[str, QuotaGauge] = {}
         self.current = ""
         self._columns = 0
-        self.setAccessibleName("Quota windows")
-        self._empty = QLabel("No quota readings yet — they appear as providers report them.",
+        self.setAccessibleName(tr("Quota windows"))
+        self._empty = QLabel(tr("No quota readings yet — they appear as providers report them."),
                              self)
         self._empty.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self._grid_host = QWidget(self)
@@ -78,10 +79,12 @@ class QuotaPanel(QWidget):
     def _refresh(self, gauge: QuotaGauge, now: datetime) -> None:
         reading = self._bridge.reading(gauge.window_id)
         if reading is not None:
+            ahead = self._bridge.forecast(gauge.window_id)
             gauge.set_reading(reading, self._bridge.is_exhausted(gauge.window_id), now,
                               self._bridge.settings.resume_threshold_percent,
                               self._bridge.reserve_percent(gauge.window_id),
-                              self._bridge.forecast_text(gauge.window_id))
+                              ahead.text(now) if ahead is not None else "",
+                              runs_out=ahead is not None and ahead.runs_out_at is not None)
 
     def tick(self, now: datetime) -> None:
         for gauge in self.gauges.values():

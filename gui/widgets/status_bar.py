@@ -8,15 +8,18 @@ from datetime import datetime
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from core.health import HostHealth
+from core.i18n import localized
 from core.textfmt import countdown, long_time, short_time
 from gui.bridge import Bridge
+from gui.i18n import QT_TR_NOOP, tr
 
 HOST_STATES = {
-    "starting": "Starting the host…",
-    "running": "Host: {text}",
-    "replaced": "Host not running: another Goalkeeper host took over this data directory",
-    "stopping": "Stopping the host…",
-    "stopped": "Host stopped",
+    "starting": QT_TR_NOOP("Starting the host…"),
+    "running": QT_TR_NOOP("Host: {text}"),
+    "replaced": QT_TR_NOOP("Host not running: another Goalkeeper host took over this data "
+                           "directory"),
+    "stopping": QT_TR_NOOP("Stopping the host…"),
+    "stopped": QT_TR_NOOP("Host stopped"),
 }
 PROBLEM_STYLE = "QLabel { color: #c62828; font-weight: bold; }"
 
@@ -35,9 +38,9 @@ class HostStatus(QWidget):
         self.problem.hide()
         self.refresh = QLabel(bar)
         self.wake = QLabel(bar)
-        for label, name in ((self.host, "Host state"), (self.problem, "Host problem"),
-                            (self.refresh, "Last provider refresh"),
-                            (self.wake, "Next scheduled wake")):
+        for label, name in ((self.host, tr("Host state")), (self.problem, tr("Host problem")),
+                            (self.refresh, tr("Last provider refresh")),
+                            (self.wake, tr("Next scheduled wake"))):
             label.setAccessibleName(name)
             bar.addPermanentWidget(label)
         bridge.host_state_changed.connect(self._on_bridge_host_state_changed)
@@ -45,23 +48,26 @@ class HostStatus(QWidget):
         bridge.scheduler_woke.connect(self._on_bridge_scheduler_woke)
         bridge.health_changed.connect(self._on_bridge_health_changed)
         self._on_bridge_host_state_changed(bridge.host_state)
-        self.refresh.setText("Providers not read yet")
+        self.refresh.setText(tr("Providers not read yet"))
         self.tick(bridge.now())
 
     def _on_bridge_host_state_changed(self, state: str) -> None:
-        self.host.setText(HOST_STATES.get(state, state).format(text=self._bridge.host_text))
-        self.host.setToolTip(f"Data directory: {self._bridge.data_dir}")
+        text = tr(HOST_STATES[state]) if state in HOST_STATES else state
+        self.host.setText(text.format(text=self._bridge.host_text))
+        self.host.setToolTip(tr("Data directory: {dir}").format(dir=self._bridge.data_dir))
 
     def _on_bridge_health_changed(self, health: HostHealth) -> None:
-        problems = health.problems()
+        problems = [localized(problem) for problem in health.problems()]
         self.problem.setVisible(bool(problems))
         if problems:
-            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+            more = (tr(" (+{count} more)").format(count=len(problems) - 1) if len(problems) > 1
+                    else "")
             self.problem.setText(_short(problems[0]) + more)
             self.problem.setToolTip("\n".join(problems))
 
     def _on_bridge_providers_refreshed(self, at: datetime) -> None:
-        self.refresh.setText(f"Providers read {short_time(at, self._bridge.now())}")
+        self.refresh.setText(tr("Providers read {when}").format(
+            when=short_time(at, self._bridge.now())))
         self.refresh.setToolTip(long_time(at))
 
     def _on_bridge_scheduler_woke(self, next_wake: datetime | None) -> None:
@@ -70,10 +76,11 @@ class HostStatus(QWidget):
 
     def tick(self, now: datetime) -> None:
         if self.next_wake is None:
-            self.wake.setText("Scheduler idle: nothing pending")
-            self.wake.setToolTip("The scheduler wakes when a goal or quota changes.")
+            self.wake.setText(tr("Scheduler idle: nothing pending"))
+            self.wake.setToolTip(tr("The scheduler wakes when a goal or quota changes."))
             return
-        self.wake.setText(f"Next wake {countdown(self.next_wake, now)}")
+        self.wake.setText(tr("Next wake {countdown}").format(
+            countdown=countdown(self.next_wake, now)))
         self.wake.setToolTip(long_time(self.next_wake))
 
     def needs_tick(self) -> bool:

@@ -18,7 +18,9 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPainterPath, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from core.textfmt import weekday_day
 from gui.bridge import Marker
+from gui.i18n import tr
 from gui.theme import MARKER_COLORS, RESERVE_COLOR, muted
 
 TICK_STEPS = [timedelta(seconds=s) for s in (10, 15, 30)] + [
@@ -61,7 +63,7 @@ def x_ticks(start: datetime, end: datetime, zone: tzinfo | None = None) -> list[
 def tick_label(instant: datetime, span: timedelta, zone: tzinfo | None = None) -> str:
     local = instant.astimezone(zone)
     if span >= timedelta(days=2):
-        return local.strftime("%a %d")
+        return weekday_day(local)
     if span <= timedelta(minutes=5):
         return local.strftime("%H:%M:%S")
     return local.strftime("%H:%M")
@@ -76,7 +78,7 @@ class UsageChart(QWidget):
         self.zone: tzinfo | None = None
         self.setMinimumHeight(160)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setAccessibleName("Usage chart")
+        self.setAccessibleName(tr("Usage chart"))
 
     def sizeHint(self) -> QSize:
         return QSize(600, 220)
@@ -90,14 +92,16 @@ class UsageChart(QWidget):
         """A sentence for screen readers (the chart's content in words)."""
         d = self.data
         if d is None:
-            return "No quota window selected."
+            return tr("No quota window selected.")
         if not d.points:
-            return f"No stored readings for {d.label} in this period."
+            return tr("No stored readings for {label} in this period.").format(label=d.label)
         pauses = sum(1 for m in d.markers if m.kind == "paused")
         resumes = sum(1 for m in d.markers if m.kind == "resumed")
         peak = max(v for _, v in d.points)
-        return (f"{d.label}: {len(d.points)} readings, latest {d.points[-1][1]:.0f} % used, "
-                f"peak {peak:.0f} %; {pauses} pauses for quota, {resumes} resumes.")
+        return tr("{label}: {readings} readings, latest {latest} % used, peak {peak} %; "
+                  "{pauses} pauses for quota, {resumes} resumes.").format(
+            label=d.label, readings=len(d.points), latest=f"{d.points[-1][1]:.0f}",
+            peak=f"{peak:.0f}", pauses=pauses, resumes=resumes)
 
     # -- geometry ------------------------------------------------------------------------------
 
@@ -218,7 +222,7 @@ class UsageChart(QWidget):
         metrics = QFontMetrics(self.font())
         y = 4.0
         x = float(self.width() - 14)
-        for kind, text in (("resumed", "resumed"), ("paused", "paused for quota")):
+        for kind, text in (("resumed", tr("resumed")), ("paused", tr("paused for quota"))):
             width = metrics.horizontalAdvance(text)
             x -= width
             painter.setPen(self.palette().color(QPalette.ColorRole.Text))
@@ -231,7 +235,7 @@ class UsageChart(QWidget):
         painter.setPen(self.palette().color(QPalette.ColorRole.Text))
         painter.drawText(QRectF(self.plot_rect().left(), y, x - self.plot_rect().left(),
                                 metrics.height()), Qt.AlignmentFlag.AlignLeft,
-                         metrics.elidedText(f"{self.data.label} — used %",
+                         metrics.elidedText(tr("{label} — used %").format(label=self.data.label),
                                             Qt.TextElideMode.ElideRight,
                                             int(max(0.0, x - self.plot_rect().left()))))
 

@@ -247,6 +247,13 @@ def test_hooks_install_and_uninstall_from_the_command_line(cli_env: dict[str, st
     done = run(cli_env, "hooks", "uninstall", "claude", "--json")
     assert done.returncode == 0 and json.loads(done.stdout)[0]["changes"]
     assert settings.read_bytes() == original
+    # in Chinese: the same changes, shown translated; --json keeps them in English
+    zh = {**cli_env, "LANG": "zh_CN.UTF-8"}
+    done = run(zh, "hooks", "install", "claude")
+    assert "statusLine：已串接到 Goalkeeper" in done.stdout.decode(), done.stdout.decode()
+    done = run(zh, "hooks", "uninstall", "claude", "--json")
+    assert "statusLine: restored" in json.loads(done.stdout)[0]["changes"]
+    assert settings.read_bytes() == original
     nowhere = {**cli_env, "CLAUDE_CONFIG_DIR": str(claude_dir / "missing")}
     done = run(nowhere, "hooks", "install", "claude")
     assert done.returncode == 2 and b"no Claude config directory found" in done.stderr

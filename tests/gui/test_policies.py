@@ -57,6 +57,7 @@ async def test_the_gauge_draws_the_reserve_line_and_says_when_it_runs_out(
     # 10 -> 30 % in 20 minutes: 70 % left at 60 % an hour, 70 minutes from now
     expected = short_time(clock.now() + timedelta(minutes=70), clock.now())
     assert gauge.forecast == f"runs out ≈ {expected}"
+    assert gauge.runs_out  # drawn warm: decided by the forecast, not by its (translated) text
     assert gauge.policy_text() == f"runs out ≈ {expected} · keeps 30 %"
     assert gauge.accessibleName().endswith(f"runs out ≈ {expected}, 30 % kept for you")
     assert "Reserve: automatic resumes need more than 30 % left" in gauge.toolTip()
@@ -82,6 +83,7 @@ async def test_a_quiet_window_lasts_until_reset(window: MainWindow, engine: Engi
     gauge = window.quota_panel.gauges[W]
     window.quota_panel.tick(clock.now())
     assert gauge.forecast == "lasts until reset"
+    assert not gauge.runs_out
 
 
 @pytest.mark.asyncio

@@ -53,6 +53,10 @@ def test_the_wheel_carries_every_resource_and_both_entry_points(dist: Path) -> N
     assert b"goalkeeper = core.cli:main" in entry_points
     assert b"gui = gui.app:main" in entry_points
     assert not [n for n in names if n.startswith(("tests/", "bench/", "packaging/"))]
+    # the compiled translations, not their sources
+    assert {"core/i18n/locale/zh_CN/LC_MESSAGES/goalkeeper.mo",
+            "gui/translations/goalkeeper_zh_CN.qm"} <= names
+    assert not [n for n in names if n.endswith((".po", ".ts"))]
 
 
 def test_the_sdist_carries_resources_changelog_tests_and_packaging(dist: Path) -> None:
@@ -63,5 +67,7 @@ def test_the_sdist_carries_resources_changelog_tests_and_packaging(dist: Path) -
     assert _resources() <= names
     assert {"CHANGELOG.md", "README.md", "pyproject.toml", "MANIFEST.in",
             "packaging/bundle.py", "packaging/smoke.py", "docs/screenshots/main-window.png",
-            "tests/integration/test_dist.py"} <= names
+            "tests/integration/test_dist.py", "core/i18n/locale/GLOSSARY.md",
+            "core/i18n/locale/zh_CN/LC_MESSAGES/goalkeeper.po",
+            "gui/translations/goalkeeper_zh_CN.ts", "packaging/i18n.py"} <= names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]

@@ -95,3 +95,26 @@ async def test_without_a_reserve_nothing_is_paused(make_engine, fake, clock) -> 
     await advance(engine, clock, H + 46)
     await report(engine, fake, clock, 99, clock.now() + timedelta(hours=4))
     assert engine.goals["fake:g"].state is GoalState.RUNNING
+
+
+async def test_a_manual_resume_past_two_reserves_names_both_as_notes() -> None:
+    """Each window over its reserve is a note of its own ("; "-joined), so the text can be
+    shown translated note by note (core.i18n.catalogue)."""
+    from datetime import UTC, datetime
+
+    from core.i18n import localized, use_language
+    from core.models import Goal
+    from core.policies.gate import manual_notes
+    from core.policies.rules import ResumeRules, WindowLevel
+
+    rules = ResumeRules(reserve_percent=30.0, reserve_by_window=(("codex:weekly", 10.0),))
+    levels = (WindowLevel("codex:5h", 75.0, None), WindowLevel("codex:weekly", 95.0, None))
+    now = datetime(2026, 7, 7, tzinfo=UTC)
+    goal = Goal(id="g", provider="fake", title="t", created_at=now, updated_at=now)
+    [note] = manual_notes(goal, now, levels, rules)
+    assert note == ("ignoring the reserve: codex:5h 75 % used, 30 % kept for you; "
+                    "codex:weekly 95 % used, 10 % kept for you")
+    use_language("zh_CN")
+    assert localized(note) == ("忽略预留：codex:5h 已用 75 %，为你预留 30 %；"
+                               "codex:weekly 已用 95 %，为你预留 10 %")
+

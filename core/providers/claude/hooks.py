@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from core.atomic import atomic_write_bytes, atomic_write_text
+from core.i18n import N_
 
 STATUSLINE = "hook claude-statusline"
 STOP_FAILURE = "hook claude-stop-failure"
@@ -74,14 +75,16 @@ def _read(path: Path) -> tuple[bytes | None, dict[str, Any]]:
     except FileNotFoundError:
         return None, {}
     except OSError as exc:
-        raise HookError(f"cannot read {path}: {exc.strerror}") from None
+        raise HookError(N_("cannot read {file}: {error}").format(file=path,
+                                                                 error=exc.strerror)) from None
     try:
         data = json.loads(raw) if raw.strip() else {}
     except ValueError as exc:
-        raise HookError(f"{path} is not valid JSON ({exc}); fix it first — nothing was "
-                        "changed") from None
+        raise HookError(N_("{file} is not valid JSON ({error}); fix it first — nothing was "
+                           "changed").format(file=path, error=exc)) from None
     if not isinstance(data, dict):
-        raise HookError(f"{path} does not hold a JSON object; nothing was changed")
+        raise HookError(N_("{file} does not hold a JSON object; nothing was changed").format(
+            file=path))
     return raw, data
 
 
@@ -151,7 +154,8 @@ def install(config_dir: Path, data_dir: Path, program: str, now: datetime,
     record = records.get(str(path))
     new = json.loads(json.dumps(data))
     if _install_statusline(new, program, change) is None:
-        raise HookError(f"{path}: statusLine is not a command; Goalkeeper cannot chain it")
+        raise HookError(N_("{file}: statusLine is not a command; Goalkeeper cannot chain it"
+                           ).format(file=path))
     _install_stop_failure(new, stop_command or f"{program} {STOP_FAILURE}", change)
     if not change.changes:
         return change
@@ -202,27 +206,28 @@ def _install_statusline(data: dict[str, Any], program: str, change: HookChange) 
     entry = dict(current) if isinstance(current, dict) else {"type": "command"}
     entry["command"] = command
     data["statusLine"] = entry
-    change.changes.append("statusLine: chained through Goalkeeper" if chained
-                          else "statusLine: added (you had none)")
+    change.changes.append(N_("statusLine: chained through Goalkeeper") if chained
+                          else N_("statusLine: added (you had none)"))
     return True
 
 
 def _install_stop_failure(data: dict[str, Any], command: str, change: HookChange) -> None:
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise HookError("settings.json: hooks is not an object; nothing was changed")
+        raise HookError(N_("settings.json: hooks is not an object; nothing was changed"))
     groups = hooks.setdefault("StopFailure", [])
     if not isinstance(groups, list):
-        raise HookError("settings.json: hooks.StopFailure is not a list; nothing was changed")
+        raise HookError(N_("settings.json: hooks.StopFailure is not a list; nothing was "
+                           "changed"))
     for group in groups:
         for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
             if isinstance(hook, dict) and _is_ours(hook.get("command"), STOP_FAILURE):
                 if hook.get("command") != command:  # an older install: the fast path now
                     hook["command"] = command
-                    change.changes.append("hooks.StopFailure: updated Goalkeeper's hook")
+                    change.changes.append(N_("hooks.StopFailure: updated Goalkeeper's hook"))
                 return
     groups.append({"hooks": [{"type": "command", "command": command}]})
-    change.changes.append("hooks.StopFailure: added Goalkeeper's hook")
+    change.changes.append(N_("hooks.StopFailure: added Goalkeeper's hook"))
 
 
 def uninstall(config_dir: Path, data_dir: Path) -> HookChange:
@@ -239,7 +244,8 @@ def uninstall(config_dir: Path, data_dir: Path) -> HookChange:
         _write(path, _restored(path, new, raw, record), path)
         if not record.get("existed", True) and new == {}:
             path.unlink()
-            change.changes.append(f"{path.name}: removed (Goalkeeper had created it)")
+            change.changes.append(N_("{file}: removed (Goalkeeper had created it)").format(
+                file=path.name))
     records.pop(str(path), None)
     _save_records(data_dir, records)
     return change
@@ -279,7 +285,7 @@ def _uninstall_statusline(data: dict[str, Any], record: dict[str, Any],
             data["statusLine"] = {**current, "command": chained}
         else:
             del data["statusLine"]
-    change.changes.append("statusLine: restored")
+    change.changes.append(N_("statusLine: restored"))
 
 
 def _chain_of(command: str) -> str | None:
@@ -305,7 +311,7 @@ def _uninstall_stop_failure(data: dict[str, Any], record: dict[str, Any],
             inner = [h for h in group["hooks"]
                      if not (isinstance(h, dict) and _is_ours(h.get("command"), STOP_FAILURE))]
             if len(inner) != len(group["hooks"]):
-                change.changes.append("hooks.StopFailure: removed Goalkeeper's hook")
+                change.changes.append(N_("hooks.StopFailure: removed Goalkeeper's hook"))
                 if not inner:
                     continue
                 group = {**group, "hooks": inner}

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from core.clock import Clock
+from core.i18n import N_
 from core.models import Exactness, Goal, PauseReason, QuotaReading
 from core.paths import Paths
 from core.providers.base import (
@@ -63,7 +64,7 @@ log = logging.getLogger(__name__)
 
 #: the history scan waits for the host's first discovery at most this long
 HISTORY_DELAY_SECONDS = 2.0
-BILLING_NOTICE = (
+BILLING_NOTICE = N_(
     "Goalkeeper resumes Claude sessions headless (claude -p). Anthropic may bill headless and "
     "Agent SDK use differently from interactive use, and its consumer terms restrict automated "
     "access: check your plan before relying on automatic resumes."
@@ -352,8 +353,8 @@ class ClaudeProvider(Provider):
         session_id = sessions.session_of(goal.id)
         live = self.live.live(session_id, self.own_pids()) if session_id else None
         if live is not None:  # never headless behind a live Claude Code's back
-            raise RunnerDeferred(f"{sessions.LIVE_BLOCK} (pid {live.pid}): Goalkeeper waits "
-                                 "for that process to exit", 60.0)
+            raise RunnerDeferred(N_("{block} (pid {pid}): Goalkeeper waits for that process to "
+                                    "exit").format(block=sessions.LIVE_BLOCK, pid=live.pid), 60.0)
         if goal.pause_reason is PauseReason.QUOTA and state is not None:
             read_file(state, self.watcher.ledger)  # check, then act: what happened meanwhile?
             stops = state.facts.stops

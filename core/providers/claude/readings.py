@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from core.i18n import N_
 from core.models import Exactness, QuotaKind, QuotaReading
 from core.numbers import BadNumber, warn_once
 from core.numbers import percent as checked_percent
@@ -37,12 +38,12 @@ FIVE_HOURS = 5 * 3600.0
 SEVEN_DAYS = 7 * 86400.0
 
 LABELS = {
-    WINDOW_5H: "Claude · 5 h",
-    WINDOW_7D: "Claude · 7 days",
-    WINDOW_7D_OPUS: "Claude · 7 days (Opus)",
-    WINDOW_7D_SONNET: "Claude · 7 days (Sonnet)",
-    WINDOW_7D_FABLE: "Claude · 7 days (Fable)",
-    WINDOW_OVERAGE: "Claude · extra usage",
+    WINDOW_5H: N_("Claude · 5 h"),
+    WINDOW_7D: N_("Claude · 7 days"),
+    WINDOW_7D_OPUS: N_("Claude · 7 days (Opus)"),
+    WINDOW_7D_SONNET: N_("Claude · 7 days (Sonnet)"),
+    WINDOW_7D_FABLE: N_("Claude · 7 days (Fable)"),
+    WINDOW_OVERAGE: N_("Claude · extra usage"),
 }
 LENGTHS = {WINDOW_5H: FIVE_HOURS, WINDOW_7D: SEVEN_DAYS, WINDOW_7D_OPUS: SEVEN_DAYS,
            WINDOW_7D_SONNET: SEVEN_DAYS, WINDOW_7D_FABLE: SEVEN_DAYS}
@@ -136,7 +137,7 @@ def _typed_reading(info: dict[str, Any], now: datetime) -> QuotaReading | None:
     return reading(window, now, used=100.0 if rejected else used,
                    resets_at=epoch(info.get("resetsAt")), exactness=Exactness.EXACT,
                    limit_reached=rejected,
-                   note="approaching the limit" if status == "allowed_warning" else None)
+                   note=N_("approaching the limit") if status == "allowed_warning" else None)
 
 
 def _unified_readings(windows: Any, now: datetime) -> list[QuotaReading]:
@@ -153,7 +154,7 @@ def _unified_readings(windows: Any, now: datetime) -> list[QuotaReading]:
         rejected = status == "rejected" or used >= 100.0
         result.append(reading(window, now, used=used, resets_at=epoch(entry.get("resetsAt")),
                               exactness=Exactness.EXACT, limit_reached=rejected,
-                              note="approaching the limit" if status == "allowed_warning"
+                              note=N_("approaching the limit") if status == "allowed_warning"
                               else None))
     return result
 
@@ -181,8 +182,8 @@ def cached_usage_readings(state: dict[str, Any], now: datetime,
     utilization = cached.get("utilization")
     if fetched is None or not isinstance(utilization, dict):
         return []
-    age = duration(max(0.0, (now - fetched).total_seconds()))
-    note = f"cached by Claude Code {age} ago ({source})"
+    age = duration(max(0.0, (now - fetched).total_seconds()), english=True)
+    note = N_("cached by Claude Code {age} ago ({source})").format(age=age, source=source)
     result = []
     for name, window in BY_NAME.items():
         entry = utilization.get(name)

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
+from core.i18n import N_
 from core.models import Exactness
 from core.providers.claude.records import LimitInfo
 from core.providers.claude.wording import EPOCH, WINDOW_BY_TYPE, window_of
@@ -90,7 +91,7 @@ def parse_limit(text: str, stopped_at: datetime, default_zone: tzinfo,
         return ParsedLimit(window, instant, Exactness.EXACT, None, _display(first_line))
     tail = _RESET_TAIL.search(text)
     if tail is None:
-        return ParsedLimit(window, None, Exactness.INFERRED, "the message gives no reset time",
+        return ParsedLimit(window, None, Exactness.INFERRED, N_("the message gives no reset time"),
                            first_line)
     resets_at, note = resolve_spec(tail.group(1), stopped_at, default_zone)
     if resets_at is not None and note is None:
@@ -110,21 +111,21 @@ def resolve_spec(spec: str, stopped_at: datetime, default_zone: tzinfo
     """
     match = _SPEC.match(spec)
     if match is None or not (match["wd"] or match["mon"] or match["hour"]):
-        return None, f"cannot read the reset time {spec.strip()!r}"
+        return None, N_("cannot read the reset time {text!r}").format(text=spec.strip())
     zone = _zone(match["zone"], default_zone)
     if zone is None:
-        return None, f"unknown time zone {match['zone']!r}"
+        return None, N_("unknown time zone {zone!r}").format(zone=match["zone"])
     clock = _clock(match["hour"], match["minute"], match["ampm"])
     if match["hour"] and clock is None:
-        return None, f"cannot read the reset time {spec.strip()!r}"
+        return None, N_("cannot read the reset time {text!r}").format(text=spec.strip())
     local_stop = stopped_at.astimezone(zone)
     day = _day(match, local_stop.date())
     if day is None:
-        return None, f"cannot read the reset date {spec.strip()!r}"
+        return None, N_("cannot read the reset date {text!r}").format(text=spec.strip())
     if clock is None:
         # a day without a time: the reset happened at some point that day; its end is safe
         instant = _at(day + timedelta(days=1), time(0), zone, stopped_at)
-        return instant, "reset day given without a time: assumed the end of that day"
+        return instant, N_("reset day given without a time: assumed the end of that day")
     if match["wd"] and not match["mon"]:
         # with a time, today's name is today while that time is still ahead of the stop
         today = _at(day - timedelta(days=7), clock, zone, stopped_at)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 
 from core.clock import Clock
+from core.i18n import N_
 from core.models import PauseReason
 from core.providers.base import ProviderSink, RunnerError
 from core.providers.claude.stream import StreamState, TurnEnded, interpret
@@ -197,8 +198,9 @@ class HeadlessRun:
         if decision.action is not Action.RETRY:
             return None
         self.sink.goal_noted(self.spec.goal_id, "retry_scheduled",
-                             f"transient 429, not a usage limit ({ended.detail}): "
-                             f"{decision.why}, in {decision.delay:.0f} s",
+                             N_("transient 429, not a usage limit ({detail}): {why}, in "
+                                "{seconds} s").format(detail=ended.detail, why=decision.why,
+                                                      seconds=f"{decision.delay:.0f}"),
                              {"attempt": self.transient_attempts,
                               "delay_seconds": round(decision.delay, 3)})
         return decision.delay
@@ -211,12 +213,14 @@ class HeadlessRun:
         elif ended.kind == "finished":
             summary = " ".join(ended.detail.split())[:200]
             self.sink.goal_finished(spec.goal_id, spec.fence,
-                                    "the turn ended" + (f": {summary}" if summary else ""))
+                                    N_("the turn ended: {summary}").format(summary=summary)
+                                    if summary else N_("the turn ended"))
         elif ended.kind == "transient":
             self.sink.goal_paused(
                 spec.goal_id, spec.fence, PauseReason.ERROR,
-                f"transient 429s, not a usage limit ({ended.detail}): gave up after "
-                f"{self.transient_attempts} attempts; resume it by hand")
+                N_("transient 429s, not a usage limit ({detail}): gave up after {attempts} "
+                   "attempts; resume it by hand").format(detail=ended.detail,
+                                                         attempts=self.transient_attempts))
         else:
             self.sink.goal_failed(spec.goal_id, spec.fence, ended.detail)
 

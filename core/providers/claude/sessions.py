@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from core.i18n import N_
 from core.models import Exactness, GoalState, PauseReason
 from core.providers.base import GoalObservation
 from core.providers.claude.follow import FileState
@@ -33,8 +34,8 @@ from core.providers.claude.records import Kind, LimitInfo, Record, classify, jso
 from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.wording import WINDOW_5H, WINDOW_7D
 
-NATIVE_BLOCK = "Claude will resume itself"
-LIVE_BLOCK = "open in a live Claude Code session"
+NATIVE_BLOCK = N_("Claude will resume itself")
+LIVE_BLOCK = N_("open in a live Claude Code session")
 #: Claude Code does not wait out a reset further away than this by itself (2.1.328)
 NATIVE_HORIZON = timedelta(hours=24)
 HEAD_BYTES = 512 * 1024
@@ -200,9 +201,10 @@ def native_block(state: FileState, stop: Stopped, ctx: SessionContext,
     if why_not is None:
         native = state.facts.stops.native
         text = " ".join((native.text or "").split()) if native is not None else ""
-        return f"{NATIVE_BLOCK}: it says “{text}” (Claude Code pid {live.pid})"
-    return (f"{LIVE_BLOCK} (pid {live.pid}) that will not continue by itself — {why_not}: "
-            "Goalkeeper waits for it to exit")
+        return N_("{block}: it says “{text}” (Claude Code pid {pid})").format(
+            block=NATIVE_BLOCK, text=text, pid=live.pid)
+    return N_("{block} (pid {pid}) that will not continue by itself — {why}: Goalkeeper waits "
+              "for it to exit").format(block=LIVE_BLOCK, pid=live.pid, why=why_not)
 
 
 def _why_claude_will_not(state: FileState, stop: Stopped, ctx: SessionContext,
@@ -211,17 +213,17 @@ def _why_claude_will_not(state: FileState, stop: Stopped, ctx: SessionContext,
     native = state.facts.stops.native
     if native is None or native.kind is not Kind.NATIVE_WAITING:
         if native is not None and native.kind is Kind.NATIVE_CANCELLED:
-            return f"it says “{' '.join((native.text or '').split())}”"
-        return "it did not arm its wait for the reset"
+            return N_("it says “{text}”").format(text=" ".join((native.text or "").split()))
+        return N_("it did not arm its wait for the reset")
     after = [e.kind for e in ctx.events if e.at >= (native.at or stop.at)
              and e.kind != "stop_failure"]
     if after and after[-1] in NATIVE_OFF_EVENTS:
-        return f"Claude Code reported {after[-1]}"
+        return N_("Claude Code reported {event}").format(event=after[-1])
     if stop.limit is not None and stop.limit.using_overage:
-        return "the session was on extra usage"
+        return N_("the session was on extra usage")
     chosen = "will continue automatically at" in (native.text or "").lower()
     if not chosen and stop.resets_at is not None and stop.resets_at - now > NATIVE_HORIZON:
-        return "the reset is more than 24 hours away"
+        return N_("the reset is more than 24 hours away")
     return None
 
 
@@ -253,13 +255,14 @@ def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
         return GoalObservation(id=goal_id(state.session_id), title=meta.title,
                                state=GoalState.DONE, observed_at=state.facts.goal_at,
                                windows=windows, data=data,
-                               pause_detail=f"Claude's goal is met: {goal.condition}")
+                               pause_detail=N_("Claude's goal is met: {condition}").format(
+                                   condition=goal.condition))
     stops = state.facts.stops
     if stops.stop is not None and stops.activity_at is not None:
         return GoalObservation(id=goal_id(state.session_id), title=meta.title,
                                state=GoalState.RUNNING, observed_at=stops.activity_at,
                                windows=windows, data=data,
-                               pause_detail="the session went on after its limit stop")
+                               pause_detail=N_("the session went on after its limit stop"))
     return GoalObservation(id=goal_id(state.session_id), title=meta.title, state=GoalState.IDLE,
                            observed_at=state.facts.last_at or now, windows=windows, data=data)
 
@@ -273,7 +276,7 @@ def add_hook_stop(state: FileState, event: HookEvent) -> bool:
         return False  # the transcript has this stop (or a newer one)
     if facts.last_at is not None and facts.last_at > event.at + timedelta(seconds=5):
         return False  # the session went on after the hook fired
-    text = event.text or "usage limit reached (reported by the StopFailure hook)"
+    text = event.text or N_("usage limit reached (reported by the StopFailure hook)")
     facts.stops.feed(Record(Kind.LIMIT_STOP, event.at, session_id=state.session_id, text=text),
                      f"hook:{event.at.isoformat()}")
     return True

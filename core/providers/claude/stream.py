@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from core.i18n import N_
 from core.models import Exactness, QuotaReading
 from core.providers.base import LimitHit
 from core.providers.claude.readings import rate_limit_event_readings
@@ -86,10 +87,10 @@ class StreamState:
         text = message_text(obj.get("message"))
         record_kind = api_error_kind(obj, text)
         if record_kind is Kind.LIMIT_STOP:
-            self.limit_text = text or "usage limit reached"
+            self.limit_text = text or N_("usage limit reached")
             self.limit = limit_info(obj)
         elif record_kind is Kind.TRANSIENT:
-            self.transient_text = text or "rate limited"
+            self.transient_text = text or N_("rate limited")
 
     def _rate_limit(self, info: dict[str, Any], now: datetime) -> list[QuotaReading]:
         readings = rate_limit_event_readings(info, now)
@@ -131,10 +132,10 @@ def interpret(state: StreamState, now: datetime, zone: tzinfo, exit_code: int | 
             text, errored):
         return _limited(state, state.limit_text or text, now, zone)
     if _is_transient(result, state, text):
-        return TurnEnded("transient", state.transient_text or text or "rate limited")
+        return TurnEnded("transient", state.transient_text or text or N_("rate limited"))
     if errored:
         return TurnEnded("failed", _errors(result) or text.strip()
-                         or f"claude reported {result.get('subtype')}")
+                         or N_("claude reported {subtype}").format(subtype=result.get("subtype")))
     return TurnEnded("finished", text.strip())
 
 
@@ -159,7 +160,7 @@ def _errors(result: dict[str, Any]) -> str:
 
 
 def _limited(state: StreamState, text: str, now: datetime, zone: tzinfo) -> TurnEnded:
-    parsed = parse_limit(text or "usage limit reached", now, zone, state.limit)
+    parsed = parse_limit(text or N_("usage limit reached"), now, zone, state.limit)
     resets = [r for r in state.rejected.values() if r is not None]
     resets_at: datetime | None = parsed.resets_at
     exactness = parsed.exactness

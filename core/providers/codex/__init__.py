@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from core.i18n import _
+
 #: the start index's file name in Goalkeeper's data directory (see :mod:`.startindex`)
 INDEX_NAME = "codex-start-index.json"
 
@@ -44,5 +46,7 @@ def looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
 
     home = codex_home(settings, environ)
     if not settings.codex_enabled:
-        return f"Codex sessions in {home}: off (codex_enabled)"
-    return f"Codex sessions in {home}: " + ("found" if home.is_dir() else "not found")
+        return _("Codex sessions in {dir}: off (codex_enabled)").format(dir=home)
+    if home.is_dir():
+        return _("Codex sessions in {dir}: found").format(dir=home)
+    return _("Codex sessions in {dir}: not found").format(dir=home)

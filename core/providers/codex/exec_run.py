@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from core.i18n import N_
 from core.models import Exactness, PauseReason
 from core.providers.base import LimitHit, RunnerError, StartOutcome
 from core.providers.codex.goals import state_for
@@ -94,18 +95,19 @@ class ExecRun:
         failure to start."""
         text = " ".join(self._output).lower()
         if UNTRUSTED_MARKER in text:
-            raise RunnerError(
-                f"Codex will not run in {self.cwd}: it is not a trusted directory (not a git "
+            raise RunnerError(N_(
+                "Codex will not run in {dir}: it is not a trusted directory (not a git "
                 "repository, and not trusted in Codex). Open the session in Codex there once "
                 "to trust it, or make it a git repository; Goalkeeper never passes "
-                "--skip-git-repo-check")
+                "--skip-git-repo-check").format(dir=self.cwd))
         if self.rollout is not None:
             self._events.extend(await self._poll_file(self.rollout))
         if any(marker in text for marker in LIMIT_MARKERS) or any(
                 isinstance(e, TurnLimited) for e in self._events):
             self._limited(RELIMITED_NOTE)  # applied once this resume has settled
             return StartOutcome.STARTED
-        raise RunnerError(f"codex exec resume exited with code {code}: {self.output_tail}")
+        raise RunnerError(N_("codex exec resume exited with code {code}: {output}").format(
+            code=code, output=self.output_tail))
 
     @property
     def output_tail(self) -> str:
@@ -161,7 +163,7 @@ class ExecRun:
         """The process still runs (a usage-limit exit ended the run at once)."""
         return self._task is not None and not self._task.done()
 
-    def _limited(self, detail: str = "usage limit reached in Codex") -> None:
+    def _limited(self, detail: str = N_("usage limit reached in Codex")) -> None:
         snapshot = self.ctx.snapshot()
         why = snapshot.no_timed_reset if snapshot else None
         readings = tuple(to_readings(snapshot, self.ctx.now(), self.ctx.config.stale_after)

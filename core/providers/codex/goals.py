@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from core.i18n import N_
 from core.models import GoalState, PauseReason
 from core.providers.base import GoalObservation
 from core.providers.codex.limits import GOAL_WINDOWS, RateSnapshot
@@ -121,8 +122,8 @@ class GoalBook:
         return new
 
 
-UNKNOWN_NOTE = ("status unknown: Codex records its own goal changes only in its goals database, "
-                "which Goalkeeper could not read; open the thread in Codex to see it")
+UNKNOWN_NOTE = N_("status unknown: Codex records its own goal changes only in its goals "
+                  "database, which Goalkeeper could not read; open the thread in Codex to see it")
 
 
 def observe(record: GoalRecord, db_seen: bool = True) -> GoalObservation:
@@ -161,12 +162,12 @@ def observe(record: GoalRecord, db_seen: bool = True) -> GoalObservation:
 def _detail(record: GoalRecord) -> str:
     update = record.update
     if update.status == "usageLimited":
-        return record.no_reset or "usage limit reached in Codex"
+        return record.no_reset or N_("usage limit reached in Codex")
     if update.status == "budgetLimited":
         if update.tokens_used is not None and update.token_budget:
-            return (f"token budget used up in Codex ({update.tokens_used:,} of "
-                    f"{update.token_budget:,} tokens)")
-        return "token budget used up in Codex"
+            return N_("token budget used up in Codex ({used} of {budget} tokens)").format(
+                used=f"{update.tokens_used:,}", budget=f"{update.token_budget:,}")
+        return N_("token budget used up in Codex")
     if update.status == "blocked":
-        return "blocked in Codex: it needs your attention"
-    return "paused in Codex"
+        return N_("blocked in Codex: it needs your attention")
+    return N_("paused in Codex")

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.i18n import N_
 from core.models import Exactness, PauseReason
 from core.providers.base import LimitHit, ProviderSink, RunnerError, StartOutcome
 from core.providers.codex.config import CodexConfig
@@ -60,8 +61,8 @@ ORIGIN_AUTOMATIC = "automatic"
 ORIGIN_USER = "user"
 #: after the thread went idle, how long turn/completed may take before the run lets go anyway
 IDLE_GRACE_SECONDS = 2.0
-RELIMITED_NOTE = ("usage limit reached again in the first turn after the resume: the quota had "
-                  "not really been refreshed")
+RELIMITED_NOTE = N_("usage limit reached again in the first turn after the resume: the quota "
+                    "had not really been refreshed")
 
 
 class GoalMethodsMissing(Exception):
@@ -162,7 +163,7 @@ class HostedRun:
                                                     "excludeTurns": True}, timeout)
         goal = await self._goal_request("thread/goal/get", {"threadId": self.thread_id}, timeout)
         if not isinstance(goal, dict):
-            raise RunnerError("Codex has no goal on this thread any more (it was cleared)")
+            raise RunnerError(N_("Codex has no goal on this thread any more (it was cleared)"))
         status = GOAL_STATUSES.get(str(goal.get("status")), str(goal.get("status")))
         self.status = status
         if status == "complete":
@@ -173,11 +174,12 @@ class HostedRun:
                 "threadId": self.thread_id, "status": "active", "origin": ORIGIN_AUTOMATIC,
             }, timeout)
             if isinstance(now, dict) and now.get("status") not in (None, "active"):
-                raise RunnerError(f"Codex kept the goal {now.get('status')} when asked to "
-                                  "make it active")
+                raise RunnerError(N_("Codex kept the goal {status} when asked to make it "
+                                     "active").format(status=now.get("status")))
         elif status != "active":
-            raise RunnerError(f"the Codex goal is {status}: Goalkeeper resumes only goals that "
-                              "are usage-limited or paused; open it in Codex")
+            raise RunnerError(N_("the Codex goal is {status}: Goalkeeper resumes only goals that "
+                                 "are usage-limited or paused; open it in Codex").format(
+                                     status=status))
         elif self.server.via_proxy:
             return StartOutcome.ALREADY_RUNNING  # the shared app-server is running it
         await self._confirm(timeout, wait_for_turn=status == "active")
@@ -213,10 +215,11 @@ class HostedRun:
                     if self._confirms(method, params, wait_for_turn):
                         return
                     if method == "$exit":
-                        raise AppServerError(self.server.stderr_tail or "the app-server exited")
+                        raise AppServerError(self.server.stderr_tail or N_("the app-server exited"))
         except TimeoutError:
-            what = "start a turn" if wait_for_turn else "confirm the goal is active"
-            raise RunnerError(f"Codex did not {what} within {timeout:g} s") from None
+            what = (N_("Codex did not start a turn within {seconds} s") if wait_for_turn
+                    else N_("Codex did not confirm the goal is active within {seconds} s"))
+            raise RunnerError(what.format(seconds=f"{timeout:g}")) from None
 
     def _confirms(self, method: str, params: dict[str, Any], wait_for_turn: bool) -> bool:
         if params.get("threadId", self.thread_id) != self.thread_id:
@@ -254,7 +257,7 @@ class HostedRun:
             raise
         except Exception:
             log.exception("following Codex goal %s failed", self.goal_id)
-            self._report_paused(PauseReason.ERROR, "Goalkeeper lost track of the Codex goal")
+            self._report_paused(PauseReason.ERROR, N_("Goalkeeper lost track of the Codex goal"))
         finally:
             await finish(self._release())
 
@@ -274,7 +277,7 @@ class HostedRun:
             return await self._turn_event(method, params)
         if method == "thread/goal/cleared":
             return await self._ends(lambda: self._report_paused(
-                PauseReason.EXTERNAL, "the goal was cleared in Codex"))
+                PauseReason.EXTERNAL, N_("the goal was cleared in Codex")))
         if method == "thread/goal/updated" and isinstance(params.get("goal"), dict):
             return await self._goal_updated(params["goal"])
         return False
@@ -299,8 +302,9 @@ class HostedRun:
         if self._ending is not None:
             await self._end()
         elif not self._letting_go:
-            self._report_paused(PauseReason.ERROR, f"codex app-server exited (code "
-                                f"{params.get('code')}): {self.server.stderr_tail or '-'}")
+            self._report_paused(PauseReason.ERROR, N_("codex app-server exited (code {code}): "
+                                                      "{stderr}").format(
+                code=params.get("code"), stderr=self.server.stderr_tail or "-"))
         return True
 
     async def _goal_updated(self, goal: dict[str, Any]) -> bool:
@@ -311,14 +315,15 @@ class HostedRun:
         if status == "active":
             tokens = goal.get("tokensUsed")
             if isinstance(tokens, int):
-                self.ctx.sink().goal_progress(self.goal_id, self.fence, f"{tokens:,} tokens used",
+                used = N_("{tokens} tokens used").format(tokens=f"{tokens:,}")
+                self.ctx.sink().goal_progress(self.goal_id, self.fence, used,
                                             {"tokens_used": tokens})
             return False
         if status == "usageLimited":
             return await self._ends(self._limited)
         if status == "complete":
             return await self._ends(lambda: self.ctx.sink().goal_finished(
-                self.goal_id, self.fence, "the goal is complete in Codex"))
+                self.goal_id, self.fence, N_("the goal is complete in Codex")))
         _, reason = state_for(status)
         why = _why(status, goal)
         return await self._ends(lambda: self._report_paused(reason or PauseReason.EXTERNAL, why))
@@ -353,7 +358,7 @@ class HostedRun:
         readings = tuple(to_readings(snapshot, self.ctx.now(), self.ctx.config.stale_after)
                          ) if snapshot else ()
         why = snapshot.no_timed_reset if snapshot else None
-        detail = why or ("usage limit reached in Codex" if self.turns > 1 else RELIMITED_NOTE)
+        detail = why or (N_("usage limit reached in Codex") if self.turns > 1 else RELIMITED_NOTE)
         self.ctx.sink().goal_limited(self.goal_id, self.fence, LimitHit(
             windows=GOAL_WINDOWS, resets_at=limit_lifts_at(snapshot),
             exactness=Exactness.EXACT, detail=detail,
@@ -371,8 +376,8 @@ class HostedRun:
 
     async def _asked(self, method: str) -> None:
         self._report_paused(PauseReason.EXTERNAL,
-                            f"Codex is waiting for an answer ({method}); open the thread in "
-                            "Codex to answer it there")
+                            N_("Codex is waiting for an answer ({method}); open the thread in "
+                               "Codex to answer it there").format(method=method))
         self._letting_go = True
         await self._interrupt()  # the goal stays active in Codex: it asks again when opened
 
@@ -421,10 +426,11 @@ def _idle(status: Any) -> bool:
 
 def _why(status: str, goal: dict[str, Any]) -> str:
     if status == "paused":
-        return "paused in Codex"
+        return N_("paused in Codex")
     if status == "blocked":
-        return "blocked in Codex: it needs your attention"
+        return N_("blocked in Codex: it needs your attention")
     used, budget = goal.get("tokensUsed"), goal.get("tokenBudget")
     if isinstance(used, int) and isinstance(budget, int):
-        return f"token budget used up in Codex ({used:,} of {budget:,} tokens)"
-    return "token budget used up in Codex"
+        return N_("token budget used up in Codex ({used} of {budget} tokens)").format(
+            used=f"{used:,}", budget=f"{budget:,}")
+    return N_("token budget used up in Codex")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from core.i18n import N_
 from core.numbers import MAX_PERCENT_READ, MAX_RESET_SECONDS, BadNumber, finite
 
 T = TypeVar("T")
@@ -43,19 +44,21 @@ ACCESS = "codex:access"
 #: every window a Codex goal depends on (a window never read does not block anything)
 GOAL_WINDOWS = (FIVE_HOUR, WEEKLY, MONTHLY, CREDITS, ACCESS)
 
-LABELS = {FIVE_HOUR: "Codex · 5 h", WEEKLY: "Codex · weekly", MONTHLY: "Codex · monthly",
-          CREDITS: "Codex · credits", ACCESS: "Codex · access"}
+LABELS = {FIVE_HOUR: N_("Codex · 5 h"), WEEKLY: N_("Codex · weekly"),
+          MONTHLY: N_("Codex · monthly"), CREDITS: N_("Codex · credits"),
+          ACCESS: N_("Codex · access")}
 
 #: ``rate_limit_reached_type`` values that no clock lifts, with what the window says about them
 NO_TIMED_RESET: Mapping[str, str] = {
     "workspace_owner_credits_depleted":
-        "your workspace's credits are used up: no timed reset (add credits to continue)",
+        N_("your workspace's credits are used up: no timed reset (add credits to continue)"),
     "workspace_member_credits_depleted":
-        "the workspace's credits are used up: no timed reset (ask the workspace owner)",
+        N_("the workspace's credits are used up: no timed reset (ask the workspace owner)"),
     "workspace_owner_usage_limit_reached":
-        "the workspace usage limit you set was reached: no timed reset (raise it to continue)",
+        N_("the workspace usage limit you set was reached: no timed reset (raise it to "
+           "continue)"),
     "workspace_member_usage_limit_reached":
-        "the workspace usage limit set by the owner was reached: no timed reset",
+        N_("the workspace usage limit set by the owner was reached: no timed reset"),
 }
 TIMED_REACHED = "rate_limit_reached"
 
@@ -138,9 +141,9 @@ class Access:
     def blocked(self) -> str | None:
         """Why Codex says it cannot be used now, whatever the percentages say; or None."""
         if self.ordinary_allowed is False:
-            return "Codex says ordinary usage is not allowed now"
+            return N_("Codex says ordinary usage is not allowed now")
         if self.spend_control:
-            return "Codex says a spend control was reached"
+            return N_("Codex says a spend control was reached")
         return None
 
 

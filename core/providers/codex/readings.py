@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
+from core.i18n import N_
 from core.models import Exactness, QuotaKind, QuotaReading
 from core.providers.codex.limits import (
     ACCESS,
@@ -35,7 +36,8 @@ def to_readings(snapshot: RateSnapshot, now: datetime, stale_after: float) -> li
             window_seconds=window.window_minutes * 60 if window.window_minutes else None,
             limit_reached=True if wid in reached else None,
             exactness=exactness, observed_at=snapshot.observed_at,
-            note=None if window.resets_at or window.window_minutes else "old Codex shape: no reset",
+            note=None if window.resets_at or window.window_minutes else N_(
+                "old Codex shape: no reset"),
         )
         for wid, window in sorted(windows.items())
     ]
@@ -60,12 +62,14 @@ def _access_reading(snapshot: RateSnapshot, now: datetime, stale_after: float) -
     if why is not None:
         note = why
     elif access.ordinary_allowed:
-        note = "Codex says ordinary usage is allowed"
+        note = N_("Codex says ordinary usage is allowed")
     else:
-        note = "Codex did not say whether usage is allowed: the windows decide"
+        note = N_("Codex did not say whether usage is allowed: the windows decide")
     if access.reset_credits:
-        note += (f"; {access.reset_credits} banked reset"
-                 f"{'s' if access.reset_credits != 1 else ''} (Goalkeeper never spends one)")
+        banked = (N_("{count} banked resets (Goalkeeper never spends one)")
+                  if access.reset_credits != 1
+                  else N_("{count} banked reset (Goalkeeper never spends one)"))
+        note += "; " + banked.format(count=access.reset_credits)
     return QuotaReading(
         window_id=ACCESS, provider=PROVIDER, label=LABELS[ACCESS], kind=QuotaKind.CAPACITY,
         used_percent=100.0 if why else 0.0, limit_reached=why is not None,
@@ -90,9 +94,9 @@ def _credits_reading(snapshot: RateSnapshot, exactness: Exactness) -> QuotaReadi
     if why is not None:
         note = why
     elif credits.unlimited:
-        note = "unlimited credits"
+        note = N_("unlimited credits")
     else:
-        note = f"credit balance {credits.balance or '0'}"
+        note = N_("credit balance {balance}").format(balance=credits.balance or "0")
     return QuotaReading(
         window_id=CREDITS, provider=PROVIDER, label=LABELS[CREDITS], kind=QuotaKind.CAPACITY,
         used_percent=100.0 if why else 0.0, limit_reached=why is not None,

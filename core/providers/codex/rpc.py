@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from core.i18n import N_
 from core.providers.codex import wsframe
 
 log = logging.getLogger(__name__)
@@ -134,8 +135,8 @@ class AppServer:
         while b"\r\n\r\n" not in head:
             chunk = await self._proc.stdout.read(4096)
             if not chunk:
-                raise AppServerError("codex app-server proxy closed before the upgrade "
-                                     "(is the shared app-server running?)")
+                raise AppServerError(N_("codex app-server proxy closed before the upgrade "
+                                        "(is the shared app-server running?)"))
             head.extend(chunk)
         end = head.index(b"\r\n\r\n") + 4
         try:

@@ -24,6 +24,7 @@ import logging
 from datetime import datetime
 from pathlib import Path
 
+from core.i18n import N_
 from core.providers.base import RunnerDeferred, RunnerError, StartOutcome
 from core.providers.codex.config import CodexNotFound
 from core.providers.codex.exec_run import ExecRun, PollFile
@@ -98,9 +99,9 @@ class CodexRunner:
             return await self._hosted(goal_id, fence, thread_id, executable, workdir,
                                       via_proxy=True)
         except AppServerError as exc:
-            raise RunnerDeferred(f"the shared Codex app-server holds this thread and could not "
-                                 f"be reached through codex app-server proxy: {exc}",
-                                 DEFER_SECONDS) from None
+            raise RunnerDeferred(N_("the shared Codex app-server holds this thread and could not "
+                                    "be reached through codex app-server proxy: {error}").format(
+                                        error=exc), DEFER_SECONDS) from None
 
     async def _hosted(self, goal_id: str, fence: int, thread_id: str, executable: str,
                       workdir: Path | None, via_proxy: bool = False) -> StartOutcome:
@@ -202,12 +203,12 @@ def held_by(holders: list[Holder], thread_id: str) -> str:
     """Who holds the thread, and what the user can do (Codex allows one writer per thread)."""
     named = "; ".join(h.describe() for h in holders)
     if any(h.tui for h in holders):
-        return (f"the thread is open in your Codex terminal session ({named}). Codex allows one "
-                "writer per thread: in that session type /goal resume (a plain message does not "
-                "re-arm the goal), or "
-                "quit it and Goalkeeper resumes the goal on its next try")
-    return (f"another Codex process is working on this thread ({named}); Goalkeeper tries again "
-            "once it has let the thread go")
+        return N_("the thread is open in your Codex terminal session ({holders}). Codex allows "
+                  "one writer per thread: in that session type /goal resume (a plain message "
+                  "does not re-arm the goal), or quit it and Goalkeeper resumes the goal on its "
+                  "next try").format(holders=named)
+    return N_("another Codex process is working on this thread ({holders}); Goalkeeper tries "
+              "again once it has let the thread go").format(holders=named)
 
 
 def _written_ago(path: Path, now: datetime) -> float | None:

@@ -15,6 +15,8 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from core.i18n import N_
+
 #: [lowest, first unsupported): the versions the real-CLI contract tests stand for
 SUPPORTED = ((0, 169, 0), (0, 170, 0))
 SUPPORTED_TEXT = "0.169.x"
@@ -46,13 +48,15 @@ class VersionCheck:
     @property
     def note(self) -> str | None:
         if self.version is None:
-            return (f"could not tell which Codex is installed ({self.text or 'no output'}); "
-                    f"Goalkeeper supports Codex {SUPPORTED_TEXT}")
+            return N_("could not tell which Codex is installed ({output}); Goalkeeper supports "
+                      "Codex {supported}").format(output=self.text or N_("no output"),
+                                                  supported=SUPPORTED_TEXT)
         if self.supported:
             return None
         shown = ".".join(str(n) for n in self.version)
-        return (f"Codex {shown} is installed; Goalkeeper supports Codex {SUPPORTED_TEXT} — "
-                "resuming may not work as described")
+        return N_("Codex {version} is installed; Goalkeeper supports Codex {supported} — "
+                  "resuming may not work as described").format(version=shown,
+                                                               supported=SUPPORTED_TEXT)
 
 
 def read_version(executable: str, env: Mapping[str, str], timeout: float = 10.0
@@ -63,7 +67,7 @@ def read_version(executable: str, env: Mapping[str, str], timeout: float = 10.0
                               timeout=timeout, stdin=subprocess.DEVNULL, env=dict(env),
                               check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return VersionCheck(f"codex --version failed: {exc}", None)
+        return VersionCheck(N_("codex --version failed: {error}").format(error=exc), None)
     text = (done.stdout or done.stderr).strip()
     return VersionCheck(text[:200], parse(text))
 

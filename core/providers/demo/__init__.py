@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core.clock import Clock
+from core.i18n import N_, _
 from core.models import Exactness, Goal, GoalState, QuotaKind, QuotaReading
 from core.providers.base import GoalObservation, LimitHit, Provider, StartOutcome
 
@@ -32,9 +33,9 @@ class DemoGoal:
 
 
 DEMO_GOALS = (
-    DemoGoal("demo:refactor", "Refactor the parser module", 6, True),
-    DemoGoal("demo:tests", "Raise test coverage to 90 %", 3, True),
-    DemoGoal("demo:docs", "Write the user guide (auto-resume off)", 3, False),
+    DemoGoal("demo:refactor", N_("Refactor the parser module"), 6, True),
+    DemoGoal("demo:tests", N_("Raise test coverage to 90 %"), 3, True),
+    DemoGoal("demo:docs", N_("Write the user guide (auto-resume off)"), 3, False),
 )
 
 
@@ -69,7 +70,7 @@ class DemoQuota:
     def reading(self, now: datetime) -> QuotaReading:
         self._roll(now)
         return QuotaReading(
-            window_id=WINDOW_ID, provider="demo", label="Demo · 1 min", kind=QuotaKind.PERIODIC,
+            window_id=WINDOW_ID, provider="demo", label=N_("Demo · 1 min"), kind=QuotaKind.PERIODIC,
             used=float(self.used), limit=float(self.limit),
             used_percent=100.0 * self.used / self.limit, resets_at=self.resets_at(now),
             window_seconds=self.period, limit_reached=self.used >= self.limit,
@@ -81,7 +82,7 @@ class DemoProvider(Provider):
     """Simulated goals and quota. Owns one worker task per running goal."""
 
     name = "demo"
-    description = "built-in demo goals with a 6-units-per-minute quota"
+    description = N_("built-in demo goals with a 6-units-per-minute quota")
 
     def __init__(self, clock: Clock, step_seconds: float = 2.0, units: int = 6,
                  period: float = 60.0, goals: tuple[DemoGoal, ...] = DEMO_GOALS) -> None:
@@ -96,7 +97,8 @@ class DemoProvider(Provider):
     async def discover(self) -> list[GoalObservation]:
         now = self.clock.now()
         return [
-            GoalObservation(id=g.id, title=g.title, state=GoalState.IDLE, observed_at=now,
+            # the demo's titles in the host's language (throw-away data made to be looked at)
+            GoalObservation(id=g.id, title=_(g.title), state=GoalState.IDLE, observed_at=now,
                             windows=(WINDOW_ID,), auto_resume=g.auto_resume,
                             data={"units": g.units})
             for g in self.goals.values()
@@ -150,9 +152,10 @@ class DemoProvider(Provider):
                 return
             done += 1
             self.sink.quota_observed(self.quota.reading(now))
-            self.sink.goal_progress(goal_id, fence, f"{done}/{units} units",
+            self.sink.goal_progress(goal_id, fence, N_("{done}/{units} units").format(
+                done=done, units=units),
                                     {"done_units": done})
-        self.sink.goal_finished(goal_id, fence, f"all {units} units done")
+        self.sink.goal_finished(goal_id, fence, N_("all {units} units done").format(units=units))
         self._workers.pop(goal_id, None)
 
     def _limit(self, goal_id: str, fence: int, now: datetime) -> None:
@@ -160,7 +163,8 @@ class DemoProvider(Provider):
         self.sink.quota_observed(reading)
         self.sink.goal_limited(goal_id, fence, LimitHit(
             windows=(WINDOW_ID,), resets_at=reading.resets_at, exactness=Exactness.EXACT,
-            detail=f"demo quota used up ({self.quota.used}/{self.quota.limit})",
+            detail=N_("demo quota used up ({used}/{limit})").format(used=self.quota.used,
+                                                                    limit=self.quota.limit),
             readings=(reading,),
         ))
         self._workers.pop(goal_id, None)

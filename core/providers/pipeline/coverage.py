@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from core.clock import iso
+from core.i18n import N_
 from core.providers.pipeline.checkpoint import RunRecord, StepStatus
 from core.providers.pipeline.machine import RunState
 
@@ -51,15 +52,16 @@ def summary(record: RunRecord) -> str:
     """One line: ``sources 2/4 (missing github: timeout ×2, aihot: auth_failed ×1); items
     possibly incomplete`` — or ``sources 4/4`` for a complete run."""
     ok, total = sources_ok(record), len(record.sources)
-    text = f"sources {ok}/{total}"
+    text = N_("sources {ok}/{total}").format(ok=ok, total=total)
     missing = missing_sources(record)
     if missing:
         parts = ", ".join(f"{m['name']}: {m['reason']} ×{m['attempts']}" for m in missing)
-        text += f" (missing {parts})"
-    if record.item_count is not None:
-        text += f"; {record.item_count} items"
+        text = N_("sources {ok}/{total} (missing {parts})").format(ok=ok, total=total,
+                                                                  parts=parts)
+    if record.item_count is not None:  # "; ": translated note by note (core.i18n.catalogue)
+        text += "; " + N_("{count} items").format(count=record.item_count)
     if record.degraded:
-        text += " — DEGRADED: items possibly incomplete"
+        text = N_("{summary} — DEGRADED: items possibly incomplete").format(summary=text)
     return text
 
 

@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Protocol
 
+from core.i18n import N_
 from core.providers.pipeline.goalfile import GoalFile, GoalFileError, StepSpec
 from core.redact import SECRET_NAME
 
@@ -68,10 +69,11 @@ def _replace_literal(text: str, value: str, ref: str, path: Path, variable: str)
     for literal in (json.dumps(value, ensure_ascii=False), json.dumps(value), f"'{value}'"):
         if literal in text:
             return text.replace(literal, json.dumps(ref))
-    raise GoalFileError(path, [f"{path}: env.{variable}: this looks like a secret, and it could "
-                               "not be moved to the keyring automatically (write it on one line "
-                               "as a plain string); or store it yourself with `goalkeeper "
-                               f"secret set NAME` and write \"{REF_PREFIX}NAME\""])
+    raise GoalFileError(path, [N_(
+        "{file}: env.{name}: this looks like a secret, and it could not be moved to the keyring "
+        "automatically (write it on one line as a plain string); or store it yourself with "
+        "`goalkeeper secret set NAME` and write \"{ref}\"").format(
+            file=path, name=variable, ref=f"{REF_PREFIX}NAME")])
 
 
 def _check(text: str, refs: dict[tuple[str, str], str], path: Path) -> None:
@@ -81,7 +83,7 @@ def _check(text: str, refs: dict[tuple[str, str], str], path: Path) -> None:
             for variable, value in (step.get("env") or {}).items():
                 want = refs.get((step.get("name"), variable))
                 if want is not None and value != f"{REF_PREFIX}{want}":
-                    raise GoalFileError(path, [f"{path}: env.{variable}: the same value is used "
-                                               "for different things; store it with "
-                                               "`goalkeeper secret set NAME` and write "
-                                               f"\"{REF_PREFIX}NAME\""])
+                    raise GoalFileError(path, [N_(
+                        "{file}: env.{name}: the same value is used for different things; "
+                        "store it with `goalkeeper secret set NAME` and write \"{ref}\"").format(
+                            file=path, name=variable, ref=f"{REF_PREFIX}NAME")])

@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from core.i18n import N_
 from core.limits import MAX_GOAL_FILE_BYTES, MAX_SOURCES, MAX_STAGES, MAX_TITLE_CHARS
 from core.providers.pipeline.schedule import parse_schedule
 from core.retry import RetryPolicy
@@ -65,7 +66,7 @@ class StepSpec(BaseModel):
     @classmethod
     def _no_empty_program(cls, value: list[str]) -> list[str]:
         if not value[0].strip():
-            raise ValueError("the program (first element) must not be empty")
+            raise ValueError(N_("the program (first element) must not be empty"))
         return value
 
     @field_validator("output")
@@ -73,7 +74,7 @@ class StepSpec(BaseModel):
     def _output_inside_run_dir(cls, value: str | None) -> str | None:
         if value is not None and (not value or Path(value).is_absolute() or ".." in Path(
                 value).parts):
-            raise ValueError("output must be a relative path inside the run directory")
+            raise ValueError(N_("output must be a relative path inside the run directory"))
         return value
 
     @field_validator("env")
@@ -81,9 +82,11 @@ class StepSpec(BaseModel):
     def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
         for key, text in value.items():
             if key in RESERVED_ENV:
-                raise ValueError(f"{key} is set by Goalkeeper and cannot be overridden")
+                raise ValueError(N_("{key} is set by Goalkeeper and cannot be overridden").format(
+                    key=key))
             if text.startswith("keyring:") and not re.match(SECRET_PATTERN, text[8:]):
-                raise ValueError(f"{key}: {text[8:]!r} is not a valid secret name")
+                raise ValueError(N_("{key}: {name!r} is not a valid secret name").format(
+                    key=key, name=text[8:]))
         return value
 
     def secret_names(self) -> list[str]:
@@ -94,7 +97,7 @@ class StepSpec(BaseModel):
     @model_validator(mode="after")
     def _backoff_order(self) -> StepSpec:
         if self.backoff_max < self.backoff:
-            raise ValueError("backoff_max must not be smaller than backoff")
+            raise ValueError(N_("backoff_max must not be smaller than backoff"))
         return self
 
     def retry_policy(self, max_inline_wait: float = 120.0) -> RetryPolicy:
@@ -130,8 +133,8 @@ class GoalFile(BaseModel):
     @classmethod
     def _known_zone(cls, value: str | None) -> str | None:
         if value is not None and zone_named(value) is None:
-            raise ValueError(f"unknown time zone {value!r} (use an IANA name such as "
-                             "'Asia/Shanghai')")
+            raise ValueError(N_("unknown time zone {name!r} (use an IANA name such as "
+                                "'Asia/Shanghai')").format(name=value))
         return value
 
     @field_validator("schedule")
@@ -146,10 +149,12 @@ class GoalFile(BaseModel):
         counts = Counter([s.name for s in self.source] + [s.name for s in self.stage])
         duplicates = sorted(n for n, count in counts.items() if count > 1)  # linear time
         if duplicates:
-            raise ValueError(f"step names must be unique; repeated: {', '.join(duplicates)}")
+            raise ValueError(N_("step names must be unique; repeated: {names}").format(
+                names=", ".join(duplicates)))
         if self.min_sources is not None and self.min_sources > len(self.source):
-            raise ValueError(f"min_sources = {self.min_sources} but only {len(self.source)} "
-                             "source(s) are declared")
+            raise ValueError(N_("min_sources = {wanted} but only {count} source(s) are "
+                                "declared").format(wanted=self.min_sources,
+                                                   count=len(self.source)))
         return self
 
     @property
@@ -182,24 +187,28 @@ def load_goal_file(path: Path) -> GoalFile:
     try:
         size = path.stat().st_size
         if size > MAX_GOAL_FILE_BYTES:
-            raise GoalFileError(path, [f"{path}: the file is {size} bytes long; a goal file "
-                                       f"may have at most {MAX_GOAL_FILE_BYTES} bytes"])
+            raise GoalFileError(path, [N_("{file}: the file is {size} bytes long; a goal file "
+                                          "may have at most {most} bytes").format(
+                file=path, size=size, most=MAX_GOAL_FILE_BYTES)])
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise GoalFileError(path, [f"{path}: no such file"]) from None
+        raise GoalFileError(path, [N_("{file}: no such file").format(file=path)]) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise GoalFileError(path, [f"{path}: cannot read: {exc}"]) from None
+        raise GoalFileError(path, [N_("{file}: cannot read: {error}").format(
+            file=path, error=exc)]) from None
     return parse_goal_text(text, path)
 
 
 def parse_goal_text(text: str, path: Path) -> GoalFile:
     if len(text) > MAX_GOAL_FILE_BYTES:
-        raise GoalFileError(path, [f"{path}: {len(text)} characters; a goal file may have at "
-                                   f"most {MAX_GOAL_FILE_BYTES}"])
+        raise GoalFileError(path, [N_("{file}: {size} characters; a goal file may have at most "
+                                      "{most}").format(file=path, size=len(text),
+                                                       most=MAX_GOAL_FILE_BYTES)])
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise GoalFileError(path, [f"{path}: not valid TOML: {exc}"]) from None
+        raise GoalFileError(path, [N_("{file}: not valid TOML: {error}").format(
+            file=path, error=exc)]) from None
     _check_counts(data, path)  # before validating: validation is linear, but why bother
     try:
         return GoalFile.model_validate(data)
@@ -211,8 +220,11 @@ def _check_counts(data: dict[str, Any], path: Path) -> None:
     for key, limit in (("stage", MAX_STAGES), ("source", MAX_SOURCES)):
         steps = data.get(key)
         if isinstance(steps, list) and len(steps) > limit:
-            raise GoalFileError(path, [f"{path}: {key}: {len(steps)} {key}s; a goal file may "
-                                       f"have at most {limit}"])
+            template = (N_("{file}: stage: {count} stages; a goal file may have at most {most}")
+                        if key == "stage" else
+                        N_("{file}: source: {count} sources; a goal file may have at most {most}"))
+            raise GoalFileError(path, [template.format(file=path, count=len(steps),
+                                                       most=limit)])
 
 
 def _problems(exc: ValidationError, text: str, path: Path, data: dict[str, Any]) -> list[str]:
@@ -224,14 +236,16 @@ def _problems(exc: ValidationError, text: str, path: Path, data: dict[str, Any])
         field = _field_name(loc, data)
         message = error["msg"].removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
-            message = "unknown key (see the README for the keys a goal file may have)"
+            message = N_("unknown key (see the README for the keys a goal file may have)")
         elif error["type"] == "missing":
-            message = "required key is missing"
+            message = N_("required key is missing")
         else:
             given = error.get("input")
             if not isinstance(given, dict | list) and loc:
-                message += f" (got {given!r})"
-        lines.append(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+                message = N_("{message} (got {value!r})").format(message=message, value=given)
+        lines.append(N_("{where}: {field}: {message}").format(where=where, field=field,
+                                                              message=message)
+                     if field else N_("{where}: {message}").format(where=where, message=message))
     return lines
 
 

@@ -23,6 +23,7 @@ from typing import Protocol
 
 from core.atomic import atomic_write_bytes
 from core.clock import Clock
+from core.i18n import N_
 from core.models import PauseReason
 from core.providers.pipeline.attempts import Ending, QuotaGate, StepDriver, StepEnd
 from core.providers.pipeline.checkpoint import CheckpointStore, RunRecord, StepRecord, StepStatus
@@ -264,8 +265,11 @@ class RunExecutor:
     def _too_few(self, count: int, what: str) -> None:
         reasons = [s.reason or "" for s in self.record.sources.values()
                    if s.status is StepStatus.MISSING]
-        text = (f"too few sources {what}: {count} of {len(self.goal.source)}, need "
-                f"{self.goal.required_sources}; {summary(self.record)}")
+        template = (N_("too few sources usable: {count} of {total}, need {need}")
+                    if what == "usable" else
+                    N_("too few sources answered: {count} of {total}, need {need}"))
+        text = template.format(count=count, total=len(self.goal.source),
+                               need=self.goal.required_sources) + "; " + summary(self.record)
         self._fail(_pause_reason(reasons), text)
 
     async def _fetch(self) -> RunOutcome | None:
@@ -386,14 +390,16 @@ class RunExecutor:
 
     def _alert(self) -> RunOutcome:
         reason = PauseReason(self.record.blocked_reason or PauseReason.ERROR.value)
-        detail = (f"run {self.record.run_id} blocked in {_state_name(self.record.blocked_in)}: "
-                  f"{self.record.last_error}")
+        detail = N_("run {run} blocked in {state}: {error}").format(
+            run=self.record.run_id, state=_state_name(self.record.blocked_in),
+            error=self.record.last_error)
         self.reporter.blocked(reason, detail)
         self._move(RunEvent.ALERTED)
         return RunOutcome.BLOCKED
 
     def _complete(self) -> RunOutcome:
-        text = f"run {self.record.run_id} completed: {summary(self.record)}"
+        text = N_("run {run} completed: {summary}").format(run=self.record.run_id,
+                                                           summary=summary(self.record))
         self.reporter.completed(text)
         return RunOutcome.COMPLETED
 

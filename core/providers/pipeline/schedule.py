@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from cronsim import CronSim, CronSimError
 
+from core.i18n import N_
 from core.zones import local_zone
 
 _DAILY = re.compile(r"^(\d{1,2}):(\d{2})$")
@@ -42,15 +43,17 @@ def parse_schedule(text: str) -> Schedule:
     if match := _DAILY.match(value):
         hour, minute = int(match.group(1)), int(match.group(2))
         if hour > 23 or minute > 59:
-            raise ValueError(f"{text!r} is not a time of day (HH:MM, 00:00–23:59)")
+            raise ValueError(N_("{text!r} is not a time of day (HH:MM, 00:00–23:59)").format(
+                text=text))
         return Schedule(value, daily=(hour, minute))
     if len(value.split()) != 5:
-        raise ValueError(f"{text!r} is neither \"HH:MM\" nor a five-field cron expression "
-                         "(minute hour day-of-month month day-of-week)")
+        raise ValueError(N_("{text!r} is neither \"HH:MM\" nor a five-field cron expression "
+                            "(minute hour day-of-month month day-of-week)").format(text=text))
     try:
         CronSim(value, datetime(2026, 1, 1, tzinfo=UTC))
     except CronSimError as exc:
-        raise ValueError(f"bad cron expression {text!r}: {exc}") from None
+        raise ValueError(N_("bad cron expression {text!r}: {error}").format(
+            text=text, error=exc)) from None
     return Schedule(value, cron=value)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from core.clock import Clock
+from core.i18n import _
 from core.paths import Paths
 from core.providers.base import Provider
 from core.settings import Settings
@@ -20,5 +21,8 @@ def pipeline_factory(settings: Settings, paths: Paths, clock: Clock,
 
 
 def pipeline_looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
-    state = "on" if settings.pipeline_enabled else "off (pipeline_enabled)"
-    return f"goal files added with `goalkeeper add FILE` (pipelines in the data directory): {state}"
+    if settings.pipeline_enabled:
+        return _("goal files added with `goalkeeper add FILE` (pipelines in the data "
+                 "directory): on")
+    return _("goal files added with `goalkeeper add FILE` (pipelines in the data directory): "
+             "off (pipeline_enabled)")
