@@ -99,9 +99,10 @@ class ControlServer:
         try:
             request = json.loads(line)
         except ValueError as exc:
-            return {"error": f"bad request: {exc}"}
+            return {"error": N_("bad request: {error}").format(error=exc)}
         if not isinstance(request, dict):
-            return {"error": "bad request: a request is a JSON object"}
+            return {"error": N_("bad request: {error}").format(
+                error=N_("a request is a JSON object"))}
         return await self.handle(request)
 
     async def handle(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from core.clock import iso
+from core.i18n import N_
 from core.models import Outcome
 from core.results import ActionResult
 from core.store import ActionRequest, HostRecord
@@ -41,11 +42,24 @@ def offline_text(host_id: str, record: HostRecord | None, lease_seconds: float,
                  now: Any) -> str | None:
     """"host X offline since T" when the owner cannot take a request now, else None."""
     if record is None:
-        return f"host {host_id} offline (it never registered in the shared store)"
+        return N_("host {host} offline (it never registered in the shared store)").format(
+            host=host_id)
     since = record.offline_since(now, lease_seconds)
     if since is None:
         return None
-    return f"host {host_id} offline since {iso(since)}"
+    return N_("host {host} offline since {since}").format(host=host_id, since=iso(since))
+
+
+def not_taken_text(owner: str, seconds: float) -> str:
+    """Why an ask failed whose request was expired before its owner took it."""
+    return N_("host {host} did not take the request within {seconds} s; nothing was "
+              "done").format(host=owner, seconds=f"{seconds:g}")
+
+
+def no_answer_text(owner: str) -> str:
+    """Why an ask failed whose request the owner took but did not answer in time."""
+    return N_("host {host} took the request but did not answer in time; see `goalkeeper "
+              "history` for what it did").format(host=owner)
 
 
 def refused(goal_id: str, why: str) -> dict[str, Any]:
@@ -102,13 +116,10 @@ class RemoteActions:
                 if await self.e.store.run(lambda s: s.expire_request(request_id,
                                                                      self.e.clock.now())):
                     return ActionResult(goal_id, Outcome.FAILED,
-                                        f"host {owner} did not take the request within "
-                                        f"{self.timeout:g} s; nothing was done").to_json()
+                                        not_taken_text(owner, self.timeout)).to_json()
                 expired, deadline = True, deadline + self.timeout  # taken: its answer comes
             elif left <= 0:
-                return ActionResult(goal_id, Outcome.FAILED,
-                                    f"host {owner} took the request but did not answer in time; "
-                                    "see `goalkeeper history` for what it did").to_json()
+                return ActionResult(goal_id, Outcome.FAILED, no_answer_text(owner)).to_json()
             await self._until(answered, min(RECHECK_SECONDS, max(left, 0.01)))
 
     async def _until(self, event: asyncio.Event, seconds: float) -> None:
@@ -143,8 +154,8 @@ class RemoteActions:
         try:
             body = {**request.request, "origin": f"host:{request.by}"}
             if str(body.get("op")) not in ROUTED_OPS:
-                reply: dict[str, Any] = {"error": f"op {body.get('op')!r} is not carried out "
-                                                  "for another host"}
+                reply: dict[str, Any] = {"error": N_(
+                    "op {op!r} is not carried out for another host").format(op=body.get("op"))}
             else:
                 reply = await self.dispatch(body)
             await self.e.written(lambda s: s.answer_request(request.id, reply,

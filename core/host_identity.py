@@ -17,6 +17,8 @@ import socket
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from core.i18n import N_
+
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 SCHEMES = ("postgresql", "postgres")
 _NOT_A_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -26,8 +28,8 @@ def check_name(text: str) -> str:
     """A host id or account name: letters, digits, ``._@+-``; empty means "the default"."""
     text = text.strip()
     if text and not NAME.match(text):
-        raise ValueError(f"{text!r} is not a valid name: use letters, digits and . _ @ + - "
-                         "(at most 128, starting with a letter or digit)")
+        raise ValueError(N_("{name!r} is not a valid name: use letters, digits and . _ @ + - "
+                            "(at most 128, starting with a letter or digit)").format(name=text))
     return text
 
 
@@ -38,11 +40,12 @@ def check_store_url(text: str) -> str:
         return text
     parts = urlsplit(text)
     if parts.scheme not in SCHEMES:
-        raise ValueError(f"{text.split('://')[0]!r} is not a store: use postgresql://USER@HOST/"
-                         "DATABASE (or leave it empty for this machine's own file)")
+        raise ValueError(N_("{scheme!r} is not a store: use postgresql://USER@HOST/DATABASE (or "
+                            "leave it empty for this machine's own file)").format(
+                                scheme=text.split("://")[0]))
     if parts.password is not None or "password" in parse_qs(parts.query):
-        raise ValueError("a password does not belong in store_url: use `goalkeeper secret set "
-                         "store-password`, ~/.pgpass or a libpq service file")
+        raise ValueError(N_("a password does not belong in store_url: use `goalkeeper secret "
+                            "set store-password`, ~/.pgpass or a libpq service file"))
     return text
 
 

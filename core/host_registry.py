@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from core import __version__
 from core.host_identity import detected_account, local_account, machine_name
+from core.i18n import N_
 from core.inbox import store_unavailable
 from core.providers.base import Provider
 from core.store import HostRecord, LeaseLost
@@ -101,9 +102,9 @@ class HostRegistry:
             return True
         self.registered = True
         if not alive:
-            self.e.lease_was_lost(LeaseLost(
-                f"another Goalkeeper started as host {self.host_id} (a newer epoch holds its "
-                "registry row): this one may no longer write"))
+            self.e.lease_was_lost(LeaseLost(N_(
+                "another Goalkeeper started as host {host} (a newer epoch holds its registry "
+                "row): this one may no longer write").format(host=self.host_id)))
         return alive
 
     async def run(self) -> None:

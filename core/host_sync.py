@@ -136,7 +136,8 @@ class SharedSync:
     def _on_note(self, payload: dict[str, Any]) -> None:
         kind = payload.get("k")
         if kind == "lost":  # the server went away (or the network): say so, probe for it
-            self.e.inbox.failed(f"the shared store is unavailable: {payload.get('why')}")
+            self.e.inbox.failed(N_("the shared store is unavailable: {error}").format(
+                error=payload.get("why")))
             return
         if kind == "answer":
             self.e.remote.answered(_int(payload.get("id")))

@@ -196,8 +196,8 @@ HELP = {
     "demo_enabled": QT_TR_NOOP("Show the built-in demo goals in this data directory too."),
     "store_url": QT_TR_NOOP(
         "Empty: this machine's own database. A postgresql:// URL: one database every host of "
-        "yours shares (no password here: goalkeeper secret set store-password, ~/.pgpass or a "
-        "service file). Takes effect when the host restarts."),
+        "yours shares (no password here: `goalkeeper secret set store-password`, ~/.pgpass or "
+        "a service file). Takes effect when the host restarts."),
     "host_id": QT_TR_NOOP("How this machine is named in the shared store; empty: the machine's "
                           "name."),
     "account": QT_TR_NOOP("Hosts naming the same account share its quota readings."),

@@ -13,13 +13,15 @@ from typing import Any
 
 from core.cli.common import EXIT_OK, Context
 from core.clock import SystemClock, iso
+from core.i18n import _, localized
+from core.i18n.words import word
 from core.store import HostRecord
-from core.textfmt import duration
+from core.textfmt import duration, pad
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("hosts", parents=[common],
-                       help="the hosts sharing the store: state, last heartbeat, goals")
+                       help=_("the hosts sharing the store: state, last heartbeat, goals"))
     p.set_defaults(func=cmd_hosts)
 
 
@@ -46,15 +48,19 @@ def _row(host: HostRecord, now: Any, lease: float, goals: int, me: str) -> dict[
 
 
 def _text(ctx: Context, rows: list[dict[str, Any]]) -> str:
+    store = localized(ctx.target.describe())
     if not rows:
-        return f"no host has registered in {ctx.target.describe()} yet"
-    lines = [f"Hosts in {ctx.target.describe()}:"]
+        return _("no host has registered in {store} yet").format(store=store)
+    lines = [_("Hosts in {store}:").format(store=store)]
     for r in rows:
-        state = "online" if r["state"] == "online" else f"offline since {r['offline_since']}"
-        mark = "  (this machine)" if r["this_machine"] else ""
-        lines.append(f"  {r['host']:<20} {r['kind']:<7} {state:<36} last heartbeat "
-                     f"{duration(r['silent_seconds'])} ago  {r['goals']} goals{mark}")
+        state = (_("online") if r["state"] == "online"
+                 else _("offline since {since}").format(since=r["offline_since"]))
+        mark = "  " + _("(this machine)") if r["this_machine"] else ""
+        beat = _("last heartbeat {duration} ago").format(duration=duration(r["silent_seconds"]))
+        goals = _("{count} goals").format(count=r["goals"])
+        lines.append(f"  {pad(r['host'], 20)} {pad(word(r['kind']), 7)} {pad(state, 36)} "
+                     f"{beat}  {goals}{mark}")
         if r["accounts"]:
-            lines.append("    accounts: " + ", ".join(f"{p}={a}" for p, a in
-                                                      sorted(r["accounts"].items())))
+            lines.append("    " + _("accounts: {accounts}").format(accounts=", ".join(
+                f"{p}={a}" for p, a in sorted(r["accounts"].items()))))
     return "\n".join(lines)

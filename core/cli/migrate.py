@@ -7,6 +7,7 @@ from typing import Any
 from core.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context
 from core.host import host_running
 from core.host_identity import check_store_url, local_account
+from core.i18n import _, localized
 from core.store import NoData, StoreError
 from core.store.migrate import copy_into, read_local
 from core.store.postgres import PostgresStore, where_of
@@ -18,12 +19,12 @@ def migrate_to(ctx: Context, url: str) -> dict[str, Any]:
     try:
         url = check_store_url(url)
     except ValueError as exc:
-        raise CliError(f"--to: {exc}", EXIT_USAGE) from None
+        raise CliError(_("--to: {error}").format(error=localized(str(exc))), EXIT_USAGE) from None
     if not url:
-        raise CliError("--to needs the shared store's URL (postgresql://…)", EXIT_USAGE)
+        raise CliError(_("--to needs the shared store's URL (postgresql://…)"), EXIT_USAGE)
     if host_running(ctx.paths) is not None:
-        raise CliError("a host runs on this data directory: stop it first (its goals keep "
-                       "changing while they are copied)", EXIT_ERROR)
+        raise CliError(_("a host runs on this data directory: stop it first (its goals keep "
+                         "changing while they are copied)"), EXIT_ERROR)
     source = _local(ctx)
     try:
         rows = read_local(source, ctx.host_id, lambda provider: _account(ctx, provider))
@@ -32,12 +33,12 @@ def migrate_to(ctx: Context, url: str) -> dict[str, Any]:
     try:
         target = open_shared(url)
     except StoreError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(localized(str(exc))) from None
     try:
         assert isinstance(target, PostgresStore)
         copied, kept = copy_into(target, rows)
     except StoreError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(localized(str(exc))) from None
     finally:
         target.close()
     return {"to": url, "where": where_of(url), "database": str(ctx.paths.database),
@@ -49,10 +50,10 @@ def _local(ctx: Context) -> SqliteStore:
     try:
         return open_read_only(ctx.paths.database)
     except NoData:
-        raise CliError(f"there is nothing to copy: no data yet in {ctx.paths.database}") \
-            from None
+        raise CliError(_("there is nothing to copy: no data yet in {file}").format(
+            file=ctx.paths.database)) from None
     except StoreError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(localized(str(exc))) from None
 
 
 def _account(ctx: Context, provider: str) -> str:

@@ -16,7 +16,14 @@ from typing import Any
 import psycopg
 
 from core.clock import SystemClock
-from core.host_actions import ANSWER_MARGIN_SECONDS, offline_text, refused
+from core.host_actions import (
+    ANSWER_MARGIN_SECONDS,
+    no_answer_text,
+    not_taken_text,
+    offline_text,
+    refused,
+)
+from core.i18n import N_
 from core.models import Outcome
 from core.results import ActionResult
 from core.store import StoreError
@@ -55,7 +62,8 @@ def _listening(url: str, store: Any) -> Any:
         con = psycopg.connect(url, autocommit=True, password=password or None,
                               connect_timeout=5)
     except psycopg.Error as exc:
-        raise StoreError(f"cannot listen on the shared store: {exc}") from None
+        raise StoreError(N_("cannot listen on the shared store: {error}").format(
+            error=exc)) from None
     try:
         con.execute(f"LISTEN {CHANNEL}")
         yield con
@@ -74,12 +82,9 @@ def _wait(store: Any, notes: Any, request_id: int, owner: str, goal_id: str, tim
         if clock.monotonic() > deadline:
             if not expired and store.expire_request(request_id, clock.now()):
                 return ActionResult(goal_id, Outcome.FAILED,
-                                    f"host {owner} did not take the request within "
-                                    f"{timeout:g} s; nothing was done").to_json()
+                                    not_taken_text(owner, timeout)).to_json()
             if expired:
-                return ActionResult(goal_id, Outcome.FAILED,
-                                    f"host {owner} took the request but did not answer in "
-                                    "time; see `goalkeeper history` for what it did").to_json()
+                return ActionResult(goal_id, Outcome.FAILED, no_answer_text(owner)).to_json()
             expired, deadline = True, deadline + timeout
         for _ in notes.notifies(timeout=POLL_SECONDS, stop_after=1):
             break

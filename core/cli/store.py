@@ -72,16 +72,18 @@ def _shared_store(ctx: Context) -> int:
         hosts = len(store.list_hosts()) if store is not None else 0
     data = {"store": ctx.target.describe(), "shared": True, "schema_version": version,
             "hosts": hosts, "backups": []}
-    ctx.emit(data, lambda: f"{ctx.target.describe()} (schema {version}, {hosts} hosts "
-                           "registered); back it up with PostgreSQL's own tools (pg_dump)")
+    ctx.emit(data, lambda: _("{store} (schema {version}, {hosts} hosts registered); back it up "
+                             "with PostgreSQL's own tools (pg_dump)").format(
+                                 store=localized(ctx.target.describe()), version=version,
+                                 hosts=hosts))
     return EXIT_OK
 
 
 def cmd_restore(ctx: Context) -> int:
     if ctx.target.shared:
-        raise CliError(f"{ctx.target.describe()} is PostgreSQL's to restore (pg_restore from "
-                       "your pg_dump backups); `store restore` is for this machine's file",
-                       EXIT_USAGE)
+        raise CliError(_("{store} is PostgreSQL's to restore (pg_restore from your pg_dump "
+                         "backups); `store restore` is for this machine's file").format(
+                             store=localized(ctx.target.describe())), EXIT_USAGE)
     if ctx.args.backup and ctx.args.empty:
         raise CliError(_("--backup and --empty exclude each other"), EXIT_USAGE)
     backup = str(Path(ctx.args.backup).expanduser().absolute()) if ctx.args.backup else None
@@ -140,9 +142,10 @@ def _restored_text(reply: dict[str, Any]) -> str:
 def register_migrate(ssub: argparse._SubParsersAction[Any],
                      common: argparse.ArgumentParser) -> None:
     m = ssub.add_parser("migrate", parents=[common],
-                        help="copy this machine's store into a shared one (PostgreSQL)")
+                        help=_("copy this machine's store into a shared one (PostgreSQL)"))
     m.add_argument("--to", required=True, metavar="URL",
-                   help="the shared store, postgresql://USER@HOST/DATABASE (no password in it)")
+                   help=_("the shared store, postgresql://USER@HOST/DATABASE (no password in "
+                          "it)"))
     m.set_defaults(func=cmd_migrate)
 
 
@@ -158,13 +161,17 @@ def cmd_migrate(ctx: Context) -> int:
 
 def _migrated_text(reply: dict[str, Any]) -> str:
     copied = reply["copied"]
-    lines = [f"copied into {reply['to']}: {copied['goals']} goals, {copied['history']} history "
-             f"rows, {copied['readings']} latest readings, {copied['series']} chart points",
-             f"  verified: the same counts and checksum {copied['checksum'][:16]}… on both "
-             "sides", f"  {reply['database']} was not changed"]
+    lines = [_("copied into {store}: {goals} goals, {history} history rows, {readings} latest "
+               "readings, {series} chart points").format(
+                   store=reply["to"], goals=copied["goals"], history=copied["history"],
+                   readings=copied["readings"], series=copied["series"]),
+             "  " + _("verified: the same counts and checksum {checksum}… on both sides").format(
+                 checksum=copied["checksum"][:16]),
+             "  " + _("{file} was not changed").format(file=reply["database"])]
     if reply.get("readings_kept"):
-        lines.append(f"  {reply['readings_kept']} readings were not copied: the shared store "
-                     "already had fresher ones of those windows")
-    lines.append(f"  next: set store_url = \"{reply['to']}\" in {reply['config']} (or "
-                 "GOALKEEPER_STORE_URL) and restart the host")
+        lines.append("  " + _("{count} readings were not copied: the shared store already had "
+                              "fresher ones of those windows").format(
+                                  count=reply["readings_kept"]))
+    lines.append("  " + _("next: set store_url = \"{url}\" in {file} (or GOALKEEPER_STORE_URL) "
+                          "and restart the host").format(url=reply["to"], file=reply["config"]))
     return "\n".join(lines)

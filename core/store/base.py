@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
+from core.i18n import N_
 from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
 
 T = TypeVar("T")
@@ -48,7 +49,8 @@ class NotOwner(StoreError):
     """The goal belongs to another host: only its owner changes it."""
 
     def __init__(self, goal_id: str, owner: str) -> None:
-        super().__init__(f"goal {goal_id} belongs to host {owner}; only that host changes it")
+        super().__init__(N_("goal {goal} belongs to host {host}; only that host changes "
+                            "it").format(goal=goal_id, host=owner))
         self.goal_id = goal_id
         self.owner = owner
 

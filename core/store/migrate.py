@@ -22,6 +22,7 @@ from typing import Any
 
 import psycopg
 
+from core.i18n import N_
 from core.models import Goal, HistoryRow, QuotaReading
 from core.store.base import StoreError
 from core.store.postgres import PostgresStore
@@ -103,15 +104,18 @@ def copy_into(target: PostgresStore, rows: Rows) -> tuple[Copied, int]:
         clash = con.execute("SELECT id FROM goals WHERE id = ANY(%s) ORDER BY id",
                             ([g.id for g in rows.goals],)).fetchall()
         if clash:
-            raise StoreError(f"{len(clash)} of these goals are already in {target.describe()} "
-                             f"({', '.join(str(c[0]) for c in clash[:5])}): nothing was copied")
+            raise StoreError(N_("{count} of these goals are already in {store} ({goals}): "
+                                "nothing was copied").format(
+                                    count=len(clash), store=target.describe(),
+                                    goals=", ".join(str(c[0]) for c in clash[:5])))
         written, lost = _write_rows(target, con, rows)
         expected = Rows(rows.goals, rows.history,
                         [r for r in rows.readings if r not in lost], rows.series).counted()
         found = written.counted()
         if found != expected:
-            raise StoreError(f"the copy does not match what was read (read {expected}, "
-                             f"found {found}): nothing was copied")
+            raise StoreError(N_("the copy does not match what was read (read {expected}, found "
+                                "{found}): nothing was copied").format(expected=expected,
+                                                                        found=found))
         return found, len(lost)
 
     return target.run_transaction(body)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import psycopg
 
+from core.i18n import N_
 from core.store.base import StoreError
 
 #: the advisory lock key of migrations ("gkschema" as a signed 64-bit number)
@@ -126,6 +127,13 @@ def schema_version(con: psycopg.Connection[tuple[object, ...]]) -> int:
     return int(str(found[0])) if found else 0
 
 
+def newer_schema_text(where: str, found: int) -> str:
+    """Why a store whose schema is newer than this Goalkeeper's cannot be used."""
+    return N_("{store} has schema version {version}, newer than this Goalkeeper understands "
+              "({ours}); upgrade Goalkeeper to use it").format(store=where, version=found,
+                                                               ours=SCHEMA_VERSION)
+
+
 def migrate(con: psycopg.Connection[tuple[object, ...]], where: str) -> int:
     """Bring the schema up to date under the migration lock; returns the version found.
 
@@ -138,9 +146,7 @@ def migrate(con: psycopg.Connection[tuple[object, ...]], where: str) -> int:
         with con.transaction():
             found = schema_version(con)
             if found > SCHEMA_VERSION:
-                raise StoreError(f"{where} has schema version {found}, newer than this "
-                                 f"Goalkeeper understands ({SCHEMA_VERSION}); upgrade "
-                                 "Goalkeeper to use it")
+                raise StoreError(newer_schema_text(where, found))
             for target in range(found + 1, SCHEMA_VERSION + 1):
                 con.execute(MIGRATIONS[target - 1].encode())
                 con.execute("UPDATE goalkeeper_schema SET version = %s", (target,))

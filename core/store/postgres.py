@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import errors
 
+from core.i18n import N_
 from core.models import Exactness, Goal, GoalState, HistoryRow, PauseReason, QuotaReading
 from core.store.base import (
     Committed,
@@ -54,7 +55,7 @@ from core.store.pg_rows import (
     history_from_row,
     history_params,
 )
-from core.store.pg_schema import SCHEMA_VERSION, migrate, schema_version
+from core.store.pg_schema import SCHEMA_VERSION, migrate, newer_schema_text, schema_version
 
 T = TypeVar("T")
 Connection = psycopg.Connection[tuple[Any, ...]]
@@ -74,10 +75,10 @@ def where_of(conninfo: str) -> str:
     try:
         parts = psycopg.conninfo.conninfo_to_dict(conninfo)
     except psycopg.ProgrammingError:
-        return "(an unreadable store_url)"
+        return N_("(an unreadable store_url)")
     host = str(parts.get("host") or parts.get("hostaddr") or "localhost")
     port = f":{parts['port']}" if parts.get("port") else ""
-    service = f"service {parts['service']}" if parts.get("service") else ""
+    service = N_("service {name}").format(name=parts["service"]) if parts.get("service") else ""
     database = str(parts.get("dbname") or "")
     return service or f"{host}{port}/{database}"
 
@@ -139,13 +140,15 @@ class PostgresStore(PgHosts, PgImport):
                 if self._password:
                     return self._connect()
             if _wants_password(exc):
-                raise StoreError(
-                    f"{self.describe()} refused the login ({first_line(exc)}): give the password "
-                    "with `goalkeeper secret set store-password`, in ~/.pgpass or in a service "
-                    "file — never in store_url") from None
-            raise StoreUnavailable(f"cannot reach {self.describe()}: {first_line(exc)}") from None
+                raise StoreError(N_(
+                    "{store} refused the login ({error}): give the password with `goalkeeper "
+                    "secret set store-password`, in ~/.pgpass or in a service file — never in "
+                    "store_url").format(store=self.describe(), error=first_line(exc))) from None
+            raise StoreUnavailable(N_("cannot reach {store}: {error}").format(
+                store=self.describe(), error=first_line(exc))) from None
         except psycopg.ProgrammingError as exc:
-            raise StoreError(f"store_url is not a valid connection string: {exc}") from None
+            raise StoreError(N_("store_url is not a valid connection string: {error}").format(
+                error=exc)) from None
         con.execute("SET TIME ZONE 'UTC'")
         if self.read_only:
             con.execute("SET default_transaction_read_only = on")
@@ -164,16 +167,15 @@ class PostgresStore(PgHosts, PgImport):
         with self._reachable():
             version = schema_version(con)
             if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.describe()} has schema version {version}, newer than this "
-                    f"Goalkeeper understands ({SCHEMA_VERSION}); upgrade Goalkeeper to use it")
+                raise StoreError(newer_schema_text(self.describe(), version))
             if self.read_only or not may_migrate:
                 if version == 0:
-                    raise NoData(f"no data yet in {self.describe()}")
+                    raise NoData(N_("no data yet in {file}").format(file=self.describe()))
                 if version < SCHEMA_VERSION:
-                    raise StoreError(
-                        f"{self.describe()} has schema version {version}, older than this "
-                        f"Goalkeeper's ({SCHEMA_VERSION}); start a host once to upgrade it")
+                    raise StoreError(N_(
+                        "{store} has schema version {version}, older than this Goalkeeper's "
+                        "({ours}); start a host once to upgrade it").format(
+                            store=self.describe(), version=version, ours=SCHEMA_VERSION))
                 return
             migrate(con, self.describe())
 
@@ -191,7 +193,7 @@ class PostgresStore(PgHosts, PgImport):
         return self._read(schema_version)
 
     def describe(self) -> str:
-        return f"the shared store {self.where}"
+        return N_("the shared store {where}").format(where=self.where)
 
     def close(self) -> None:
         if self._con is not None:
@@ -214,8 +216,8 @@ class PostgresStore(PgHosts, PgImport):
             raise
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             self.close()
-            raise StoreUnavailable(f"{self.describe()} is unavailable: {first_line(exc)}"
-                                   ) from None
+            raise StoreUnavailable(N_("{store} is unavailable: {error}").format(
+                store=self.describe(), error=first_line(exc))) from None
 
     def _read(self, fn: Callable[[Connection], T]) -> T:
         with self._reachable():
@@ -234,14 +236,16 @@ class PostgresStore(PgHosts, PgImport):
             except _RETRIED:
                 self.retries += 1
                 self.pause(random.uniform(0, 0.002 * min(attempt + 1, 10)))
-        raise StoreError(f"{self.describe()}: a transaction could not be serialised after "
-                         f"{SERIAL_ATTEMPTS} attempts (too much contention)")
+        raise StoreError(N_("{store}: a transaction could not be serialised after {attempts} "
+                            "attempts (too much contention)").format(store=self.describe(),
+                                                                     attempts=SERIAL_ATTEMPTS))
 
     def _check_epoch(self, con: Connection, epoch: int) -> None:
         current = self.host_epoch(con, self.host_id or "")
         if current != epoch:
-            raise LeaseLost(f"another host took over as host {self.host_id} (epoch {current}, "
-                            f"ours {epoch}): this host may no longer write")
+            raise LeaseLost(N_("another host took over as host {host} (epoch {current}, ours "
+                               "{ours}): this host may no longer write").format(
+                                   host=self.host_id, current=current, ours=epoch))
 
     @staticmethod
     def notify(con: Connection, payload: dict[str, Any]) -> None:

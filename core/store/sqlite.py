@@ -121,7 +121,7 @@ class SqliteStore(SqliteHosts):
         return False
 
     def describe(self) -> str:
-        return f"the database {self.path}"
+        return N_("the database {file}").format(file=self.path)
 
     def ping(self) -> None:
         """Whether a write could start now (the write lock, a read-only file)."""

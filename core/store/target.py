@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from core.i18n import N_
 from core.store.base import Store, StoreError
 from core.store.sqlite import open_read_only, open_store
 
@@ -41,10 +42,10 @@ class StoreTarget:
 
     def describe(self) -> str:
         if not self.shared:
-            return f"the database {self.database}"
+            return N_("the database {file}").format(file=self.database)
         from core.store.postgres import where_of
 
-        return f"the shared store {where_of(self.url)}"
+        return N_("the shared store {where}").format(where=where_of(self.url))
 
 
 def keyring_password() -> str | None:
