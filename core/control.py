@@ -98,8 +98,17 @@ class ControlServer:
     async def dispatch(self, line: bytes) -> dict[str, Any]:
         try:
             request = json.loads(line)
-            if not isinstance(request, dict):
-                raise ValueError("a request is a JSON object")
+        except ValueError as exc:
+            return {"error": N_("bad request: {error}").format(error=exc)}
+        if not isinstance(request, dict):
+            return {"error": N_("bad request: {error}").format(
+                error=N_("a request is a JSON object"))}
+        return await self.handle(request)
+
+    async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One request, already parsed (also those another host routes here, see
+        :mod:`core.host_actions`)."""
+        try:
             handler = self._ops.get(str(request.get("op")))
             if handler is None:
                 return {"error": N_("unknown op {op!r}").format(op=request.get("op"))}
@@ -111,7 +120,8 @@ class ControlServer:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
     async def _ping(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "pid": os.getpid(), "health": self.engine.health().to_json()}
+        return {"ok": True, "pid": os.getpid(), "health": self.engine.health().to_json(),
+                "host_id": self.engine.host_id, "listening": self.engine.sync.listening}
 
     async def _store_restore(self, request: dict[str, Any]) -> dict[str, Any]:
         backup = request.get("backup")

@@ -8,7 +8,7 @@ goal with auto-resume off stays paused until someone runs ``goalkeeper resume de
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -20,7 +20,7 @@ from core.i18n.words import origin_word, word
 from core.models import GoalState, HistoryRow
 from core.paths import Paths
 from core.providers.demo import DemoProvider
-from core.settings import Settings
+from core.settings import Settings, load_settings
 from core.textfmt import duration, local_time
 
 #: short margins so the demo resumes seconds after the window resets (file and env still win)
@@ -45,6 +45,14 @@ _EVENTS = {
     "quota_exhausted": N_("quota exhausted"),
     "quota_recovered": N_("quota recovered"),
 }
+
+
+def demo_settings(paths: Paths, environ: Mapping[str, str], home_given: bool) -> Settings:
+    """The demo's settings. Only a demo on a ``GOALKEEPER_HOME`` of the user's own honours
+    ``store_url`` (so two machines can watch one demo); a throw-away demo never writes into
+    the user's shared store."""
+    settings = load_settings(paths.config_file, environ, DEMO_SETTINGS)
+    return settings if home_given else settings.model_copy(update={"store_url": ""})
 
 
 class DemoSession:
@@ -110,7 +118,8 @@ class DemoSession:
             self._check_done(host, done)
 
     def _check_done(self, host: Host, done: asyncio.Future[None]) -> None:
-        goals = [g for g in host.engine.goals.values() if g.provider == "demo" and g.auto_resume]
+        # every host's: a second machine on the same shared store watches the first one's demo
+        goals = [g for g in host.engine.all_goals() if g.provider == "demo" and g.auto_resume]
         if goals and all(g.state is GoalState.DONE for g in goals) and not done.done():
             done.set_result(None)
 

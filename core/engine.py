@@ -43,6 +43,10 @@ from core.goal_actions import GoalActions
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
 from core.health import HealthChanged, HostHealth
+from core.host_actions import RemoteActions
+from core.host_identity import host_id_of
+from core.host_registry import HostRegistry
+from core.host_sync import SharedSync
 from core.i18n import N_
 from core.inbox import ReportQueue, store_unavailable
 from core.intake import (
@@ -70,9 +74,12 @@ from core.store import (
     Committed,
     LeaseLost,
     Mutation,
-    SqliteStore,
+    NotOwner,
+    Store,
     StoreThread,
+    StoreUnavailable,
 )
+from core.store.target import StoreTarget
 from core.supervisor import ProviderSupervisor
 from core.upkeep import StoreKeeper
 
@@ -88,6 +95,8 @@ RELEASED = {"quota recovered": N_("quota recovered: {windows}"),
             "a resume slot is free": N_("a resume slot is free: {windows}")}
 #: how long the usage chart's readings are kept (a weekly window and then some)
 SERIES_RETENTION = timedelta(days=35)
+#: answered and expired action requests of other hosts are kept this long (for a look back)
+REQUEST_RETENTION = timedelta(days=2)
 
 
 class Engine:
@@ -106,12 +115,21 @@ class Engine:
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         self.bus = EventBus()
-        self.store = StoreThread(paths.database, paths.data_dir / "backups", fenced)
+        shared = bool(settings.store_url)
+        #: this host's id in the store (None: a bare engine on a one-machine store, in tests)
+        self.host_id: str | None = (host_id_of(settings.host_id, paths.data_dir)
+                                    if fenced or shared else None)
+        self.store = StoreThread(paths.database, paths.data_dir / "backups", fenced,
+                                 StoreTarget(paths.database, settings.store_url), self.host_id)
+        self.registry = HostRegistry(self, self.host_id or "")
+        self.remote = RemoteActions(self)
+        self.sync = SharedSync(self)
         self.quotas = QuotaManager(settings.hysteresis())
         self.policy = AutoResumePolicy.from_settings(settings)
         self.providers: dict[str, Provider] = {p.name: p for p in providers}
         self.goals: dict[str, Goal] = {}
         self._recovered: set[str] = set()
+        self._not_ours: set[str] = set()  # goals of other hosts a provider here reported
         self.last_refresh: datetime | None = None
         self._rng = rng or random.Random()
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -146,27 +164,38 @@ class Engine:
         now = self.clock.now()
         for path in remove_leftovers(self.paths.data_dir):
             log.info("removed %s, left over from an interrupted write", path)
-        await self.store.open(now)
+        try:
+            await self.store.open(now)
+        except StoreUnavailable as exc:  # the shared store: watched for, started when it is back
+            self.inbox.failed(str(exc))
         self._accepting = True
         self.spawn(self.inbox.work(), "inbox")
         self._running = True
         if self.store.problem is not None:
             await self.care.enter(self.store.problem.message)
             return
+        if not self.store.is_open:
+            self.spawn(self.sync.open_later(), "store-open")
+            return
         await self.start_normally(now)
 
     async def start_normally(self, now: datetime) -> None:
         horizon = now - SERIES_RETENTION
         await self.store.run(lambda s: s.prune_series(horizon))
-        for reading in await self.store.run(lambda s: s.latest_readings()):
+        await self.store.run(lambda s: s.prune_requests(now - REQUEST_RETENTION))
+        await self.registry.resolve_accounts()
+        for reading in await self.sync.own_readings():
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
         since = now - 2 * self.forecasts.lookback  # the level in force at the span's start too
-        for window_id in {r.window_id for r in self.quotas.readings(now)}:
+        for window_id, account in {(r.window_id, r.account) for r in self.quotas.readings(now)}:
             self.forecasts.seed(window_id, await self.store.run(
-                lambda s, w=window_id: s.series(w, since)))  # type: ignore[misc]
-        self.goals = {g.id: g for g in await self.store.run(lambda s: s.list_goals())}
-        if self._keeper_task is None or self._keeper_task.done():
-            self._keeper_task = self.spawn(self.keeper.run(), "backups")
+                lambda s, w=window_id, a=account: s.series(w, since, a)))  # type: ignore[misc]
+        self.goals = self.sync.split(await self.store.run(lambda s: s.list_goals()))
+        if not self.store.shared and (self._keeper_task is None or self._keeper_task.done()):
+            self._keeper_task = self.spawn(self.keeper.run(), "backups")  # a DBA's, when shared
+        if self.host_id is not None:
+            self.spawn(self.registry.run(), "host-lease")
+        await self.sync.start()
         for provider in self.providers.values():
             provider.attach(self)
         # at once: a provider reading a large history (in its worker threads) delays no other
@@ -183,10 +212,30 @@ class Engine:
 
     def health_changed(self) -> None:
         self.bus.publish(HealthChanged(self.health()))
+        self.sync.health_changed(self.inbox.health.available)
+
+    def store_ready(self) -> bool:
+        """Whether a claim could be committed now (the scheduler waits while it cannot)."""
+        return self.inbox.health.available and self.store.is_open
+
+    async def owner_elsewhere(self, goal_id: str) -> str | None:
+        """The host that owns ``goal_id`` when it is not this one (a shared store), else None."""
+        if self.host_id is None or not self.store.shared or goal_id in self.goals:
+            return None
+        goal = self.sync.others.get(goal_id) or await self.store.run(
+            lambda s: s.get_goal(goal_id))
+        return goal.host if goal is not None and goal.host not in ("", self.host_id) else None
+
+    def all_goals(self) -> list[Goal]:
+        """Every goal the views show: this host's and (a shared store) every other host's."""
+        return [*self.goals.values(), *self.sync.others.values()]
 
     async def _late_start(self, provider: Provider) -> None:
         """A provider that failed to start has started: read what it knows now."""
         await self.refresh()
+
+    def lease_was_lost(self, exc: LeaseLost) -> None:
+        self._lease_lost(exc)
 
     def _lease_lost(self, exc: LeaseLost) -> None:
         if self.lease_lost is None:
@@ -210,6 +259,8 @@ class Engine:
             provider = self.providers[name]
             await self.guarded_call(provider.name, "stop", provider.stop())
         await self._drain_for_stop()
+        await self.sync.stop()
+        await self.registry.stopped()
         self._accepting = False
         for task in list(self._tasks):
             task.cancel()
@@ -335,7 +386,7 @@ class Engine:
         self._committed(committed)
         return committed
 
-    async def written(self, fn: Callable[[SqliteStore], T]) -> T:
+    async def written(self, fn: Callable[[Store], T]) -> T:
         """A store write: its failure or success also tells the store's health. SQLITE_BUSY
         after the busy timeout: the whole transaction again, up to 3 times (retry-table.md)."""
         try:
@@ -351,7 +402,7 @@ class Engine:
         self.inbox.succeeded()
         return value
 
-    async def _busy_retried(self, fn: Callable[[SqliteStore], T]) -> T:
+    async def _busy_retried(self, fn: Callable[[Store], T]) -> T:
         for _ in range(BUSY_RETRIES):
             try:
                 return await self.store.run(fn)
@@ -441,7 +492,13 @@ class Engine:
         self._enqueue(append)
 
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
-        await self.report(goal_id, decide)
+        try:
+            await self.report(goal_id, decide)
+        except NotOwner as exc:  # e.g. the same demo goal on two machines: the first one's
+            if goal_id not in self._not_ours:
+                self._not_ours.add(goal_id)
+                log.warning("%s; this host's %s provider sees it too and leaves it alone",
+                            exc, goal_id.split(":")[0])
 
     # -- the policy guard's host (core.policies.guard.GuardHost) -------------------------------
 
@@ -481,9 +538,19 @@ class Engine:
     async def record_reading(self, reading: QuotaReading) -> None:
         """Store a reading, feed the hysteresis and announce what it changed."""
         self.last_refresh = self.clock.now()
+        if not reading.account and (account := self.registry.account_for(reading.provider)):
+            reading = reading.model_copy(update={"account": account})
         saved = await self.written(lambda s: s.save_reading(reading))
-        if not saved:
-            return
+        if saved:
+            await self._reading_applies(reading)
+
+    async def reading_heard(self, reading: QuotaReading) -> None:
+        """Another host of this account stored ``reading``: it counts here as if read here."""
+        current = self.quotas.tracker(reading.window_id).reading
+        if current is None or reading.observed_at > current.observed_at:
+            await self._reading_applies(reading)
+
+    async def _reading_applies(self, reading: QuotaReading) -> None:
         previous = self.quotas.tracker(reading.window_id).reading
         self.forecasts.add(reading)
         self.bus.publish(QuotaObserved(reading))
@@ -588,10 +655,10 @@ class Engine:
             if current is None or current.next_resume_at is None or current.next_resume_at <= now:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
-            key = "rising_edge" if reason == "quota recovered" else "slot_free"
+            key = "rising_edge" if reason.startswith("quota recovered") else "slot_free"
             row = note_row(goal_id, "resume_scheduled", now,
-                           reason=RELEASED.get(reason, reason + ": {windows}").format(
-                               windows=", ".join(windows)),
+                           reason=RELEASED.get(reason, N_("{reason}: {windows}")).format(
+                               reason=reason, windows=", ".join(windows)),
                            detail={"not_before": now.isoformat(), key: windows})
             return Mutation(new, None, [row])
 

@@ -29,7 +29,7 @@ from core.intake import decide_report
 from core.models import Goal, GoalState, Outcome, Trigger
 from core.policies.setting import decide_goal_policy
 from core.results import ActionResult
-from core.store import LeaseLost
+from core.store import LeaseLost, NotOwner
 
 if TYPE_CHECKING:
     from core.engine import Engine
@@ -43,9 +43,11 @@ class GoalActions:
     def __init__(self, engine: Engine) -> None:
         self.e = engine
 
-    async def guarded(self, goal_id: str, act: Callable[[], Awaitable[ActionResult]]
-                      ) -> ActionResult:
-        """Run ``act``; answer safe mode, a lost lease and an unavailable store as results."""
+    async def guarded(self, goal_id: str, act: Callable[[], Awaitable[ActionResult]],
+                      request: dict[str, Any] | None = None) -> ActionResult:
+        """Run ``act`` — or, for a goal another host owns, send ``request`` to its owner
+        (:mod:`core.host_actions`); answer safe mode, a lost lease and an unavailable store as
+        results."""
         e = self.e
         known = e.goals.get(goal_id)
         state = known.state if known else None
@@ -55,13 +57,23 @@ class GoalActions:
         if e.lease_lost is not None:
             return result(goal_id, Outcome.REFUSED, e.lease_lost, state)
         try:
+            if request is not None and (owner := await e.owner_elsewhere(goal_id)):
+                return await self._ask_owner(owner, goal_id, request)
             return await act()
-        except LeaseLost as exc:
+        except (LeaseLost, NotOwner) as exc:
             return result(goal_id, Outcome.REFUSED, str(exc), state)
         except Exception as exc:
             if store_unavailable(exc) is None:
                 raise
             return result(goal_id, Outcome.FAILED, e.inbox.health.describe(), state)
+
+    async def _ask_owner(self, owner: str, goal_id: str, request: dict[str, Any]
+                         ) -> ActionResult:
+        reply = await self.e.remote.ask(owner, {**request, "goal": goal_id})
+        if "error" in reply:
+            return result(goal_id, Outcome.FAILED, N_("host {host}: {error}").format(
+                host=owner, error=reply["error"]))
+        return ActionResult.from_json(reply)
 
     async def resume(self, goal_id: str, origin: str, trigger: Trigger,
                      context: dict[str, Any] | None) -> ActionResult:
@@ -69,10 +81,11 @@ class GoalActions:
             if not allowed:
                 return result(goal_id, Outcome.REFUSED, HOST_STOPPING)
             return await self.guarded(goal_id, lambda: self.e.coordinator.resume(
-                goal_id, trigger, origin, context))
+                goal_id, trigger, origin, context), _manual("resume", trigger))
 
     async def pause(self, goal_id: str, origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._pause(goal_id, origin))
+        return await self.guarded(goal_id, lambda: self._pause(goal_id, origin),
+                                  {"op": "pause"})
 
     async def _pause(self, goal_id: str, origin: str) -> ActionResult:
         committed = await self.e.transact(goal_id, decide_pause(goal_id, self.e.clock.now(),
@@ -85,7 +98,8 @@ class GoalActions:
         return committed.result  # type: ignore[no-any-return]
 
     async def cancel(self, goal_id: str, origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._cancel(goal_id, origin))
+        return await self.guarded(goal_id, lambda: self._cancel(goal_id, origin),
+                                  {"op": "cancel"})
 
     async def _cancel(self, goal_id: str, origin: str) -> ActionResult:
         committed = await self.e.transact(goal_id, decide_cancel(goal_id, self.e.clock.now(),
@@ -105,8 +119,8 @@ class GoalActions:
         await self.e.guarded_call(provider.name, "cancel" if cancel else "pause", action)
 
     async def set_auto_resume(self, goal_id: str, enabled: bool, origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._set_auto_resume(goal_id, enabled,
-                                                                         origin))
+        return await self.guarded(goal_id, lambda: self._set_auto_resume(
+            goal_id, enabled, origin), {"op": "auto-resume", "enabled": enabled})
 
     async def _set_auto_resume(self, goal_id: str, enabled: bool, origin: str) -> ActionResult:
         decide = decide_auto_resume(goal_id, enabled, self.e.ctx(), origin)
@@ -118,8 +132,8 @@ class GoalActions:
 
     async def set_goal_policy(self, goal_id: str, key: str, value: str,
                               origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._set_goal_policy(goal_id, key, value,
-                                                                         origin))
+        return await self.guarded(goal_id, lambda: self._set_goal_policy(
+            goal_id, key, value, origin), {"op": "goal-set", "key": key, "value": value})
 
     async def _set_goal_policy(self, goal_id: str, key: str, value: str,
                                origin: str) -> ActionResult:
@@ -147,7 +161,8 @@ class GoalActions:
         async with self.e.action() as allowed:
             if not allowed:
                 return result(goal_id, Outcome.REFUSED, HOST_STOPPING)
-            return await self.guarded(goal_id, lambda: self._start_goal(goal_id, origin))
+            return await self.guarded(goal_id, lambda: self._start_goal(goal_id, origin),
+                                      {"op": "start"})
 
     async def _start_goal(self, goal_id: str, origin: str) -> ActionResult:
         e = self.e
@@ -192,3 +207,9 @@ class GoalActions:
             e.announce(saved)
         e.scheduler.poke()
         return result(goal_id, Outcome.UPDATED, N_("removed"))
+
+
+def _manual(op: str, trigger: Trigger) -> dict[str, Any] | None:
+    """The request another host's goal gets: only a person's action travels (the scheduler
+    never acts on goals it does not own)."""
+    return {"op": op} if trigger is Trigger.MANUAL else None

@@ -50,6 +50,9 @@ class Host:
         self.notifications = Notifications(self.engine.bus, settings, self.clock,
                                            lambda goal_id: self.engine.goals.get(goal_id))
         self.control = ControlServer(self.engine, paths)
+        # another host's requests for this host's goals go through the same ops as the socket
+        self.engine.remote.dispatch = self.control.handle
+        self.engine.registry.kind = kind
         self.control.register(STATUS_OP, self.notifications.status_op)
         for provider in providers:
             for op, handler in provider.control_ops().items():

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from core.clock import Clock, iso
 from core.health import StoreHealth
+from core.store.base import StoreUnavailable
 
 log = logging.getLogger("goalkeeper")
 
@@ -41,6 +42,8 @@ _TRANSIENT = ("SQLITE_FULL", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR", "SQ
 
 def store_unavailable(exc: BaseException) -> str | None:
     """Why the store could not take a write, when ``exc`` says it is unavailable; else None."""
+    if isinstance(exc, StoreUnavailable):  # the shared store: the server or the network
+        return str(exc)
     if not isinstance(exc, sqlite3.OperationalError | sqlite3.DatabaseError):
         return None
     name = getattr(exc, "sqlite_errorname", None) or ""
@@ -75,7 +78,8 @@ class StoreRetryPolicy:
             raise ValueError("need 0 < busy_initial <= busy_max <= local_max and factor >= 1")
 
     def delay(self, failures: int, reason: str) -> float:
-        busy = "SQLITE_BUSY" in reason or "SQLITE_LOCKED" in reason or "locked" in reason
+        busy = "SQLITE_BUSY" in reason or "SQLITE_LOCKED" in reason or "locked" in reason or (
+            "shared store" in reason)  # a server or a network that is back soon
         cap = self.busy_max if busy else self.local_max
         return min(cap, self.busy_initial * self.factor ** min(max(failures - 1, 0), 32))
 

@@ -125,6 +125,9 @@ class QuotaReading(_Frozen):
     exactness: Exactness = Exactness.EXACT
     observed_at: UtcDatetime
     note: str | None = None
+    #: the account the window belongs to — hosts of one account share its readings (a shared
+    #: store); empty: this machine's own (the store stamps it, providers leave it empty)
+    account: str = ""
 
 
 
@@ -172,6 +175,9 @@ class Goal(_Frozen):
     state_since: UtcDatetime | None = None  # when the goal entered its current state
     policy: GoalPolicy = Field(default_factory=GoalPolicy)
     deferral: Deferral | None = None
+    #: the host that owns the goal (its agent, files and runner); only it changes the goal.
+    #: Empty until the store stamps it with the host that first recorded it.
+    host: str = ""
 
     @property
     def deferred_by(self) -> str | None:
@@ -199,4 +205,5 @@ class HistoryRow(_Frozen):
     fence: int | None = None
     quotas: tuple[dict[str, Any], ...] = ()
     detail: dict[str, Any] = Field(default_factory=dict)
+    host: str | None = None  # the host that wrote the row (a shared store has several)
 

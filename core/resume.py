@@ -33,7 +33,7 @@ from core.policies.rules import WindowLevel
 from core.policy import WAITS_FOR_RESET, AutoResumePolicy, Decision, decide_resume, plan_resume
 from core.providers.base import Provider, RunnerDeferred, StartOutcome
 from core.results import ActionResult
-from core.store import Committed, Mutation, SqliteStore, StoreThread
+from core.store import Committed, Mutation, Store, StoreThread
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class ResumeCoordinator:
         quotas = self._quotas.snapshot(windows, now)
         levels = self._quotas.levels(windows, now)
 
-        def claim(current: Goal | None, store: SqliteStore) -> Mutation[Decision]:
+        def claim(current: Goal | None, store: Store) -> Mutation[Decision]:
             decision = decide_resume(current, trigger, now, blockers, self._policy)
             # the resume policies; the slot count is a query inside this very transaction
             decision = review(decision, current, trigger, now, levels, self._policy, store)

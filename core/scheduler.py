@@ -15,7 +15,9 @@ Then it sleeps until the earliest of: the next deadline, the next quota check, t
 wake-up, the next poll —
 but never longer than ``max_sleep_seconds`` (60) while anything is pending, because deadlines are
 wall-clock instants and a monotonic sleep does not advance while the machine is suspended. With
-nothing pending it does not wake at all until poked (a goal or quota changed).
+nothing pending it does not wake at all until poked (a goal or quota changed) — nor while
+the store cannot take a write (the shared store is unreachable): no automatic resume is tried
+until a claim can be committed again, and the engine pokes it when the store is back.
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ class SchedulerHost(Protocol):
     async def record_reading(self, reading: QuotaReading) -> None: ...
 
     def take_recovered(self) -> set[str]: ...
+
+    def store_ready(self) -> bool:
+        """Whether a claim could be committed now (the shared store may be unreachable)."""
+        ...
 
     def has_recovered(self) -> bool: ...
 
@@ -161,6 +167,10 @@ class Scheduler:
                 task.cancel()
 
     def _delay(self, now: datetime) -> float | None:
+        if not self._host.store_ready():
+            self.next_wake = None
+            self._publish(now, "store unavailable")
+            return None  # poked when the store takes writes again
         candidates = [t for t in (self._next_deadline(), self._host.quotas.next_check(now),
                                   self._provider_wake(now)) if t is not None]
         if self._pending():
@@ -185,6 +195,8 @@ class Scheduler:
     # -- one pass ------------------------------------------------------------------------------
 
     async def tick(self, trigger: Trigger = Trigger.AUTO) -> None:
+        if not self._host.store_ready():
+            return  # no automatic resume until a claim can be committed again
         now = self._clock.now()
         # authoritative readings first: a fresh read outranks what the last reading implies
         notes = await self._fresh_reads(self._due(now), {})

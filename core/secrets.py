@@ -38,6 +38,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 APP_SECRETS = {
     "ntfy-token": "the access token for notify_ntfy_url",
     "webhook-secret": "the key that signs the webhook's body (HMAC-SHA256)",
+    "store-password": "the password of the shared store (store_url), when the server asks",
 }
 CALL_TIMEOUT_SECONDS = 30.0
 

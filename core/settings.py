@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from core.atomic import atomic_write_text
+from core.host_identity import check_name, check_store_url, redacted_url
 from core.i18n import LANGUAGE_CHOICES, N_, _, localized
 from core.notify.kinds import RANKED, Kind, check_minimum
 from core.notify.urls import check_ntfy_url, check_webhook_url
@@ -75,6 +76,21 @@ class Settings(BaseModel):
         "may be replaced by a new one (its writes are fenced off)")
     host_ping_timeout_seconds: float = Field(
         5, gt=0, le=10, description="how long a command waits for the host's first answer")
+    # -- several machines (issue 12) --
+    store_url: str = Field(
+        "", description="empty: this machine's SQLite file; postgresql://user@host/db: one "
+        "database shared by every host. The password: `goalkeeper secret set store-password`, "
+        "~/.pgpass or a service file — never here")
+    host_id: str = Field(
+        "", description="this host's name in a shared store; empty: the machine's name")
+    account: str = Field(
+        "", description="the name of the subscription account this machine uses; hosts that "
+        "name the same account share its quota readings (empty: not shared)")
+    codex_account: str = Field(
+        "", description="Codex's account, when it differs from `account` (empty: what Codex "
+        "itself says, else `account`)")
+    claude_account: str = Field(
+        "", description="Claude's account, when it differs from `account`")
     demo_enabled: bool = False
     codex_enabled: bool = Field(True, description="follow Codex whenever its home exists")
     codex_home: str = Field("", description="Codex's home; empty: $CODEX_HOME or ~/.codex")
@@ -152,6 +168,16 @@ class Settings(BaseModel):
     #: named user quotas, ``[quotas.<name>]`` tables (config.toml only: no environment override)
     quotas: dict[Annotated[str, Field(pattern=QUOTA_NAME)], UserQuota] = Field(
         default_factory=dict)
+
+    @field_validator("store_url")
+    @classmethod
+    def _store_url(cls, text: str) -> str:
+        return check_store_url(text)
+
+    @field_validator("host_id", "account", "codex_account", "claude_account")
+    @classmethod
+    def _a_name(cls, text: str) -> str:
+        return check_name(text)
 
     @field_validator("claude_continuation_text")
     @classmethod
@@ -285,9 +311,11 @@ def _describe(exc: ValidationError, values: Mapping[str, Any], sources: Mapping[
             lines.append(_("unknown setting {name!r} in {source}").format(name=dotted,
                                                                          source=source))
         else:
+            shown = _value_at(values, loc)
+            if field == "store_url":
+                shown = redacted_url(shown)
             lines.append(_("setting {name} = {value!r} from {source}: {message}").format(
-                name=dotted, value=_value_at(values, loc), source=source,
-                message=message))
+                name=dotted, value=shown, source=source, message=message))
     return _("; ").join(lines)
 
 

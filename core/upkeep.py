@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from core.clock import Clock, iso
-from core.store import StoreError, StoreThread
+from core.store import SqliteStore, Store, StoreError, StoreThread
 from core.store.backup import (
     BACKUP_EVERY_SECONDS,
     KEEP,
@@ -82,8 +82,13 @@ class StoreKeeper:
 
     async def backup_now(self) -> Backup | None:
         now = self.clock.now()
+
+        def backup(store: Store) -> Backup:
+            assert isinstance(store, SqliteStore)  # the shared store is backed up by its DBA
+            return take_backup(store, self.directory, now, self.keep)
+
         try:
-            made = await self.store.run(lambda s: take_backup(s, self.directory, now, self.keep))
+            made = await self.store.run(backup)
         except StoreError as exc:
             self.last_error = str(exc)
             self._retry_at = now + timedelta(seconds=RETRY_FAILED_BACKUP_SECONDS)

@@ -49,7 +49,7 @@ from core.providers.registry import looked_for
 from core.quota import effective
 from core.results import ActionResult
 from core.settings import Settings
-from core.store import SqliteStore
+from core.store import Store
 from gui.goal_rules import can_pause
 from gui.tasks import TaskKeeper
 
@@ -245,11 +245,17 @@ class Bridge(QObject):
     def last_refresh(self) -> datetime | None:
         return self._engine.last_refresh
 
+    @property
+    def host_id(self) -> str:
+        """This host's id in the store ('' for a bare engine)."""
+        return self._engine.host_id or ""
+
     def goals(self) -> list[Goal]:
-        return list(self._engine.goals.values())
+        """Every goal: this host's and, on a shared store, every other host's."""
+        return self._engine.all_goals()
 
     def goal(self, goal_id: str) -> Goal | None:
-        return self._engine.goals.get(goal_id)
+        return self._engine.goals.get(goal_id) or self._engine.sync.others.get(goal_id)
 
     def readings(self) -> list[QuotaReading]:
         """The latest reading of every window as it stands now (resets passed, age marked)."""
@@ -305,14 +311,16 @@ class Bridge(QObject):
 
     async def history_page(self, goal: str | None, limit: int, offset: int
                            ) -> tuple[list[HistoryRow], int]:
-        def _read(store: SqliteStore) -> tuple[list[HistoryRow], int]:
+        def _read(store: Store) -> tuple[list[HistoryRow], int]:
             return store.history(goal, limit, offset), store.count_history(goal)
 
         return await self._engine.store.run(_read)
 
     async def series(self, window_id: str, since: datetime | None
                      ) -> list[tuple[datetime, float]]:
-        return await self._engine.store.run(lambda s: s.series(window_id, since))
+        reading = self.reading(window_id)
+        account = reading.account if reading is not None else ""
+        return await self._engine.store.run(lambda s: s.series(window_id, since, account))
 
     async def markers(self, window_id: str, since: datetime) -> list[Marker]:
         """Pauses for quota and resumes of the goals that draw on ``window_id`` since ``since``."""
@@ -367,7 +375,7 @@ class Bridge(QObject):
         return self._tasks.spawn(self._engine.refresh(), "refresh")
 
 
-def _scan_markers(store: SqliteStore, goals: set[str], since: datetime) -> list[Marker]:
+def _scan_markers(store: Store, goals: set[str], since: datetime) -> list[Marker]:
     markers: list[Marker] = []
     offset, page = 0, 500
     while offset < MARKER_SCAN_LIMIT:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.control import NoHostRunning, send_request
-from core.demo import DEMO_SETTINGS
+from core.demo import demo_settings
 from core.host import HostInfo, host_running
 from core.i18n import _
 from core.paths import Paths, resolve_paths
@@ -39,9 +39,10 @@ def plan_launch(demo: bool, environ: Mapping[str, str] | None = None) -> LaunchP
     """
     environ = os.environ if environ is None else environ
     if demo:
-        home = environ.get("GOALKEEPER_HOME") or tempfile.mkdtemp(prefix="goalkeeper-demo-")
+        given = environ.get("GOALKEEPER_HOME")
+        home = given or tempfile.mkdtemp(prefix="goalkeeper-demo-")
         paths = resolve_paths({**environ, "GOALKEEPER_HOME": home})
-        settings = load_settings(paths.config_file, environ, DEMO_SETTINGS)
+        settings = demo_settings(paths, environ, bool(given))
         return LaunchPlan(paths, settings, True, "demo")
     paths = resolve_paths(environ)
     return LaunchPlan(paths, load_settings(paths.config_file, environ), False, "gui")

@@ -59,7 +59,8 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
     (QT_TR_NOOP("Scheduler"), ("max_sleep_seconds", "fallback_poll_min_seconds",
                                "fallback_poll_max_seconds", "fallback_poll_jitter",
                                "provider_refresh_seconds", "host_heartbeat_seconds",
-                               "host_stale_seconds", "host_ping_timeout_seconds")),
+                               "host_stale_seconds", "host_ping_timeout_seconds", "store_url",
+                               "host_id", "account")),
     (QT_TR_NOOP("Notifications"), (
         "notify_resumed", "notify_relimited", "notify_gave_up", "notify_scheduled",
         "notify_done", "notify_failed", "notify_ntfy_url", "notify_ntfy_min_kind",
@@ -115,6 +116,11 @@ LABELS = {
     "auto_resume_timezone": QT_TR_NOOP("Time zone of those hours"),
     "max_concurrent_resumes": QT_TR_NOOP("Automatic resumes at once, per window"),
     "resume_settle_seconds": QT_TR_NOOP("Next resume after (s)"),
+    "store_url": QT_TR_NOOP("Shared store (postgresql://…)"),
+    "host_id": QT_TR_NOOP("This host's name"),
+    "account": QT_TR_NOOP("Subscription account name"),
+    "codex_account": QT_TR_NOOP("Codex account name"),
+    "claude_account": QT_TR_NOOP("Claude account name"),
     "codex_enabled": QT_TR_NOOP("Follow Codex"),
     "codex_home": QT_TR_NOOP("Codex home"),
     "codex_bin": QT_TR_NOOP("Codex executable"),
@@ -188,6 +194,17 @@ HELP = {
     "resume_settle_seconds": QT_TR_NOOP("The next waiting goal starts when a resumed one stops, "
                                         "or after it has run this long."),
     "demo_enabled": QT_TR_NOOP("Show the built-in demo goals in this data directory too."),
+    "store_url": QT_TR_NOOP(
+        "Empty: this machine's own database. A postgresql:// URL: one database every host of "
+        "yours shares (no password here: `goalkeeper secret set store-password`, ~/.pgpass or "
+        "a service file). Takes effect when the host restarts."),
+    "host_id": QT_TR_NOOP("How this machine is named in the shared store; empty: the machine's "
+                          "name."),
+    "account": QT_TR_NOOP("Hosts naming the same account share its quota readings."),
+    "codex_account": QT_TR_NOOP("Codex's account, when it differs from the subscription "
+                                "account name; empty: what Codex itself says, else that name."),
+    "claude_account": QT_TR_NOOP("Claude's account, when it differs from the subscription "
+                                 "account name."),
     "language": QT_TR_NOOP("The language of the window and the goalkeeper command. "
                            "“System language” follows LANGUAGE, LC_ALL, LC_MESSAGES and LANG; "
                            "English where nothing else fits. Applies at the next start."),

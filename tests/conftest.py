@@ -77,3 +77,28 @@ async def make_engine(paths: Paths, clock: FakeClock) -> AsyncIterator[EngineFac
     yield _make
     for engine in engines:
         await engine.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Any:
+    """A real PostgreSQL server, started once per session (skipped where the server binaries
+    are missing — and failing under CI=true, where .ci/run installs them)."""
+    from tests.support.postgres import PgServer, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        why = "PostgreSQL server binaries (initdb, pg_ctl) are not installed"
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    server = PgServer(bindir).init()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> Any:
+    """A fresh database of this test's own on the session's server."""
+    name = pg_server.create_database()
+    yield pg_server.url(name)
+    pg_server.drop_database(name)

@@ -23,8 +23,8 @@ from core.i18n import _
 from core.paths import resolve_paths
 
 #: modules that add sub-commands; each has ``register(subparsers, common_parent)``
-COMMAND_MODULES = ["goals", "policies", "hosts", "pipelines", "secrets", "notify", "codex_usage",
-                   "claude", "desktop", "service", "store"]
+COMMAND_MODULES = ["goals", "policies", "hosts", "hostlist", "pipelines", "secrets", "notify",
+                   "codex_usage", "claude", "desktop", "service", "store"]
 #: commands whose module alone is imported when they are run (``codex-usage`` is timed against
 #: ccusage, whole process: the other modules' imports are a tenth of its run)
 STANDALONE = {"codex-usage": "codex_usage"}

@@ -18,11 +18,13 @@ from core.clock import SystemClock
 from core.control import NoHostRunning, send_request
 from core.health import HostHealth
 from core.host import HostInfo, host_running
+from core.host_identity import host_id_of
 from core.i18n import N_, _, localized
 from core.paths import Paths, resolve_paths
 from core.settings import Settings, SettingsError, load_settings
-from core.store import NoData, SqliteStore, StoreError, open_read_only, open_store
+from core.store import NoData, Store, StoreError
 from core.store.sqlite import describe_failure
+from core.store.target import StoreTarget, open_reader, open_writer
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -75,15 +77,24 @@ class Context:
             if text:
                 print(text)
 
+    @property
+    def target(self) -> StoreTarget:
+        """Which store: this machine's file, or the shared one (``store_url``)."""
+        return StoreTarget(self.paths.database, self.settings.store_url)
+
+    @property
+    def host_id(self) -> str:
+        return host_id_of(self.settings.host_id, self.paths.data_dir)
+
     @contextmanager
-    def reader(self) -> Iterator[SqliteStore | None]:
+    def reader(self) -> Iterator[Store | None]:
         """The store opened read-only, or None when there is no data yet.
 
         Read-only commands never create, convert, migrate, check or move the database: that
         is the host's (under its lease), so a command can never disturb a running host.
         """
         try:
-            store = open_read_only(self.paths.database)
+            store = open_reader(self.target)
         except NoData:
             yield None
             return
@@ -93,19 +104,23 @@ class Context:
             yield store
         except sqlite3.DatabaseError as exc:
             raise CliError(localized(describe_failure(self.paths.database, exc))) from None
+        except StoreError as exc:  # the shared store went away, or refused
+            raise CliError(localized(str(exc))) from None
         finally:
             store.close()
 
     @contextmanager
-    def store(self) -> Iterator[SqliteStore]:
+    def store(self) -> Iterator[Store]:
         """The store opened for writing, for the few commands that write while no host runs
         (never checked or moved here: see :meth:`reader`)."""
         try:
-            store, _ = open_store(self.paths.database, SystemClock().now())
+            store = open_writer(self.target, SystemClock().now(), self.host_id)
         except StoreError as exc:
             raise CliError(localized(str(exc))) from None
         try:
             yield store
+        except StoreError as exc:  # e.g. another host's goal: only its owner changes it
+            raise CliError(localized(str(exc))) from None
         finally:
             store.close()
 
@@ -132,6 +147,20 @@ class Context:
         if info is not None and info.socket:
             return Path(info.socket)
         return self.paths.socket_path
+
+    def ask_owner(self, owner: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Ask ``request`` of a goal's owner: this machine's host over its socket, another
+        host through the shared store (:mod:`core.cli.remote`)."""
+        if not self.target.shared or not owner or owner == self.host_id:
+            return self.ask_host(request)
+        from core.cli.remote import ask_owner
+
+        try:
+            return ask_owner(self.target.url, self.host_id, owner, request,
+                             self.settings.host_stale_seconds,
+                             self.settings.runner_start_timeout_seconds)
+        except StoreError as exc:
+            raise CliError(localized(str(exc))) from None
 
     def ask_host(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send a request to the running host; exit 5 with a hint when there is none, exit 6

@@ -71,6 +71,7 @@ def goal_json(goal: Goal, max_attempts: int) -> dict[str, Any]:
         "windows": list(goal.windows),
         "state_since": iso(goal.state_since),
         "updated_at": iso(goal.updated_at),
+        "host": goal.host or None,
         "data": goal.data,
     }
 
@@ -89,6 +90,7 @@ def quota_json(reading: QuotaReading) -> dict[str, Any]:
         "observed_at": iso(reading.observed_at),
         "limit_reached": reading.limit_reached,
         "note": reading.note,
+        "account": reading.account or None,
     }
 
 
@@ -119,6 +121,7 @@ def history_json(row: HistoryRow) -> dict[str, Any]:
         "state_to": row.state_to.value if row.state_to else None,
         "quotas": list(row.quotas),
         "detail": row.detail,
+        "host": row.host,
     }
 
 
@@ -203,8 +206,9 @@ def render_result(result: ActionResult) -> str:
 
 
 def _run_action(ctx: Context, request: dict[str, Any]) -> int:
-    require_goal(ctx, str(request["goal"]))
-    result = ActionResult.from_json(ctx.ask_host(request))
+    goal = require_goal(ctx, str(request["goal"]))
+    owner = getattr(goal, "host", "")  # (tests stand in for require_goal)
+    result = ActionResult.from_json(ctx.ask_owner(owner, request))
     if result.notice:
         warn(localized(result.notice))  # a line on stderr, never a prompt: scripts keep running
     ctx.emit(result.to_json(), lambda: render_result(result))

@@ -15,14 +15,14 @@ from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
 from core.clock import SystemClock
-from core.demo import DEMO_SETTINGS, DemoSession
+from core.demo import DemoSession, demo_settings
 from core.host import HostAlreadyRunning
 from core.hosting import Host
 from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging
 from core.paths import resolve_paths
 from core.providers.registry import build_providers
-from core.settings import SettingsError, load_settings
+from core.settings import SettingsError
 from core.store import StoreError
 
 log = logging.getLogger("goalkeeper")
@@ -133,10 +133,11 @@ def cmd_demo(ctx: Context) -> int:
             return frontend(["--demo"])
         if frontend is not None:
             print(_("No display to open a window on: running the demo headless."), flush=True)
-    home = os.environ.get("GOALKEEPER_HOME") or tempfile.mkdtemp(prefix="goalkeeper-demo-")
+    given = os.environ.get("GOALKEEPER_HOME")
+    home = given or tempfile.mkdtemp(prefix="goalkeeper-demo-")
     paths = resolve_paths({**os.environ, "GOALKEEPER_HOME": home})
     try:
-        settings = load_settings(paths.config_file, os.environ, DEMO_SETTINGS)
+        settings = demo_settings(paths, os.environ, bool(given))
     except SettingsError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     handlers = setup_logging(paths.log_file)

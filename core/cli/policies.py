@@ -17,7 +17,7 @@ from core.policies.forecast import LOOKBACK, forecast
 from core.policies.goal_policy import GOAL_KEYS, GoalPolicy, PolicyValueError
 from core.policies.marks import last_run_seconds
 from core.policies.rules import ResumeRules
-from core.store import SqliteStore
+from core.store import Store
 from core.textfmt import duration, short_time
 
 
@@ -58,9 +58,10 @@ def goal_policy_json(goal: Goal, now: datetime) -> dict[str, Any]:
     }
 
 
-def quota_policy_json(reading: QuotaReading, rules: ResumeRules, store: SqliteStore,
+def quota_policy_json(reading: QuotaReading, rules: ResumeRules, store: Store,
                       now: datetime) -> dict[str, Any]:
-    points = store.series(reading.window_id, now - LOOKBACK - timedelta(minutes=30))
+    points = store.series(reading.window_id, now - LOOKBACK - timedelta(minutes=30),
+                          reading.account)
     return {
         "reserve_percent": rules.reserve_for(reading.window_id),
         "forecast": forecast(points, reading, now).to_json(now),

@@ -26,17 +26,22 @@ from core.cli.policies import (
     next_resume_words,
     quota_policy_json,
 )
-from core.clock import SystemClock
+from core.clock import SystemClock, iso
+from core.host_identity import local_account
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.models import Goal, GoalState, QuotaReading
 from core.policies.rules import ResumeRules
 from core.quota import effective
+from core.store import HostRecord, Store
 from core.textfmt import countdown, pad
 
 LIVE_STATES = (GoalState.RUNNING, GoalState.RESUMING)
 #: stored English (``--json``'s ``shown_state``), translated when shown
 SHOWN = {"not_running": N_("host not running"), "not_responding": N_("host not responding")}
+#: a registered host's state (``--json``'s ``hosts[].state``), stored English like SHOWN
+THIS_HOST, ONLINE, HOST_OFFLINE = N_("this host"), N_("online"), N_("host offline")
+OFFLINE_SINCE = N_("offline since {since}")
 
 
 def cmd_status(ctx: Context) -> int:
@@ -59,7 +64,8 @@ def cmd_status(ctx: Context) -> int:
                                                    *notify.status_lines(channels, now)]))
                 return EXIT_OK
             goals = store.list_goals()
-            readings = [effective(r, now, policy) for r in store.latest_readings()]
+            owners = owner_states(ctx, store.list_hosts(), now)
+            readings = [effective(r, now, policy) for r in own_readings(ctx, store)]
             extras = {r.window_id: quota_policy_json(r, rules, store, now) for r in readings}
     except CliError as exc:  # a damaged file: still say what the host says about it
         why = str(exc)
@@ -71,20 +77,57 @@ def cmd_status(ctx: Context) -> int:
     cap = ctx.settings.max_auto_attempts
     data = {"host": host,
             "goals": [goal_json(g, cap) | goal_policy_json(g, now)
-                      | {"shown_state": shown_state(g, view)} for g in goals],
+                      | {"shown_state": shown_state(g, view, owners)} for g in goals],
             "quotas": [quota_json(r) | extras[r.window_id] for r in readings],
             "policies": rules.to_json(),
             "notifications": notices}
-    ctx.emit(data, lambda: "\n".join([_text(view, goals, readings, now, cap, extras),
+    if ctx.target.shared:
+        data["hosts"] = [{"host": h, "state": state} for h, state in sorted(owners.items())]
+    ctx.emit(data, lambda: "\n".join([_text(view, goals, readings, now, cap, extras, owners),
                                       *notify.status_lines(channels, now)]))
     return EXIT_OK
 
 
-def shown_state(goal: Goal, view: HostView) -> str:
-    """The state to show: a running goal of a host that is not running is not ``running``."""
+def shown_state(goal: Goal, view: HostView, owners: dict[str, str] | None = None) -> str:
+    """The state to show: a running goal of a host that is not running is not ``running``;
+    any goal of another host that is offline says so."""
+    owner = (owners or {}).get(goal.host)
+    if owner is not None and owner != THIS_HOST:
+        return goal.state.value if owner == ONLINE else HOST_OFFLINE
     if goal.state in LIVE_STATES and view.state != "running":
         return SHOWN[view.state]
     return goal.state.value
+
+
+def owner_states(ctx: Context, hosts: list[HostRecord], now: datetime) -> dict[str, str]:
+    """Each registered host: ``this host``, ``online`` or ``offline since T`` (a one-machine
+    store: none — its goals are this machine's, and the lease says whether its host runs)."""
+    if not ctx.target.shared:
+        return {}
+    lease = ctx.settings.host_stale_seconds
+    states = {}
+    for record in hosts:
+        since = record.offline_since(now, lease)
+        states[record.host_id] = ONLINE if since is None else OFFLINE_SINCE.format(
+            since=iso(since))
+    states[ctx.host_id] = THIS_HOST
+    return states
+
+
+def own_readings(ctx: Context, store: Store) -> list[QuotaReading]:
+    """The readings of this machine's accounts (on a shared store, as its host registered
+    them — Codex may have said which account it is — else as the settings name them)."""
+    readings = store.latest_readings()
+    if not ctx.target.shared:
+        return readings
+    record = store.get_host(ctx.host_id)
+    accounts = dict(record.accounts) if record is not None else {}
+
+    def account(provider: str) -> str:
+        named = getattr(ctx.settings, f"{provider}_account", "") or ctx.settings.account
+        return accounts.get(provider) or named or local_account(ctx.host_id)
+
+    return [r for r in readings if r.account == account(r.provider)]
 
 
 def host_json(view: HostView, now: datetime) -> dict[str, Any]:
@@ -119,11 +162,13 @@ def _host_lines(view: HostView, now: datetime) -> list[str]:
 
 
 def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: datetime,
-          cap: int, extras: dict[str, dict[str, Any]]) -> str:
+          cap: int, extras: dict[str, dict[str, Any]], owners: dict[str, str]) -> str:
     lines = _host_lines(view, now)
+    lines.extend("  " + _("host {host}: {state}").format(host=h, state=localized(state))
+                 for h, state in sorted(owners.items()) if state != THIS_HOST and len(owners) > 1)
     lines.append(_("Goals:") if goals else _("No goals yet."))
     for g in goals:
-        lines.extend(_goal_lines(g, view, now, cap))
+        lines.extend(_goal_lines(g, view, now, cap, owners))
     lines.append(_("Quotas:") if readings else _("No quota readings yet."))
     for r in readings:
         used = f"{r.used_percent:.0f}%" if r.used_percent is not None else "?"
@@ -140,8 +185,9 @@ def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: 
     return "\n".join(lines)
 
 
-def _goal_lines(g: Goal, view: HostView, now: datetime, cap: int) -> list[str]:
-    shown = shown_state(g, view)
+def _goal_lines(g: Goal, view: HostView, now: datetime, cap: int,
+                owners: dict[str, str]) -> list[str]:
+    shown = shown_state(g, view, owners)
     state = localized(shown)
     if shown != g.state.value:
         state += _(" (was {state})").format(state=word(g.state))
@@ -155,7 +201,8 @@ def _goal_lines(g: Goal, view: HostView, now: datetime, cap: int) -> list[str]:
     else:
         nxt = _("auto-resume on") if g.auto_resume else _("auto-resume off")
     words = goal_policy_words(g)
-    return [f"  {g.id:<28} {pad(state, 20)} {g.attempts}/{cap}  {nxt}",
+    where = f"  [{g.host}]" if len(owners) > 1 and g.host else ""
+    return [f"  {g.id:<28} {pad(state, 20)} {g.attempts}/{cap}  {nxt}{where}",
             f"    {g.title}" + (f"  [{words}]" if words else "")]
 
 

@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
     r.add_argument("--backup", help=_("this backup file instead of the newest one"))
     r.add_argument("--empty", action="store_true", help=_("start with an empty store"))
     r.set_defaults(func=cmd_restore)
+    register_migrate(ssub, common)
 
 
 def backups_dir(ctx: Context) -> Path:
@@ -41,6 +42,8 @@ def backups_dir(ctx: Context) -> Path:
 
 
 def cmd_store(ctx: Context) -> int:
+    if ctx.target.shared:
+        return _shared_store(ctx)
     view = ctx.host_view()
     backups = list_backups(backups_dir(ctx))
     safe = view.health.safe_mode if view.health else None
@@ -63,7 +66,24 @@ def cmd_store(ctx: Context) -> int:
     return EXIT_OK
 
 
+def _shared_store(ctx: Context) -> int:
+    with ctx.reader() as store:
+        version = store.schema_version if store is not None else 0
+        hosts = len(store.list_hosts()) if store is not None else 0
+    data = {"store": ctx.target.describe(), "shared": True, "schema_version": version,
+            "hosts": hosts, "backups": []}
+    ctx.emit(data, lambda: _("{store} (schema {version}, {hosts} hosts registered); back it up "
+                             "with PostgreSQL's own tools (pg_dump)").format(
+                                 store=localized(ctx.target.describe()), version=version,
+                                 hosts=hosts))
+    return EXIT_OK
+
+
 def cmd_restore(ctx: Context) -> int:
+    if ctx.target.shared:
+        raise CliError(_("{store} is PostgreSQL's to restore (pg_restore from your pg_dump "
+                         "backups); `store restore` is for this machine's file").format(
+                             store=localized(ctx.target.describe())), EXIT_USAGE)
     if ctx.args.backup and ctx.args.empty:
         raise CliError(_("--backup and --empty exclude each other"), EXIT_USAGE)
     backup = str(Path(ctx.args.backup).expanduser().absolute()) if ctx.args.backup else None
@@ -116,4 +136,42 @@ def _restored_text(reply: dict[str, Any]) -> str:
     if reply.get("safe_mode"):
         lines.append("  " + _("still in safe mode: {reason}").format(
             reason=localized(str(reply["safe_mode"]))))
+    return "\n".join(lines)
+
+
+def register_migrate(ssub: argparse._SubParsersAction[Any],
+                     common: argparse.ArgumentParser) -> None:
+    m = ssub.add_parser("migrate", parents=[common],
+                        help=_("copy this machine's store into a shared one (PostgreSQL)"))
+    m.add_argument("--to", required=True, metavar="URL",
+                   help=_("the shared store, postgresql://USER@HOST/DATABASE (no password in "
+                          "it)"))
+    m.set_defaults(func=cmd_migrate)
+
+
+def cmd_migrate(ctx: Context) -> int:
+    """Copy goals, history and readings — verified (counts, checksum) in one transaction; the
+    local file is opened read-only and left as it is."""
+    from core.cli.migrate import migrate_to
+
+    reply = migrate_to(ctx, str(ctx.args.to))
+    ctx.emit(reply, lambda: _migrated_text(reply))
+    return EXIT_OK
+
+
+def _migrated_text(reply: dict[str, Any]) -> str:
+    copied = reply["copied"]
+    lines = [_("copied into {store}: {goals} goals, {history} history rows, {readings} latest "
+               "readings, {series} chart points").format(
+                   store=reply["to"], goals=copied["goals"], history=copied["history"],
+                   readings=copied["readings"], series=copied["series"]),
+             "  " + _("verified: the same counts and checksum {checksum}… on both sides").format(
+                 checksum=copied["checksum"][:16]),
+             "  " + _("{file} was not changed").format(file=reply["database"])]
+    if reply.get("readings_kept"):
+        lines.append("  " + _("{count} readings were not copied: the shared store already had "
+                              "fresher ones of those windows").format(
+                                  count=reply["readings_kept"]))
+    lines.append("  " + _("next: set store_url = \"{url}\" in {file} (or GOALKEEPER_STORE_URL) "
+                          "and restart the host").format(url=reply["to"], file=reply["config"]))
     return "\n".join(lines)

@@ -205,6 +205,11 @@ class Provider(abc.ABC):
     async def cancel_goal(self, goal: Goal) -> None:
         """Stop working on the goal for good (never destroy the user's own objective)."""
 
+    async def account_identity(self) -> str | None:
+        """What tells apart the account this provider's quota belongs to, when the provider
+        can say (hosts on one account share its readings: issue 12); None: it cannot."""
+        return None
+
     def next_wake(self, now: datetime) -> datetime | None:
         """When the scheduler should call :meth:`wake` next (None: no timed work of its own).
 

@@ -1,16 +1,22 @@
-"""Persistence: the SQLite store, its schema and the thread it lives on."""
+"""Persistence: one store interface (:mod:`core.store.base`), two stores — SQLite (one machine,
+the default) and PostgreSQL (shared by several hosts) — their schemas and the thread a store
+lives on."""
 
-from core.store.sqlite import (
+from core.store.base import (
+    ActionRequest,
     Committed,
+    HostRecord,
     LeaseLost,
     Mutation,
     NoData,
-    SqliteStore,
+    NotOwner,
+    Store,
     StoreError,
-    open_read_only,
-    open_store,
+    StoreUnavailable,
 )
+from core.store.sqlite import SqliteStore, open_read_only, open_store
 from core.store.thread import StoreThread
 
-__all__ = ["Committed", "LeaseLost", "Mutation", "NoData", "SqliteStore", "StoreError",
-           "StoreThread", "open_read_only", "open_store"]
+__all__ = ["ActionRequest", "Committed", "HostRecord", "LeaseLost", "Mutation", "NoData",
+           "NotOwner", "SqliteStore", "Store", "StoreError", "StoreThread", "StoreUnavailable",
+           "open_read_only", "open_store"]

@@ -73,6 +73,56 @@ MIGRATIONS: list[str] = [
     ALTER TABLE goals ADD COLUMN deferral TEXT;
     CREATE INDEX goals_state ON goals (state);
     """,
+    # 2 -> 3: several hosts (issue 12) — each goal's owner host and each history row's writer;
+    # readings belong to an account (hosts of one account share them), who observed them and
+    # how exactly; the hosts registry and the action requests routed to a goal's owner
+    """
+    ALTER TABLE goals ADD COLUMN host TEXT NOT NULL DEFAULT '';
+    ALTER TABLE history ADD COLUMN host TEXT;
+    CREATE TABLE quota_latest_3 (
+        account TEXT NOT NULL DEFAULT '',
+        window_id TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        observed_at TEXT NOT NULL,
+        reading TEXT NOT NULL,
+        host TEXT NOT NULL DEFAULT '',
+        exactness TEXT NOT NULL DEFAULT 'exact',
+        PRIMARY KEY (account, window_id)
+    );
+    INSERT INTO quota_latest_3 (account, window_id, provider, observed_at, reading, exactness)
+        SELECT '', window_id, provider, observed_at, reading,
+               coalesce(json_extract(reading, '$.exactness'), 'exact') FROM quota_latest;
+    DROP TABLE quota_latest;
+    ALTER TABLE quota_latest_3 RENAME TO quota_latest;
+    ALTER TABLE quota_series ADD COLUMN account TEXT NOT NULL DEFAULT '';
+    DROP INDEX quota_series_window;
+    CREATE INDEX quota_series_window ON quota_series (account, window_id, observed_at);
+    CREATE TABLE hosts (
+        host_id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        machine TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        since TEXT NOT NULL,
+        heartbeat TEXT NOT NULL,
+        epoch INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL DEFAULT 'online',
+        stopped_at TEXT,
+        accounts TEXT NOT NULL DEFAULT '{}',
+        version TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE requests (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        to_host TEXT NOT NULL,
+        by_host TEXT NOT NULL,
+        request TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending',
+        requested_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        answer TEXT,
+        answered_at TEXT
+    );
+    CREATE INDEX requests_pending ON requests (to_host, state);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

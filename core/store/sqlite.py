@@ -14,147 +14,51 @@ never silently replaces a damaged one.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TypeVar
 from urllib.parse import quote
 
 from core.clock import iso, parse_iso
 from core.i18n import N_
-from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
-from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
-from core.redact import KNOWN
+from core.models import Exactness, Goal, GoalState, HistoryRow, PauseReason, QuotaReading
+from core.store.base import (
+    Committed,
+    LeaseLost,
+    Mutation,
+    NoData,
+    NotOwner,
+    StoreError,
+    StoreUnavailable,
+)
+from core.store.common import masked, owned, validated, written_by
 from core.store.schema import MIGRATIONS, SCHEMA_VERSION
+from core.store.sqlite_hosts import EPOCH_KEY, SqliteHosts
+from core.store.sqlite_rows import (
+    GOAL_COLUMNS,
+    HISTORY_COLUMNS,
+    goal_from_row,
+    goal_params,
+    history_from_row,
+    history_params,
+)
 
 T = TypeVar("T")
 
 _CORRUPT = {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
 BUSY_TIMEOUT_SECONDS = 10.0
 WAL_ATTEMPTS = 20
-#: the ``meta`` key holding the current host's epoch (see :mod:`core.host`)
-EPOCH_KEY = "host_epoch"
+
+__all__ = ["EPOCH_KEY", "Committed", "LeaseLost", "Mutation", "NoData", "NotOwner",
+           "SqliteStore", "StoreError", "StoreUnavailable", "open_read_only", "open_store"]
 
 
-class StoreError(Exception):
-    """The store cannot be used; the message says why and what to do."""
-
-
-class NoData(StoreError):
-    """A read-only open found no database (or an empty one): nothing has been stored yet."""
-
-
-class LeaseLost(StoreError):
-    """This host's epoch is no longer the current one: another host replaced it."""
-
-
-@dataclass
-class Mutation(Generic[T]):
-    """What a transaction function decided: the goal's new row, history rows, a result."""
-
-    goal: Goal | None
-    result: T
-    history: list[HistoryRow] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Committed(Generic[T]):
-    before: Goal | None
-    after: Goal | None
-    result: T
-    history: list[HistoryRow]
-
-
-_GOAL_COLUMNS = (
-    "id, provider, title, state, pause_reason, pause_detail, windows, auto_resume, "
-    "next_resume_at, auto_resume_note, resets_at, attempts, fence, hosted, resumed_at, data, "
-    "created_at, updated_at, state_since, policy, deferral"
-)
-_HISTORY_COLUMNS = (
-    "id, at, goal, event, trigger, origin, outcome, reason, state_from, state_to, fence, quotas, "
-    "detail"
-)
-
-
-def _goal_from_row(row: Sequence[Any]) -> Goal:
-    names = [c.strip() for c in _GOAL_COLUMNS.split(",")]
-    raw = dict(zip(names, row, strict=True))
-    raw["windows"] = tuple(json.loads(raw["windows"]))
-    raw["data"] = json.loads(raw["data"])
-    raw["auto_resume"] = bool(raw["auto_resume"])
-    raw["hosted"] = bool(raw["hosted"])
-    raw["policy"] = json.loads(raw["policy"])
-    raw["deferral"] = json.loads(raw["deferral"]) if raw["deferral"] else None
-    return Goal.model_validate(raw)
-
-
-def _masked(text: str | None) -> str | None:
-    """Every secret the process knows of, masked — in whatever encoding it arrived."""
-    return KNOWN.text(text) if text is not None and KNOWN else text
-
-
-def _masked_data(value: Any) -> Any:
-    """The same for every string inside a JSON-able structure (the JSON stays valid)."""
-    if not KNOWN:
-        return value
-    if isinstance(value, str):
-        return KNOWN.text(value)
-    if isinstance(value, dict):
-        return {_masked_data(k): _masked_data(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_masked_data(v) for v in value]
-    return value
-
-
-def _goal_params(goal: Goal) -> tuple[Any, ...]:
-    # texts are cut to their limits here too: a model_copy() is not validated again
-    return (
-        goal.id,
-        goal.provider,
-        _masked(clip(goal.title, MAX_TITLE_CHARS)),
-        goal.state.value,
-        goal.pause_reason.value if goal.pause_reason else None,
-        _masked(clip(goal.pause_detail, MAX_DESCRIPTION_CHARS)),
-        json.dumps(list(goal.windows)),
-        int(goal.auto_resume),
-        iso(goal.next_resume_at),
-        _masked(clip(goal.auto_resume_note, MAX_DESCRIPTION_CHARS)),
-        iso(goal.resets_at),
-        goal.attempts,
-        goal.fence,
-        int(goal.hosted),
-        iso(goal.resumed_at),
-        json.dumps(_masked_data(goal.data), sort_keys=True),
-        iso(goal.created_at),
-        iso(goal.updated_at),
-        iso(goal.state_since),
-        goal.policy.model_dump_json(),
-        goal.deferral.model_dump_json() if goal.deferral else None,
-    )
-
-
-def _validated(goal: Goal | None) -> Goal | None:
-    """``goal`` as the store will hold it: a ``model_copy`` skipped validation (and the cutting
-    of over-long texts), so it runs again here — the engine's copy then equals the row."""
-    if goal is None:
-        return None
-    return Goal.model_validate(_masked_data(goal.model_dump(mode="json")))
-
-
-def _history_from_row(row: Sequence[Any]) -> HistoryRow:
-    names = [c.strip() for c in _HISTORY_COLUMNS.split(",")]
-    raw = dict(zip(names, row, strict=True))
-    raw["quotas"] = tuple(json.loads(raw["quotas"]))
-    raw["detail"] = json.loads(raw["detail"])
-    return HistoryRow.model_validate(raw)
-
-
-class SqliteStore:
-    """Persistence for one data directory. Not thread-safe: one thread per instance."""
+class SqliteStore(SqliteHosts):
+    """Persistence for one data directory (a :class:`~core.store.base.Store`). Not thread-safe:
+    one thread per instance."""
 
     def __init__(self, path: Path | str, *, read_only: bool = False, migrate: bool = True,
                  uri_given: bool = False) -> None:
@@ -165,6 +69,9 @@ class SqliteStore:
         self.read_only = read_only
         #: the host's fencing epoch; when set, every write first checks it is still current
         self.epoch: int | None = None
+        #: the host this store writes for (stamped on new goals and history rows)
+        self.host_id: str | None = None
+        self.authority_seconds = 600.0
         if uri_given:
             target = str(path)
         else:
@@ -208,6 +115,18 @@ class SqliteStore:
 
     def close(self) -> None:
         self._con.close()
+
+    @property
+    def shared(self) -> bool:
+        return False
+
+    def describe(self) -> str:
+        return N_("the database {file}").format(file=self.path)
+
+    def ping(self) -> None:
+        """Whether a write could start now (the write lock, a read-only file)."""
+        with self.write(fenced=False):
+            pass
 
     def set_busy_timeout(self, seconds: float) -> None:
         """How long a write waits for another connection's lock before SQLITE_BUSY."""
@@ -296,13 +215,13 @@ class SqliteStore:
 
     def get_goal(self, goal_id: str) -> Goal | None:
         row = self._con.execute(
-            f"SELECT {_GOAL_COLUMNS} FROM goals WHERE id = ?", (goal_id,)
+            f"SELECT {GOAL_COLUMNS} FROM goals WHERE id = ?", (goal_id,)
         ).fetchone()
-        return _goal_from_row(row) if row else None
+        return goal_from_row(row) if row else None
 
     def list_goals(self) -> list[Goal]:
-        rows = self._con.execute(f"SELECT {_GOAL_COLUMNS} FROM goals ORDER BY id").fetchall()
-        return [_goal_from_row(row) for row in rows]
+        rows = self._con.execute(f"SELECT {GOAL_COLUMNS} FROM goals ORDER BY id").fetchall()
+        return [goal_from_row(row) for row in rows]
 
     def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]:
         """Goals in one of ``states`` that draw on ``window_id``.
@@ -312,12 +231,12 @@ class SqliteStore:
         """
         marks = ", ".join("?" * len(states))
         rows = self._con.execute(
-            f"SELECT {_GOAL_COLUMNS} FROM goals WHERE state IN ({marks}) AND EXISTS "
+            f"SELECT {GOAL_COLUMNS} FROM goals WHERE state IN ({marks}) AND EXISTS "
             "(SELECT 1 FROM json_each(goals.windows) WHERE json_each.value = ?) "
             "ORDER BY id",
             [*(state.value for state in states), window_id],
         ).fetchall()
-        return [_goal_from_row(row) for row in rows]
+        return [goal_from_row(row) for row in rows]
 
     def goals_due_on_window(self, window_id: str, now: datetime,
                             reasons: Sequence[PauseReason]) -> list[Goal]:
@@ -329,13 +248,13 @@ class SqliteStore:
         """
         marks = ", ".join("?" * len(reasons))
         rows = self._con.execute(
-            f"SELECT {_GOAL_COLUMNS} FROM goals WHERE state = 'paused' AND auto_resume = 1 "
+            f"SELECT {GOAL_COLUMNS} FROM goals WHERE state = 'paused' AND auto_resume = 1 "
             f"AND pause_reason IN ({marks}) AND next_resume_at IS NOT NULL "
             "AND julianday(next_resume_at) <= julianday(?) AND EXISTS "
             "(SELECT 1 FROM json_each(goals.windows) WHERE json_each.value = ?) ORDER BY id",
             [*(reason.value for reason in reasons), iso(now), window_id],
         ).fetchall()
-        return [_goal_from_row(row) for row in rows]
+        return [goal_from_row(row) for row in rows]
 
     def transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]) -> Committed[T]:
         """Read a goal, let ``decide`` compute its new row and history, write both — atomically.
@@ -347,7 +266,7 @@ class SqliteStore:
         with self.write():
             before = self.get_goal(goal_id)
             mutation = decide(before)
-            new = _validated(mutation.goal)
+            new = validated(owned(goal_id, before, mutation.goal, self.host_id))
             if new is not None and new != before:
                 self._write_goal(new)
             rows = [self._insert_history(row) for row in mutation.history]
@@ -355,39 +274,35 @@ class SqliteStore:
         return Committed(before, after, mutation.result, rows)
 
     def _write_goal(self, goal: Goal) -> None:
-        placeholders = ", ".join("?" * len(_GOAL_COLUMNS.split(",")))
+        placeholders = ", ".join("?" * len(GOAL_COLUMNS.split(",")))
         self._con.execute(
-            f"INSERT OR REPLACE INTO goals ({_GOAL_COLUMNS}) VALUES ({placeholders})",
-            _goal_params(goal),
+            f"INSERT OR REPLACE INTO goals ({GOAL_COLUMNS}) VALUES ({placeholders})",
+            goal_params(goal),
         )
 
     def remove_goal(self, goal_id: str, row: HistoryRow | None = None) -> HistoryRow | None:
         """Delete a goal's row (its history stays) and append ``row``, atomically."""
         with self.write():
+            owned(goal_id, self.get_goal(goal_id), None, self.host_id)
             self._con.execute("DELETE FROM goals WHERE id = ?", (goal_id,))
             return self._insert_history(row) if row is not None else None
+
+    def adopt_goals(self) -> int:
+        """One machine's file: its host owns every goal in it (also after a host id change)."""
+        if self.host_id is None:
+            return 0
+        with self.write():
+            cur = self._con.execute("UPDATE goals SET host = ? WHERE host <> ?",
+                                    (self.host_id, self.host_id))
+        return cur.rowcount
 
     # -- history -------------------------------------------------------------------------------
 
     def _insert_history(self, row: HistoryRow) -> HistoryRow:
+        row = written_by(row, self.host_id)
         cur = self._con.execute(
-            f"INSERT INTO history ({_HISTORY_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?)",
-            (
-                iso(row.at),
-                row.goal,
-                row.event,
-                row.trigger.value if row.trigger else None,
-                row.origin,
-                row.outcome.value if row.outcome else None,
-                _masked(clip(row.reason, MAX_DESCRIPTION_CHARS)),
-                row.state_from.value if row.state_from else None,
-                row.state_to.value if row.state_to else None,
-                row.fence,
-                json.dumps(_masked_data(list(row.quotas)), default=str),
-                json.dumps(_masked_data(row.detail), default=str, sort_keys=True),
-            ),
-        )
+            f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?)", history_params(row))
         return row.model_copy(update={"id": cur.lastrowid})
 
     def append_history(self, row: HistoryRow) -> HistoryRow:
@@ -399,10 +314,10 @@ class SqliteStore:
     ) -> list[HistoryRow]:
         where, params = ("WHERE goal = ?", [goal]) if goal else ("", [])
         rows = self._con.execute(
-            f"SELECT {_HISTORY_COLUMNS} FROM history {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+            f"SELECT {HISTORY_COLUMNS} FROM history {where} ORDER BY id DESC LIMIT ? OFFSET ?",
             [*params, limit, offset],
         ).fetchall()
-        return [_history_from_row(row) for row in rows]
+        return [history_from_row(row) for row in rows]
 
     def count_history(self, goal: str | None = None) -> int:
         where, params = ("WHERE goal = ?", [goal]) if goal else ("", [])
@@ -411,44 +326,44 @@ class SqliteStore:
     # -- quota readings ------------------------------------------------------------------------
 
     def save_reading(self, reading: QuotaReading) -> bool:
-        """Store a reading as the window's latest and in its series; False if an older one."""
+        """Store a reading as its window's latest and in its series; False when it loses to
+        the latest (older, or not exact against a fresh exact one another host observed)."""
+        host = self.host_id or ""
         with self.write():
             row = self._con.execute(
-                "SELECT observed_at FROM quota_latest WHERE window_id = ?", (reading.window_id,)
-            ).fetchone()
-            latest = parse_iso(row[0]) if row else None
-            if latest is not None and reading.observed_at < latest:
+                "SELECT observed_at, host, exactness FROM quota_latest WHERE account = ? AND "
+                "window_id = ?", (reading.account, reading.window_id)).fetchone()
+            if row is not None and not _replaces(reading, host, row, self.authority_seconds):
                 return False
             self._con.execute(
-                "INSERT OR REPLACE INTO quota_latest VALUES (?, ?, ?, ?)",
-                (
-                    reading.window_id,
-                    reading.provider,
-                    iso(reading.observed_at),
-                    _masked(reading.model_dump_json()),
-                ),
-            )
+                "INSERT OR REPLACE INTO quota_latest (account, window_id, provider, observed_at, "
+                "reading, host, exactness) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (reading.account, reading.window_id, reading.provider, iso(reading.observed_at),
+                 masked(reading.model_dump_json()), host, reading.exactness.value))
             self._con.execute(
-                "INSERT INTO quota_series (window_id, observed_at, used_percent, exactness) "
-                "VALUES (?, ?, ?, ?)",
-                (
-                    reading.window_id,
-                    iso(reading.observed_at),
-                    reading.used_percent,
-                    reading.exactness.value,
-                ),
-            )
+                "INSERT INTO quota_series (account, window_id, observed_at, used_percent, "
+                "exactness) VALUES (?, ?, ?, ?, ?)",
+                (reading.account, reading.window_id, iso(reading.observed_at),
+                 reading.used_percent, reading.exactness.value))
         return True
 
-    def latest_readings(self) -> list[QuotaReading]:
-        rows = self._con.execute("SELECT reading FROM quota_latest ORDER BY window_id").fetchall()
-        return [QuotaReading.model_validate_json(row[0]) for row in rows]
-
-    def series(self, window_id: str, since: datetime | None = None) -> list[tuple[datetime, float]]:
+    def latest_readings(self, accounts: Sequence[str] | None = None) -> list[QuotaReading]:
         rows = self._con.execute(
-            "SELECT observed_at, used_percent FROM quota_series WHERE window_id = ? "
-            "AND observed_at >= ? AND used_percent IS NOT NULL ORDER BY observed_at",
-            (window_id, iso(since) or ""),
+            "SELECT account, reading FROM quota_latest ORDER BY window_id, account").fetchall()
+        return [QuotaReading.model_validate_json(r[1]) for r in rows
+                if accounts is None or r[0] in accounts]
+
+    def latest_reading(self, account: str, window_id: str) -> QuotaReading | None:
+        row = self._con.execute("SELECT reading FROM quota_latest WHERE account = ? AND "
+                                "window_id = ?", (account, window_id)).fetchone()
+        return QuotaReading.model_validate_json(row[0]) if row else None
+
+    def series(self, window_id: str, since: datetime | None = None,
+               account: str = "") -> list[tuple[datetime, float]]:
+        rows = self._con.execute(
+            "SELECT observed_at, used_percent FROM quota_series WHERE account = ? AND "
+            "window_id = ? AND observed_at >= ? AND used_percent IS NOT NULL ORDER BY observed_at",
+            (account, window_id, iso(since) or ""),
         ).fetchall()
         result = []
         for at, used in rows:
@@ -456,6 +371,28 @@ class SqliteStore:
             assert instant is not None
             result.append((instant, float(used)))
         return result
+
+    def series_rows(self) -> list[tuple[str, str, datetime, float | None, str]]:
+        """Every chart point as stored (account, window, instant, used %, exactness), oldest
+        first — for copying the store elsewhere (``goalkeeper store migrate``)."""
+        rows = self._con.execute("SELECT account, window_id, observed_at, used_percent, "
+                                 "exactness FROM quota_series ORDER BY id").fetchall()
+        result = []
+        for account, window, at, used, exactness in rows:
+            instant = parse_iso(at)
+            assert instant is not None
+            result.append((str(account), str(window), instant,
+                           None if used is None else float(used), str(exactness)))
+        return result
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: everything read inside sees the same moment (WAL)."""
+        self._con.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._con.execute("COMMIT")
 
     def prune_series(self, before: datetime) -> int:
         """Drop chart points older than ``before`` (the latest reading of a window stays)."""
@@ -490,9 +427,19 @@ class SqliteStore:
         self.epoch = expected + 1
         return expected + 1
 
-    def current_epoch(self) -> int:
-        row = self._con.execute("SELECT value FROM meta WHERE key = ?", (EPOCH_KEY,)).fetchone()
-        return int(row[0]) if row else 0
+
+
+def _replaces(reading: QuotaReading, host: str, latest: Sequence[str],
+              authority_seconds: float) -> bool:
+    """The freshest reading wins — but one that is not exact never hides an exact reading
+    another host made within ``authority_seconds`` (the same rule as the shared store's)."""
+    at, by, exactness = parse_iso(latest[0]), latest[1], latest[2]
+    assert at is not None
+    if reading.observed_at < at:
+        return False
+    if reading.exactness is Exactness.EXACT or exactness != Exactness.EXACT.value or by == host:
+        return True
+    return reading.observed_at - at > timedelta(seconds=authority_seconds)
 
 
 def is_corruption(exc: BaseException) -> bool:

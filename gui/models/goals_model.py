@@ -88,6 +88,8 @@ class GoalsModel(QAbstractTableModel):
         self._rows: dict[str, int] = {}
         self.sort_column: Column | None = None
         self.sort_order = Qt.SortOrder.AscendingOrder
+        #: this host's id: the goals of other hosts (a shared store) name their host
+        self.local_host = ""
 
     # -- updates -------------------------------------------------------------------------------
 
@@ -256,6 +258,8 @@ class GoalsModel(QAbstractTableModel):
         if column is Column.TITLE:
             return goal.title
         if column is Column.PROVIDER:
+            if self._elsewhere(goal):
+                return f"{goal.provider} · {goal.host}"
             return goal.provider
         if column is Column.STATE:
             return fmt.state_text(goal)
@@ -292,7 +296,15 @@ class GoalsModel(QAbstractTableModel):
         if column is Column.ATTEMPTS:
             return tr("{attempts} automatic resume attempts of {cap} in this episode").format(
                 attempts=goal.attempts, cap=self._cap())
+        if column is Column.PROVIDER and self._elsewhere(goal):
+            return tr("{provider}, on host {host}: only that host runs, resumes or pauses it; "
+                      "what you do here is sent to it").format(provider=goal.provider,
+                                                              host=goal.host)
         return self._display(goal, column)
+
+    def _elsewhere(self, goal: Goal) -> bool:
+        """Whether another host (a shared store) owns ``goal``."""
+        return bool(goal.host and self.local_host and goal.host != self.local_host)
 
     def _accessible(self, goal: Goal, column: Column) -> str:
         if column is Column.AUTO:

@@ -214,6 +214,7 @@
     </message>
     <message>
         <source>on</source>
+        <extracomment>this host&apos;s id: the goals of other hosts (a shared store) name their host</extracomment>
         <translation>开</translation>
     </message>
     <message>
@@ -765,6 +766,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>本轮自动恢复已尝试 {attempts} 次，上限 {cap} 次</translation>
     </message>
     <message>
+        <source>{provider}, on host {host}: only that host runs, resumes or pauses it; what you do here is sent to it</source>
+        <translation>{provider}，在宿主 {host} 上：只有该宿主运行、恢复或暂停它；你在这里的操作会发送给它</translation>
+    </message>
+    <message>
         <source>auto-resume on</source>
         <translation>自动恢复：开</translation>
     </message>
@@ -1047,6 +1052,26 @@ Showing the defaults; saving replaces the file.</source>
         <translation>下一次恢复间隔（秒）</translation>
     </message>
     <message>
+        <source>Shared store (postgresql://…)</source>
+        <translation>共享存储（postgresql://…）</translation>
+    </message>
+    <message>
+        <source>This host&apos;s name</source>
+        <translation>本宿主的名称</translation>
+    </message>
+    <message>
+        <source>Subscription account name</source>
+        <translation>订阅账户名称</translation>
+    </message>
+    <message>
+        <source>Codex account name</source>
+        <translation>Codex 账户名称</translation>
+    </message>
+    <message>
+        <source>Claude account name</source>
+        <translation>Claude 账户名称</translation>
+    </message>
+    <message>
         <source>Follow Codex</source>
         <translation>关注 Codex</translation>
     </message>
@@ -1242,6 +1267,30 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Show the built-in demo goals in this data directory too.</source>
         <translation>在这个数据目录中也显示内置的演示目标。</translation>
+    </message>
+    <message>
+        <source>Empty: this machine&apos;s own database. A postgresql:// URL: one database every host of yours shares (no password here: `goalkeeper secret set store-password`, ~/.pgpass or a service file). Takes effect when the host restarts.</source>
+        <translation>留空：使用本机自己的数据库。postgresql:// URL：你所有宿主共用的一个数据库（这里不写密码：用 `goalkeeper secret set store-password`、~/.pgpass 或服务文件）。宿主重启后生效。</translation>
+    </message>
+    <message>
+        <source>Empty: this machine&apos;s own database. A postgresql:// URL: one database every host of yours shares (no password here: goalkeeper secret set store-password, ~/.pgpass or a service file). Takes effect when the host restarts.</source>
+        <translation type="vanished">留空：使用本机自己的数据库。postgresql:// URL：你所有宿主共用的一个数据库（这里不写密码：用 goalkeeper secret set store-password、~/.pgpass 或服务文件）。宿主重启后生效。</translation>
+    </message>
+    <message>
+        <source>How this machine is named in the shared store; empty: the machine&apos;s name.</source>
+        <translation>本机在共享存储中的名称；留空：使用机器名。</translation>
+    </message>
+    <message>
+        <source>Hosts naming the same account share its quota readings.</source>
+        <translation>填写同一账户的宿主共享该账户的配额读数。</translation>
+    </message>
+    <message>
+        <source>Codex&apos;s account, when it differs from the subscription account name; empty: what Codex itself says, else that name.</source>
+        <translation>Codex 的账户（与订阅账户名称不同时）；留空：使用 Codex 自己报告的账户，否则使用订阅账户名称。</translation>
+    </message>
+    <message>
+        <source>Claude&apos;s account, when it differs from the subscription account name.</source>
+        <translation>Claude 的账户（与订阅账户名称不同时）。</translation>
     </message>
     <message>
         <source>The language of the window and the goalkeeper command. “System language” follows LANGUAGE, LC_ALL, LC_MESSAGES and LANG; English where nothing else fits. Applies at the next start.</source>

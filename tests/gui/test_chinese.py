@@ -35,11 +35,13 @@ from gui.bridge import Bridge
 from gui.dialogs.settings_dialog import SettingsDialog
 from gui.goal_rules import summarise
 from gui.main_window import MainWindow
-from gui.models.goals_model import Column
+from gui.models.goals_model import Column, GoalsModel
 from gui.settings_source import SettingsSource
 from gui.tick import DisplayTick
 from gui.tray import tooltip_text
 from tests.gui.conftest import RecordingLauncher, wait_signal
+from tests.gui.factories import T0
+from tests.gui.factories import goal as factory_goal
 from tests.support.fakes import FakeProvider, reading
 
 #: English that may stay on a Chinese screen: names, units, formats, commands
@@ -200,6 +202,17 @@ async def test_the_resume_policies_in_chinese(zh_window: MainWindow, engine: Eng
 
 def test_the_tray_tooltip_in_chinese(zh: None, fake: FakeProvider) -> None:
     assert tooltip_text(summarise([])) == "Goalkeeper — 还没有目标"
+
+
+def test_another_hosts_goal_in_chinese(zh: None) -> None:
+    """A shared store: another host's goal names its host, and its tooltip says who acts."""
+    model = GoalsModel(lambda: T0, lambda: 3)
+    model.local_host = "laptop"
+    model.apply([factory_goal("fake:theirs").model_copy(update={"host": "desk"})])
+    index = model.index(0, Column.PROVIDER)
+    assert model.data(index) == "fake · desk"  # names: the provider's and the host's
+    assert model.data(index, Qt.ItemDataRole.ToolTipRole) == (
+        "fake，在宿主 desk 上：只有该宿主运行、恢复或暂停它；你在这里的操作会发送给它")
 
 
 def test_english_comes_back(qapp: QApplication, zh: None) -> None:

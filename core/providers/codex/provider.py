@@ -232,6 +232,12 @@ class CodexProvider(Provider):
 
     # -- the provider interface ----------------------------------------------------------------
 
+    async def account_identity(self) -> str | None:
+        """Which account Codex runs under (hosts on one account share its windows)."""
+        from core.providers.codex.account import read_identity
+
+        return await read_identity(self.config)
+
     async def discover(self) -> list[GoalObservation]:
         return [observe(record, self.state.db_seen)
                 for record in self.state.book.records.values()]

@@ -1,0 +1,61 @@
+"""``store migrate --to URL``: checks, then the verified copy of :mod:`core.store.migrate`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context
+from core.host import host_running
+from core.host_identity import check_store_url, local_account
+from core.i18n import _, localized
+from core.store import NoData, StoreError
+from core.store.migrate import copy_into, read_local
+from core.store.postgres import PostgresStore, where_of
+from core.store.sqlite import SqliteStore, open_read_only
+from core.store.target import open_shared
+
+
+def migrate_to(ctx: Context, url: str) -> dict[str, Any]:
+    try:
+        url = check_store_url(url)
+    except ValueError as exc:
+        raise CliError(_("--to: {error}").format(error=localized(str(exc))), EXIT_USAGE) from None
+    if not url:
+        raise CliError(_("--to needs the shared store's URL (postgresql://…)"), EXIT_USAGE)
+    if host_running(ctx.paths) is not None:
+        raise CliError(_("a host runs on this data directory: stop it first (its goals keep "
+                         "changing while they are copied)"), EXIT_ERROR)
+    source = _local(ctx)
+    try:
+        rows = read_local(source, ctx.host_id, lambda provider: _account(ctx, provider))
+    finally:
+        source.close()
+    try:
+        target = open_shared(url)
+    except StoreError as exc:
+        raise CliError(localized(str(exc))) from None
+    try:
+        assert isinstance(target, PostgresStore)
+        copied, kept = copy_into(target, rows)
+    except StoreError as exc:
+        raise CliError(localized(str(exc))) from None
+    finally:
+        target.close()
+    return {"to": url, "where": where_of(url), "database": str(ctx.paths.database),
+            "config": str(ctx.paths.config_file), "host": ctx.host_id,
+            "copied": copied.to_json(), "readings_kept": kept}
+
+
+def _local(ctx: Context) -> SqliteStore:
+    try:
+        return open_read_only(ctx.paths.database)
+    except NoData:
+        raise CliError(_("there is nothing to copy: no data yet in {file}").format(
+            file=ctx.paths.database)) from None
+    except StoreError as exc:
+        raise CliError(localized(str(exc))) from None
+
+
+def _account(ctx: Context, provider: str) -> str:
+    named = getattr(ctx.settings, f"{provider}_account", "") or ctx.settings.account
+    return str(named) or local_account(ctx.host_id)

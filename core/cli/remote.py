@@ -1,0 +1,90 @@
+"""An action on a goal another host owns, asked from the command line — through the store.
+
+The CLI on any machine reaches any goal's owner the way a host does (:mod:`core.host_actions`):
+it checks the owner's heartbeat lease (an offline owner: refused, "host X offline since T"),
+posts the request in the shared store and waits for the owner's answer — woken by ``LISTEN``,
+looking at its request itself now and then — and gives up by expiring the request (then it is
+never carried out). No host needs to run on this machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+
+from core.clock import SystemClock
+from core.host_actions import (
+    ANSWER_MARGIN_SECONDS,
+    no_answer_text,
+    not_taken_text,
+    offline_text,
+    refused,
+)
+from core.i18n import N_
+from core.models import Outcome
+from core.results import ActionResult
+from core.store import StoreError
+from core.store.common import CHANNEL
+from core.store.postgres import PostgresStore
+from core.store.target import open_shared
+
+POLL_SECONDS = 0.25
+
+
+def ask_owner(url: str, me: str, owner: str, request: dict[str, Any], lease_seconds: float,
+              start_timeout: float) -> dict[str, Any]:
+    """The owner's reply (an ActionResult's JSON), or a refusal / failure saying why."""
+    clock = SystemClock()
+    goal_id = str(request.get("goal") or "")
+    store = open_shared(url, migrate=False)
+    try:
+        record = store.get_host(owner)
+        if (why := offline_text(owner, record, lease_seconds, clock.now())) is not None:
+            return refused(goal_id, why)
+        timeout = start_timeout + ANSWER_MARGIN_SECONDS
+        with _listening(url, store) as notes:
+            now = clock.now()
+            request_id = store.post_request(owner, request, f"cli@{me}", now,
+                                            now + timedelta(seconds=timeout))
+            return _wait(store, notes, request_id, owner, goal_id, timeout, clock)
+    finally:
+        store.close()
+
+
+@contextlib.contextmanager
+def _listening(url: str, store: Any) -> Any:
+    """A second connection that LISTENs (before the request is posted: no answer is missed)."""
+    password = store.password if isinstance(store, PostgresStore) else None
+    try:
+        con = psycopg.connect(url, autocommit=True, password=password or None,
+                              connect_timeout=5)
+    except psycopg.Error as exc:
+        raise StoreError(N_("cannot listen on the shared store: {error}").format(
+            error=exc)) from None
+    try:
+        con.execute(f"LISTEN {CHANNEL}")
+        yield con
+    finally:
+        con.close()
+
+
+def _wait(store: Any, notes: Any, request_id: int, owner: str, goal_id: str, timeout: float,
+          clock: SystemClock) -> dict[str, Any]:
+    deadline = clock.monotonic() + timeout
+    expired = False
+    while True:
+        found = store.get_request(request_id)
+        if found is not None and found.answer is not None:
+            return dict(found.answer)
+        if clock.monotonic() > deadline:
+            if not expired and store.expire_request(request_id, clock.now()):
+                return ActionResult(goal_id, Outcome.FAILED,
+                                    not_taken_text(owner, timeout)).to_json()
+            if expired:
+                return ActionResult(goal_id, Outcome.FAILED, no_answer_text(owner)).to_json()
+            expired, deadline = True, deadline + timeout
+        for _ in notes.notifies(timeout=POLL_SECONDS, stop_after=1):
+            break

@@ -1,0 +1,94 @@
+"""Who a host is in a shared store: its host id, and the account each provider's quota belongs to.
+
+A host id is ``host_id`` (``GOALKEEPER_HOST_ID``) or, by default, the machine's name — stable
+across restarts, so the goals a host owns stay its own. An account is what a provider says it is
+(Codex: ``account/read``), or what the user names (``codex_account``, ``claude_account``, else
+``account``); a provider whose account nobody knows keeps its readings to this host
+(``host:<id>``), so machines on different subscriptions never mix their windows. On a
+one-machine store (SQLite) every reading is the machine's own: the account is empty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import socket
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from core.i18n import N_
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
+SCHEMES = ("postgresql", "postgres")
+_NOT_A_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def check_name(text: str) -> str:
+    """A host id or account name: letters, digits, ``._@+-``; empty means "the default"."""
+    text = text.strip()
+    if text and not NAME.match(text):
+        raise ValueError(N_("{name!r} is not a valid name: use letters, digits and . _ @ + - "
+                            "(at most 128, starting with a letter or digit)").format(name=text))
+    return text
+
+
+def check_store_url(text: str) -> str:
+    """Empty, or a ``postgresql://`` URL that carries no password."""
+    text = text.strip()
+    if not text:
+        return text
+    parts = urlsplit(text)
+    if parts.scheme not in SCHEMES:
+        raise ValueError(N_("{scheme!r} is not a store: use postgresql://USER@HOST/DATABASE (or "
+                            "leave it empty for this machine's own file)").format(
+                                scheme=text.split("://")[0]))
+    if parts.password is not None or "password" in parse_qs(parts.query):
+        raise ValueError(N_("a password does not belong in store_url: use `goalkeeper secret "
+                            "set store-password`, ~/.pgpass or a libpq service file"))
+    return text
+
+
+def redacted_url(value: object) -> object:
+    """A store URL as it may be shown: its password (if someone put one there) masked."""
+    if not isinstance(value, str) or "://" not in value:
+        return value
+    return re.sub(r"password=[^&]*", "password=***", re.sub(r"(://[^:/@]*):[^@/]*@",
+                                                            r"\1:***@", value))
+
+
+def machine_name() -> str:
+    """This machine's name, as a host id (what ``host_id`` defaults to)."""
+    name = _NOT_A_NAME.sub("-", socket.gethostname().split(".")[0]).strip("-._")
+    return name[:64] or "host"
+
+
+def host_id_of(configured: str, data_dir: Path | None = None) -> str:
+    """``host_id``, else the machine's name — with a short mark of the data directory when it
+    is not the default one (``GOALKEEPER_HOME``), so a second data directory on the same
+    machine (a demo beside the daemon) is a host of its own, not one that takes over."""
+    if configured:
+        return configured
+    name = machine_name()
+    if data_dir is None or data_dir == _default_data_dir():
+        return name
+    return f"{name}-{hashlib.sha256(os.fsencode(data_dir)).hexdigest()[:6]}"
+
+
+def _default_data_dir() -> Path:
+    from core.paths import resolve_paths
+
+    return resolve_paths({k: v for k, v in os.environ.items()
+                          if k != "GOALKEEPER_HOME"}).data_dir
+
+
+def local_account(host_id: str) -> str:
+    """The account of a provider whose account is not known: this host's alone."""
+    return f"host:{host_id}"
+
+
+def detected_account(provider: str, identity: str) -> str:
+    """The account key of what a provider said it is (hashed: the store never holds an
+    email address or a user id in the clear)."""
+    digest = hashlib.sha256(f"{provider}\0{identity}".encode()).hexdigest()[:16]
+    return f"{provider}:{digest}"

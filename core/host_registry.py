@@ -1,0 +1,124 @@
+"""This host in the store's hosts registry: its heartbeat lease, and its accounts.
+
+A host registers when its engine starts (its row: id, kind, machine, pid, since, epoch,
+accounts), says it is alive every ``host_heartbeat_seconds`` and marks itself ``stopped`` when
+it stops. Others count it *online* while its heartbeat is younger than ``host_stale_seconds`` —
+so a host killed with SIGKILL is shown offline within that time, and actions asked of its goals
+are refused ("host X offline since T") instead of being carried out by anyone else.
+
+A beat that finds a newer epoch in the row (another process started under the same host id —
+a second machine misconfigured with this name, or a replacement of a hung host) means this one
+was replaced: it stops writing, exactly like a fence refusal.
+
+The registry also keeps which account each provider's quota belongs to
+(:mod:`core.host_identity`): what the user named, what the provider says, or this host's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import TYPE_CHECKING
+
+from core import __version__
+from core.host_identity import detected_account, local_account, machine_name
+from core.i18n import N_
+from core.inbox import store_unavailable
+from core.providers.base import Provider
+from core.store import HostRecord, LeaseLost
+
+if TYPE_CHECKING:
+    from core.engine import Engine
+
+log = logging.getLogger("goalkeeper")
+
+DETECT_TIMEOUT_SECONDS = 15.0
+
+
+class HostRegistry:
+    """Owns this host's registry row and its account map. Attributes: ``host_id``, ``kind``,
+    ``accounts`` (provider → account key)."""
+
+    def __init__(self, engine: Engine, host_id: str, kind: str = "host") -> None:
+        self.e = engine
+        self.host_id = host_id
+        self.kind = kind
+        self.since = engine.clock.now()
+        self.accounts: dict[str, str] = {}
+        self.registered = False
+
+    # -- accounts -------------------------------------------------------------------------------
+
+    def account_for(self, provider: str) -> str:
+        """The account a provider's windows belong to ('' on a one-machine store)."""
+        if not self.e.store.shared:
+            return ""
+        return self.accounts.get(provider) or self._named(provider) or local_account(
+            self.host_id)
+
+    def _named(self, provider: str) -> str:
+        own = getattr(self.e.settings, f"{provider}_account", "")
+        return str(own or self.e.settings.account or "")
+
+    async def resolve_accounts(self) -> None:
+        """Every provider's account: named by the user, else what the provider says (on a
+        shared store only: asking may start the agent's server), else this host's own."""
+        accounts = {}
+        for name, provider in self.e.providers.items():
+            account = str(getattr(self.e.settings, f"{name}_account", "") or "")
+            if not account and self.e.store.shared:
+                account = await self._detect(name, provider)
+            accounts[name] = account or self._named(name) or local_account(self.host_id)
+        self.accounts = accounts if self.e.store.shared else {}
+        if self.accounts:
+            log.info("accounts: %s", ", ".join(f"{p}={a}" for p, a in sorted(accounts.items())))
+
+    async def _detect(self, name: str, provider: Provider) -> str:
+        try:
+            async with asyncio.timeout(DETECT_TIMEOUT_SECONDS):
+                identity = await provider.account_identity()
+        except Exception as exc:  # an account we cannot learn is simply not shared
+            log.info("provider %s did not say which account it uses: %s", name, exc)
+            return ""
+        return detected_account(name, identity) if identity else ""
+
+    # -- the lease ------------------------------------------------------------------------------
+
+    def record(self, state: str = "online") -> HostRecord:
+        now = self.e.clock.now()
+        return HostRecord(self.host_id, self.kind, machine_name(), os.getpid(), self.since, now,
+                          self.e.store.opened_epoch or 0, state, None, dict(self.accounts),
+                          __version__)
+
+    async def beat(self) -> bool:
+        """Say this host is alive; False when it was replaced (and the engine is told)."""
+        try:
+            alive = await self.e.written(lambda s: s.beat_host(self.record()))
+        except Exception as exc:  # the store's health says so (window, status)
+            if store_unavailable(exc) is None:
+                raise
+            log.warning("could not renew the host lease: %s", exc)
+            return True
+        self.registered = True
+        if not alive:
+            self.e.lease_was_lost(LeaseLost(N_(
+                "another Goalkeeper started as host {host} (a newer epoch holds its registry "
+                "row): this one may no longer write").format(host=self.host_id)))
+        return alive
+
+    async def run(self) -> None:
+        """Beat every ``host_heartbeat_seconds`` until replaced (an engine task)."""
+        while await self.beat():
+            await self.e.clock.sleep(self.e.settings.host_heartbeat_seconds)
+
+    async def stopped(self) -> None:
+        """Mark this host stopped (so others say "offline since" at once, not after the lease)."""
+        if not self.registered or self.e.lease_lost is not None:
+            return
+        epoch = self.e.store.opened_epoch or 0
+        now = self.e.clock.now()
+        try:
+            await self.e.store.run(lambda s: s.stop_host(self.host_id, epoch, now))
+        except Exception as exc:
+            log.warning("could not mark host %s stopped: %s", self.host_id, exc)

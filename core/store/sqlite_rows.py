@@ -1,0 +1,88 @@
+"""Rows of the SQLite store: its columns, and goals / history rows to and from them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from core.clock import iso
+from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
+from core.models import Goal, HistoryRow
+from core.store.common import masked, masked_data
+
+GOAL_COLUMNS = (
+    "id, provider, title, state, pause_reason, pause_detail, windows, auto_resume, "
+    "next_resume_at, auto_resume_note, resets_at, attempts, fence, hosted, resumed_at, data, "
+    "created_at, updated_at, state_since, policy, deferral, host"
+)
+HISTORY_COLUMNS = (
+    "id, at, goal, event, trigger, origin, outcome, reason, state_from, state_to, fence, quotas, "
+    "detail, host"
+)
+_GOAL_NAMES = [c.strip() for c in GOAL_COLUMNS.split(",")]
+_HISTORY_NAMES = [c.strip() for c in HISTORY_COLUMNS.split(",")]
+
+
+def goal_from_row(row: Sequence[Any]) -> Goal:
+    raw = dict(zip(_GOAL_NAMES, row, strict=True))
+    raw["windows"] = tuple(json.loads(raw["windows"]))
+    raw["data"] = json.loads(raw["data"])
+    raw["auto_resume"] = bool(raw["auto_resume"])
+    raw["hosted"] = bool(raw["hosted"])
+    raw["policy"] = json.loads(raw["policy"])
+    raw["deferral"] = json.loads(raw["deferral"]) if raw["deferral"] else None
+    return Goal.model_validate(raw)
+
+
+def goal_params(goal: Goal) -> tuple[Any, ...]:
+    # texts are cut to their limits here too: a model_copy() is not validated again
+    return (
+        goal.id,
+        goal.provider,
+        masked(clip(goal.title, MAX_TITLE_CHARS)),
+        goal.state.value,
+        goal.pause_reason.value if goal.pause_reason else None,
+        masked(clip(goal.pause_detail, MAX_DESCRIPTION_CHARS)),
+        json.dumps(list(goal.windows)),
+        int(goal.auto_resume),
+        iso(goal.next_resume_at),
+        masked(clip(goal.auto_resume_note, MAX_DESCRIPTION_CHARS)),
+        iso(goal.resets_at),
+        goal.attempts,
+        goal.fence,
+        int(goal.hosted),
+        iso(goal.resumed_at),
+        json.dumps(masked_data(goal.data), sort_keys=True),
+        iso(goal.created_at),
+        iso(goal.updated_at),
+        iso(goal.state_since),
+        goal.policy.model_dump_json(),
+        goal.deferral.model_dump_json() if goal.deferral else None,
+        goal.host,
+    )
+
+
+def history_from_row(row: Sequence[Any]) -> HistoryRow:
+    raw = dict(zip(_HISTORY_NAMES, row, strict=True))
+    raw["quotas"] = tuple(json.loads(raw["quotas"]))
+    raw["detail"] = json.loads(raw["detail"])
+    return HistoryRow.model_validate(raw)
+
+
+def history_params(row: HistoryRow) -> tuple[Any, ...]:
+    return (
+        iso(row.at),
+        row.goal,
+        row.event,
+        row.trigger.value if row.trigger else None,
+        row.origin,
+        row.outcome.value if row.outcome else None,
+        masked(clip(row.reason, MAX_DESCRIPTION_CHARS)),
+        row.state_from.value if row.state_from else None,
+        row.state_to.value if row.state_to else None,
+        row.fence,
+        json.dumps(masked_data(list(row.quotas)), default=str),
+        json.dumps(masked_data(row.detail), default=str, sort_keys=True),
+        row.host,
+    )

@@ -1,0 +1,158 @@
+"""Engines of several hosts on one shared store, in one process: every goal shown everywhere,
+actions carried out by the owner, readings shared by account (the multi-host process tests
+in tests/multihost/ do the same with real host processes)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from core.clock import FakeClock
+from core.engine import Engine
+from core.models import GoalState, Outcome, PauseReason
+from core.paths import resolve_paths
+from core.settings import Settings
+from tests.support.fakes import FakeProvider, later, reading, until
+
+pytestmark = pytest.mark.asyncio
+Make = Callable[..., Any]
+
+
+@pytest_asyncio.fixture
+async def make_host(pg_url: str, tmp_path: Path, clock: FakeClock) -> AsyncIterator[Make]:
+    engines: list[Engine] = []
+
+    async def _make(host_id: str, *providers: Any, **settings: Any) -> Engine:
+        paths = resolve_paths({"GOALKEEPER_HOME": str(tmp_path / host_id)})
+        values = {"store_url": pg_url, "host_id": host_id, "resume_jitter_seconds": 0,
+                  "account": "alice", **settings}
+        engine = Engine(paths, Settings(**values), list(providers), clock, random.Random(7))
+        await engine.start()
+        await engine.drain()
+        await until(lambda: engine.sync.listening, 10)
+        engines.append(engine)
+        return engine
+
+    yield _make
+    for engine in engines:
+        await engine.stop()
+
+
+def paused_goal(fake: FakeProvider, goal_id: str, clock: FakeClock) -> None:
+    fake.observe(goal_id, GoalState.PAUSED, reason=PauseReason.QUOTA,
+                 resets_at=later(clock.now(), hours=1))
+
+
+async def test_every_host_shows_every_goal_and_owns_its_own(make_host: Make,
+                                                              clock: FakeClock) -> None:
+    fa, fb = FakeProvider(clock), FakeProvider(clock)
+    paused_goal(fa, "fake:a", clock)
+    paused_goal(fb, "fake:b", clock)
+    a = await make_host("laptop", fa)
+    b = await make_host("desk", fb)
+    await until(lambda: "fake:b" in a.sync.others, 10)
+    assert set(a.goals) == {"fake:a"} and set(b.goals) == {"fake:b"}
+    assert {g.id: g.host for g in a.all_goals()} == {"fake:a": "laptop", "fake:b": "desk"}
+    assert {g.id for g in b.all_goals()} == {"fake:a", "fake:b"}
+
+
+async def test_an_action_on_another_hosts_goal_is_carried_out_by_its_owner(
+        make_host: Make, clock: FakeClock) -> None:
+    fa, fb = FakeProvider(clock), FakeProvider(clock)
+    paused_goal(fa, "fake:a", clock)
+    a = await make_host("laptop", fa)
+    b = await make_host("desk", fb)
+    await until(lambda: "fake:a" in b.sync.others, 10)
+    answer = await b.resume("fake:a", origin="gui")
+    assert answer.outcome is Outcome.RESUMED, answer
+    assert [s[0] for s in fa.starts] == ["fake:a"] and fb.starts == []
+    rows = await a.store.run(lambda s: s.history("fake:a", 5))
+    claim = next(r for r in rows if r.event == "resume_requested")
+    assert (claim.host, claim.origin) == ("laptop", "host:desk")
+    again = await b.pause("fake:a")
+    assert again.outcome is Outcome.PAUSED and fa.paused == ["fake:a"]
+    await until(lambda: b.sync.others["fake:a"].state is GoalState.PAUSED, 10)
+
+
+async def test_a_stopped_owner_is_offline_and_its_goal_is_not_touched(
+        make_host: Make, clock: FakeClock) -> None:
+    fa = FakeProvider(clock)
+    paused_goal(fa, "fake:a", clock)
+    a = await make_host("laptop", fa)
+    b = await make_host("desk")
+    await until(lambda: "fake:a" in b.sync.others, 10)
+    await a.stop()
+    answer = await b.resume("fake:a")
+    assert answer.outcome is Outcome.REFUSED
+    assert answer.reason.startswith("host laptop offline since ")
+    assert fa.starts == []
+    goal = await b.store.run(lambda s: s.get_goal("fake:a"))
+    assert goal is not None and goal.state is GoalState.PAUSED
+
+
+async def test_a_reading_on_one_host_reaches_the_others_of_its_account(
+        make_host: Make, clock: FakeClock) -> None:
+    fa, fb, fc = FakeProvider(clock), FakeProvider(clock), FakeProvider(clock)
+    a = await make_host("laptop", fa)
+    b = await make_host("desk", fb)
+    c = await make_host("other", fc, account="bob")
+    full = reading("fake:5h", 100, clock.now(), later(clock.now(), hours=2), limit_reached=True)
+    await a.record_reading(full)
+    await until(lambda: b.quotas.tracker("fake:5h").reading is not None, 10)
+    heard = b.quotas.tracker("fake:5h").reading
+    assert heard is not None and heard.used_percent == 100 and heard.account == "alice"
+    assert c.quotas.tracker("fake:5h").reading is None  # another account's window
+
+
+async def test_an_early_reset_read_on_one_host_wakes_the_goals_waiting_on_another(
+        make_host: Make, clock: FakeClock) -> None:
+    from tests.support.fakes import advance, settled
+
+    fa, fb = FakeProvider(clock), FakeProvider(clock)
+    reset = later(clock.now(), hours=1)
+    fb.readings = [reading("fake:5h", 100, clock.now(), reset, limit_reached=True)]
+    paused_goal(fb, "fake:b", clock)
+    fb.observations = [fb.observe("fake:b", GoalState.PAUSED, reason=PauseReason.QUOTA,
+                                  resets_at=reset, auto_resume=True)]
+    a = await make_host("laptop", fa)
+    b = await make_host("desk", fb, stable_seconds=5)
+    assert b.goals["fake:b"].next_resume_at is not None
+    assert b.goals["fake:b"].next_resume_at > later(clock.now(), minutes=59)
+    back = reading("fake:5h", 3, later(clock.now(), seconds=1), later(clock.now(), hours=5))
+    await a.record_reading(back)
+    await until(lambda: b.goals["fake:b"].next_resume_at is not None
+                and b.goals["fake:b"].next_resume_at <= clock.now(), 10)
+    await settled(b)
+    assert fb.starts == []  # still the hysteresis' to decide: stable for 5 s
+    await advance(b, clock, 6)
+    await until(lambda: [s[0] for s in fb.starts] == ["fake:b"], 10)
+    rows = await b.store.run(lambda s: s.history("fake:b", 20))
+    woke = next(r for r in rows if r.event == "resume_scheduled" and "read by" in (
+        r.reason or ""))
+    assert woke.reason in ("quota recovered (read by host laptop): fake:5h",
+                           "quota recovered (read by another host): fake:5h")  # a catch-up's
+
+
+class _Identified(FakeProvider):
+    async def account_identity(self) -> str | None:
+        return "chatgpt:acct-1/user-1"
+
+
+async def test_hosts_whose_provider_names_the_same_account_share_its_windows(
+        make_host: Make, clock: FakeClock) -> None:
+    a = await make_host("laptop", _Identified(clock), account="")
+    b = await make_host("desk", _Identified(clock), account="")
+    c = await make_host("other", FakeProvider(clock), account="")  # says nothing: its own
+    assert a.registry.accounts == b.registry.accounts
+    assert a.registry.accounts["fake"].startswith("fake:")
+    assert c.registry.accounts == {"fake": "host:other"}
+    await a.record_reading(reading("fake:5h", 42, clock.now()))
+    await until(lambda: b.quotas.tracker("fake:5h").reading is not None, 10)
+    assert c.quotas.tracker("fake:5h").reading is None
+    record = await b.store.run(lambda s: s.get_host("desk"))
+    assert record is not None and record.accounts == b.registry.accounts

@@ -1,0 +1,127 @@
+"""``goalkeeper store migrate --to URL``: a local store copied into a shared one, verifiably
+(counts and a checksum, in one transaction), the local file untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from core.cli import main
+from core.models import GoalState
+from core.paths import Paths
+from core.store import Mutation
+from core.store.postgres import PostgresStore
+from core.store.sqlite import SqliteStore
+from tests.store.support import T0, goal, row
+from tests.support.fakes import reading
+
+
+def local_store(paths: Paths) -> None:
+    paths.ensure()
+    store = SqliteStore(paths.database)
+    for i in range(3):
+        g = goal(f"fake:{i}", state=GoalState.PAUSED, data={"cwd": f"/work/{i}", "n": [i]})
+        store.transact(g.id, lambda _, g=g: Mutation(g, None, [row(g.id, "discovered")]))
+    for n in range(40):
+        store.append_history(row("fake:1", f"e{n}", T0 + timedelta(seconds=n),
+                                 detail={"n": n}, quotas=({"window": "fake:5h"},)))
+    for minutes in range(0, 300, 10):
+        store.save_reading(reading("fake:5h", minutes / 3, T0 + timedelta(minutes=minutes),
+                                   T0 + timedelta(hours=5)))
+    store.close()
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if out.out.strip().startswith("{") else out)
+
+
+def test_a_local_store_is_copied_verifiably_and_left_as_it_is(
+        paths: Paths, pg_url: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOALKEEPER_HOST_ID", "laptop")
+    monkeypatch.setenv("GOALKEEPER_ACCOUNT", "team")
+    local_store(paths)
+    before = digest(paths.database)
+    code, reply = run(capsys, "store", "migrate", "--to", pg_url, "--json")
+    assert code == 0, reply
+    assert {k: reply["copied"][k] for k in ("goals", "history", "readings", "series")} == {
+        "goals": 3, "history": 43, "readings": 1, "series": 30}
+    assert len(reply["copied"]["checksum"]) == 64
+    assert digest(paths.database) == before  # the local file was only read
+    shared = PostgresStore(pg_url, read_only=True)
+    try:
+        assert {g.id: g.host for g in shared.list_goals()} == {
+            "fake:0": "laptop", "fake:1": "laptop", "fake:2": "laptop"}
+        assert [r.event for r in shared.history("fake:1", 3)] == ["e39", "e38", "e37"]
+        assert shared.latest_reading("team", "fake:5h") is not None
+        assert len(shared.series("fake:5h", account="team")) == 30
+    finally:
+        shared.close()
+    # a second copy would duplicate: refused, and nothing is written
+    code, out = run(capsys, "store", "migrate", "--to", pg_url)
+    assert code == 1 and "already in the shared store" in out.err
+    with psycopg.connect(pg_url) as con:
+        assert con.execute("SELECT count(*) FROM history").fetchone() == (43,)
+
+
+def test_a_copy_that_does_not_verify_is_not_committed(
+        paths: Paths, pg_url: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.store import migrate
+
+    local_store(paths)
+    real = migrate._write_rows
+
+    def lossy(target: Any, con: Any, rows: Any) -> Any:
+        written, lost = real(target, con, rows)
+        return migrate.Rows(written.goals, written.history[1:], written.readings,
+                            written.series), lost
+
+    monkeypatch.setattr(migrate, "_write_rows", lossy)
+    code, out = run(capsys, "store", "migrate", "--to", pg_url)
+    assert code == 1 and "does not match" in out.err and "nothing was copied" in out.err
+    with psycopg.connect(pg_url) as con:
+        assert con.execute("SELECT count(*) FROM goals").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM history").fetchone() == (0,)
+
+
+def test_a_password_in_the_target_is_refused(paths: Paths,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    local_store(paths)
+    code, out = run(capsys, "store", "migrate", "--to", "postgresql://me:pw@db/goals")
+    assert code == 2 and "store-password" in out.err
+
+
+def test_hosts_lists_this_machines_host_on_a_local_store(
+        paths: Paths, capsys: pytest.CaptureFixture[str]) -> None:
+    from core.store import HostRecord
+
+    local_store(paths)
+    store = SqliteStore(paths.database)
+    store.beat_host(HostRecord("laptop", "daemon", "laptop", 7, T0, T0, 1))
+    store.close()
+    code, reply = run(capsys, "hosts", "--json")
+    assert code == 0
+    assert [(h["host"], h["state"]) for h in reply["hosts"]] == [("laptop", "offline")]
+
+
+def test_the_store_commands_on_a_shared_store(pg_url: str, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    PostgresStore(pg_url).close()  # a store a host migrated
+    monkeypatch.setenv("GOALKEEPER_STORE_URL", pg_url)
+    code, reply = run(capsys, "store", "--json")
+    assert code == 0 and reply["shared"] and reply["schema_version"] >= 1
+    code, out = run(capsys, "store", "restore")
+    assert code == 2 and "pg_restore" in out.err
