@@ -8,8 +8,9 @@ dir) as written by ``../shared/bench/gen_usage_trees.py`` (``--generate`` makes 
 1 GiB trees there first when missing; under /tmp, never commit them). Each run starts
 ``python -m core daemon`` on a fresh data directory (``GOALKEEPER_HOME``, an empty ``HOME``;
 ``--restart``: a second start on a data directory a first run left, the everyday case) and
-watches what ``status`` reads from the store until the daemon has been quiet for ``--settle``
-seconds after the full-history scans.
+watches what ``status`` reads from the store until the view has not changed for ``--settle``
+seconds since the Claude history scan was logged (:class:`Quiet`: the scan's reports reach the
+store just after its log line).
 
 "Correct" is what :mod:`tree_oracle` works out from the tree itself, without Goalkeeper's code,
 after checking its own counts against the generator's manifest: every goal with its state and
@@ -42,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -112,7 +114,7 @@ class StoreWatch:
                 return False
         except sqlite3.Error:
             return False
-        self.probe, self.store = probe, SqliteStore(self.database)
+        self.probe, self.store = probe, SqliteStore(self.database, read_only=True)
         return True
 
     def close(self) -> None:
@@ -181,17 +183,41 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@dataclass
+class Quiet:
+    """When the watch may end: no change in the view for ``settle`` seconds counted from the
+    later of its last change and the moment the Claude history scan was seen logged.
+
+    The provider logs "full history scanned" right after handing the scan's reports to the
+    engine's queue; the store has them some milliseconds later. Counting the quiet from the
+    view's last change alone ended the watch there whenever the view had not changed for
+    ``settle`` seconds before the scan (the usual case): a goal only the history holds was then
+    missing from the final view though the daemon stored it at once.
+    """
+
+    settle: float
+    scanned_at: float | None = None
+
+    def over(self, now: float, last_change: float | None, scanned: bool) -> bool:
+        if scanned and self.scanned_at is None:
+            self.scanned_at = now
+        if self.scanned_at is None or last_change is None:
+            return False
+        return now - max(last_change, self.scanned_at) >= self.settle
+
+
 def _watch(daemon: subprocess.Popen[bytes], t0: float, watch: StoreWatch, log: Path,
            settle: float) -> dict[str, Any]:
     changes: list[tuple[float, tuple[Any, ...], float]] = []
-    scanned = False
+    quiet = Quiet(settle)
     while True:
         now = time.perf_counter() - t0
         view = watch.view()
         if view is not None and (not changes or changes[-1][1] != view):
             changes.append((now, view, cpu_seconds(daemon.pid)))
-        scanned = scanned or "full history scanned" in log.read_text(errors="replace")
-        if scanned and changes and now - changes[-1][0] >= settle:
+        scanned = quiet.scanned_at is not None or (
+            "full history scanned" in log.read_text(errors="replace"))
+        if quiet.over(now, changes[-1][0] if changes else None, scanned):
             break
         if now > 180 or daemon.poll() is not None:
             raise SystemExit(f"the daemon did not settle: {log.read_text()[-2000:]}")

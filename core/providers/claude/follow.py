@@ -151,6 +151,9 @@ class TranscriptWatcher:
         self._by_session: dict[str, FileState] = {}
         #: files a background full scan owns until :meth:`adopt_scanned` (polls skip them)
         self._pending: set[str] = set()
+        #: pending files whose last records alone show the limit stop their session is paused
+        #: at (:func:`~core.providers.claude.startup.read_tails`): reported before they are read
+        self._tail_stopped: set[str] = set()
 
     # -- lookup --------------------------------------------------------------------------------
 
@@ -167,7 +170,20 @@ class TranscriptWatcher:
 
     def set_pending(self, states: Iterable[FileState]) -> None:
         self._pending = {s.path for s in states}
+        self._tail_stopped.clear()
         self._plan = None
+
+    def note_tail_stop(self, state: FileState) -> None:
+        """The tail of pending ``state`` shows its session paused at a limit stop (its facts
+        hold that tail alone): the session may be reported until the background scan's state
+        replaces it."""
+        self._tail_stopped.add(state.path)
+        self.settle(state)
+
+    def reportable(self, state: FileState) -> bool:
+        """What ``state`` shows is known well enough to report its session: the file was read,
+        or its tail shows the stop the session is paused at."""
+        return state.path not in self._pending or state.path in self._tail_stopped
 
     def settle(self, state: FileState) -> None:
         """A file read outside :meth:`full_scan` becomes its session's main transcript if it is
@@ -183,6 +199,7 @@ class TranscriptWatcher:
         for state in states:
             self.files[state.path] = state
             self._pending.discard(state.path)
+            self._tail_stopped.discard(state.path)
             if not state.sidechain:
                 self._prefer(state)
             sessions.add(state.session_id)

@@ -115,8 +115,12 @@ class ClaudeProvider(Provider):
         self.events.read_spool()
         self.apply_events()
         self._note_new_stops(report=False)
-        log.info("claude: newest %d of %d transcripts read (%.1f MiB); the rest in the background",
-                 len(first.read), len(self.watcher.files), first.bytes_read / (1 << 20))
+        tails = first.tails
+        log.info("claude: newest %d of %d transcripts read (%.1f MiB); tails of %d more from the "
+                 "last %.0f days (%.1f MiB; budget %s; %d over it), %d of them limit-stopped; the "
+                 "rest in the background", len(first.read), len(self.watcher.files),
+                 first.bytes_read / (1 << 20), tails.read, startup.RESET_HORIZON / 86400,
+                 tails.bytes_read / (1 << 20), startup.TAIL_BUDGET, tails.left, len(tails.stopped))
         self._discovered = asyncio.Event()
         self._scan_task = asyncio.ensure_future(self._scan_history(first.rest))
         self._scan_task.set_name("claude:history")
@@ -192,7 +196,7 @@ class ClaudeProvider(Provider):
         tracking = self.tracking.load()
         goals, new = [], []
         for state in candidates:
-            if self.watcher.is_pending(state):
+            if not self.watcher.reportable(state):
                 continue  # the background scan has not read it yet
             session_id = state.session_id
             if session_id in tracking.tracked or session_id in tracking.auto:

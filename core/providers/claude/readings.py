@@ -30,12 +30,11 @@ from core.providers.claude.wording import (
     WINDOW_7D_SONNET,
     WINDOW_BY_TYPE,
     WINDOW_OVERAGE,
+    WINDOW_SECONDS,
 )
 from core.textfmt import duration
 
 PROVIDER = "claude"
-FIVE_HOURS = 5 * 3600.0
-SEVEN_DAYS = 7 * 86400.0
 
 LABELS = {
     WINDOW_5H: N_("Claude · 5 h"),
@@ -45,8 +44,7 @@ LABELS = {
     WINDOW_7D_FABLE: N_("Claude · 7 days (Fable)"),
     WINDOW_OVERAGE: N_("Claude · extra usage"),
 }
-LENGTHS = {WINDOW_5H: FIVE_HOURS, WINDOW_7D: SEVEN_DAYS, WINDOW_7D_OPUS: SEVEN_DAYS,
-           WINDOW_7D_SONNET: SEVEN_DAYS, WINDOW_7D_FABLE: SEVEN_DAYS}
+LENGTHS = WINDOW_SECONDS
 #: the names Claude's own payloads use for each window
 BY_NAME = WINDOW_BY_TYPE
 _STATUSES = ("allowed", "allowed_warning", "rejected")

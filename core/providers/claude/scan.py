@@ -164,6 +164,11 @@ def decode_lines(buf: bytes, start: int, end: int, sink: LineSink) -> None:
         pos = nl + 1
 
 
+def holds_api_error(buf: bytes) -> bool:
+    """``buf`` has an API-error line — every limit stop is one (nothing is decoded)."""
+    return _API_ERROR in buf
+
+
 def scan_bytes(buf: bytes, sink: LineSink) -> int:
     """Scan the complete lines of ``buf`` (a file's content from offset 0, or an append).
 

@@ -11,7 +11,16 @@ any more by reading older files:
 * for the 5-hour and the 7-day window a limit stop is known that is newer than the next file's
   mtime: records are appended in time order, so no older file holds a newer stop;
 
-or when ``QUICK_BYTES`` have been read. The rest is scanned in a worker thread (and worker
+or when ``QUICK_BYTES`` have been read. That is not enough for goals: a session whose last record
+is a limit stop is one while the stop's reset is still ahead, and a weekly reset can be days
+after its stop — in a file older than any of those. So the first pass then reads the *tails* of
+the older files young enough (by mtime) to end in a stop whose reset is still ahead
+(:data:`RESET_HORIZON`, from the longest window): a session's current stop and what followed it
+are its last records. A tail showing the session paused at a stop makes it reportable before the
+full scan (same observation: state, reset, windows, title, directory); any other tail is
+forgotten, and the file is left to the full scan. :class:`TailBudget` bounds those reads.
+
+The rest is scanned in a worker thread (and worker
 processes, for a large rest) into separate file states and a separate ledger, and then taken
 over on the event loop (:meth:`~core.providers.claude.follow.TranscriptWatcher.adopt_scanned`)
 — the watcher never shares its state with another thread. Until then those files are *pending*:
@@ -25,7 +34,7 @@ import multiprocessing
 import os
 from collections.abc import Collection, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.providers.claude.follow import (
     PARALLEL_BYTES,
@@ -35,12 +44,62 @@ from core.providers.claude.follow import (
     scan_group,
 )
 from core.providers.claude.ledger import LedgerExport, UsageLedger
-from core.providers.claude.wording import WINDOW_5H, WINDOW_7D, WINDOW_BY_TYPE, window_of
+from core.providers.claude.scan import LineSink, holds_api_error, scan_bytes
+from core.providers.claude.wording import (
+    WINDOW_5H,
+    WINDOW_7D,
+    WINDOW_BY_TYPE,
+    WINDOW_SECONDS,
+    window_of,
+)
 
-#: the first pass reads at most this much (about a quarter of a second here)
+#: the first pass reads at most this much whole (about a quarter of a second here)
 QUICK_BYTES = 96 << 20
 #: the windows whose newest stop the first pass makes sure of
 CORE_WINDOWS = (WINDOW_5H, WINDOW_7D)
+#: a limit stop's reset is at most this long after the stop: the longest window Claude has, plus
+#: the day a reset given as a day alone is rounded up by ("resets Saturday": the end of that day,
+#: :func:`~core.providers.claude.resets.resolve_spec`). Extra usage has no fixed window: its
+#: older stops are left to the full scan.
+RESET_HORIZON = max(WINDOW_SECONDS.values()) + 86400.0
+
+
+@dataclass(frozen=True)
+class TailBudget:
+    """How much the first pass reads of the older files' ends.
+
+    Attributes:
+        per_file: bytes read from each file's end: its last records (a stop line is 1–2 KiB;
+            what may follow one without ending it — notices, summaries — is small too).
+        files: at most this many files are read so (the newest first) ...
+        total: ... and at most this many bytes in all; the files over it wait for the full scan.
+    """
+
+    per_file: int = 64 << 10
+    files: int = 2048
+    total: int = 48 << 20
+
+    def __post_init__(self) -> None:
+        if min(self.per_file, self.files, self.total) <= 0:
+            raise ValueError(f"a tail budget is positive: {self}")
+
+    def __str__(self) -> str:
+        return (f"{self.files} files × {self.per_file >> 10} KiB, "
+                f"{self.total / (1 << 20):.0f} MiB in all")
+
+
+TAIL_BUDGET = TailBudget()
+
+
+@dataclass
+class TailPass:
+    """What :func:`read_tails` read: ``stopped`` are the files whose tails show their session
+    paused at a limit stop; ``left`` files were young enough but over the budget."""
+
+    read: int = 0
+    bytes_read: int = 0
+    stopped: list[FileState] = field(default_factory=list)
+    left: int = 0
 
 
 @dataclass
@@ -50,6 +109,7 @@ class FirstPass:
     read: list[FileState]
     rest: list[FileState]
     bytes_read: int
+    tails: TailPass = field(default_factory=TailPass)
 
 
 def read_newest_first(watcher: TranscriptWatcher, now: float, recent_seconds: float,
@@ -70,7 +130,68 @@ def read_newest_first(watcher: TranscriptWatcher, now: float, recent_seconds: fl
     watcher.set_pending(rest)
     for state in order[:done]:
         watcher.settle(state)
-    return FirstPass(order[:done], rest, read_bytes)
+    tails = read_tails(watcher, rest, now, TAIL_BUDGET)
+    return FirstPass(order[:done], rest, read_bytes, tails)
+
+
+def read_tails(watcher: TranscriptWatcher, rest: list[FileState], now: float,
+               budget: TailBudget) -> TailPass:
+    """Read the ends of the pending main transcripts (``rest``, newest first) modified within
+    :data:`RESET_HORIZON`; the ones whose tail shows their session paused at a limit stop become
+    reportable (whether the session is a goal — reset ahead, or a recent stop — the provider
+    decides as it does for any file). Their stops join the ledger (it keeps each stop once)."""
+    newest = _newest_mtimes(watcher)
+    young = [s for s in rest if not s.sidechain and s.mtime >= now - RESET_HORIZON
+             and s.mtime >= newest[s.session_id]]  # a newer file of the session would decide
+    tails = TailPass()
+    for index, state in enumerate(young):
+        size = min(state.size, budget.per_file)
+        if tails.read >= budget.files or tails.bytes_read + size > budget.total:
+            tails.left = len(young) - index
+            break
+        tails.bytes_read += read_tail(state, watcher.ledger, budget.per_file)
+        tails.read += 1
+        stops = state.facts.stops
+        if stops.stop is not None and stops.activity_at is None:
+            watcher.note_tail_stop(state)
+            tails.stopped.append(state)
+        else:
+            state.reset()  # nothing to show from a tail: the full scan reads the file
+    return tails
+
+
+def _newest_mtimes(watcher: TranscriptWatcher) -> dict[str, float]:
+    """The newest main transcript's mtime of each session (several config dirs may hold one)."""
+    newest: dict[str, float] = {}
+    for state in watcher.files.values():
+        if not state.sidechain:
+            newest[state.session_id] = max(newest.get(state.session_id, state.mtime),
+                                           state.mtime)
+    return newest
+
+
+def read_tail(state: FileState, ledger: UsageLedger, size: int) -> int:
+    """Read the complete lines among the last ``size`` bytes of ``state``'s file into fresh facts
+    (with the same scanner as a whole read); returns the bytes read.
+
+    A tail without an API-error line holds no stop and is not decoded. The state's offset and
+    inode stay unset: a later :func:`~core.providers.claude.follow.read_file` of it starts over
+    from the file's start.
+    """
+    try:
+        with open(state.path, "rb") as handle:
+            end = os.fstat(handle.fileno()).st_size
+            start = max(0, end - size)
+            data = os.pread(handle.fileno(), end - start, start)
+    except OSError:
+        return 0
+    if start > 0:  # the first line began before the tail: it is not read
+        cut = data.find(b"\n")
+        data = data[cut + 1:] if cut >= 0 else b""
+    state.reset()
+    if holds_api_error(data):
+        scan_bytes(data, LineSink(ledger, state.facts, state.session_id))
+    return end - start
 
 
 def _enough(ledger: UsageLedger, state: FileState, recent_since: float, read_bytes: int,

@@ -18,6 +18,10 @@ WINDOW_7D_SONNET = "claude:7d-sonnet"
 WINDOW_7D_FABLE = "claude:7d-fable"
 WINDOW_OVERAGE = "claude:overage"
 
+#: how long each window runs, in seconds (the extra-usage window has no fixed length)
+WINDOW_SECONDS = {WINDOW_5H: 5 * 3600.0, WINDOW_7D: 7 * 86400.0, WINDOW_7D_OPUS: 7 * 86400.0,
+                  WINDOW_7D_SONNET: 7 * 86400.0, WINDOW_7D_FABLE: 7 * 86400.0}
+
 #: Claude's own window names (``rateLimitType``, ``unifiedWindows``, statusline ``rate_limits``)
 #: → Goalkeeper's windows. The 2.1.328 bundle's enum: five_hour, seven_day, seven_day_opus,
 #: seven_day_sonnet, seven_day_overage_included, overage.
