@@ -37,7 +37,9 @@ from core.providers.codex.readings import limit_lifts_at, to_readings
 from core.providers.codex.rollout import Event, GoalUpdate, TurnLimited
 
 #: a process that fails within this time failed to start
-EARLY_EXIT_SECONDS = 1.0
+#: 0.169.0 exits at a usage limit in about half a second; a loaded machine (node's start) takes
+#: longer, and a limit exit taken for a started run would lose the "not really refreshed" note
+EARLY_EXIT_SECONDS = 3.0
 PollFile = Callable[[Path], Awaitable[list[Event]]]
 #: what exec prints when the usage limit stops its turn (text and --json output)
 LIMIT_MARKERS = ("usage_limit_exceeded", "hit your usage limit", "usage limit reached")
