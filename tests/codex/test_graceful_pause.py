@@ -52,8 +52,9 @@ def log_of(fake, key: str) -> list:
 @pytest.mark.asyncio
 async def test_the_reserve_lets_the_running_turn_end_and_starts_no_other(
         home, repo, fake, make_codex, make_engine, clock):
+    # longer than the 2 s grace after "idle", which 0.169.0 also says on loading the thread
     engine = await auto_resumed(home, repo, fake, make_codex, make_engine, clock, reserve(),
-                                turn_seconds=1.5)
+                                turn_seconds=2.5)
     provider = engine.providers["codex"]
     await reach_the_reserve(engine, clock)
     g = engine.goals[GID]
@@ -124,3 +125,17 @@ async def test_between_turns_it_is_the_normal_pause(home, repo, fake, make_codex
     assert fake.received("turn/interrupt") == []
     assert fake.goal_status(THREAD_A) == "paused"
 
+
+
+@pytest.mark.asyncio
+async def test_a_final_turn_longer_than_the_idle_grace_is_not_cut(home, repo, fake, make_codex,
+                                                                   make_engine):
+    """The "idle" 0.169.0 says on loading the thread is no turn end: a goal Codex completed
+    early in a long turn keeps the app-server until that turn has ended."""
+    from tests.codex.test_scenarios import hosted
+
+    engine = await hosted(home, repo, fake, make_codex, make_engine, after_active=[
+        ["turn_started"], ["goal_in_turn", "complete"], ["sleep", 2.5], ["end_turn"]])
+    await until(lambda: engine.goals[GID].state is GoalState.DONE)
+    await until(lambda: engine.providers["codex"].runner.runs == {})
+    assert log_of(fake, "eof_during_turn") == []

@@ -301,6 +301,7 @@ class HostedRun:
             turn = params.get("turn")
             self.turn_id = turn.get("id") if isinstance(turn, dict) else self.turn_id
             self.turns += 1
+            self._idle = False  # 0.169.0 says idle on loading the thread, before any turn
         elif method == "turn/completed":
             self.turn_id, self._idle = None, False
             if self._ending is not None:
