@@ -118,6 +118,9 @@ class Settings(BaseModel):
     claude_poll_seconds: float = Field(1.0, gt=0, le=60)
     claude_scan_workers: int = Field(0, ge=0, le=32, description="0: one per CPU, at most 4")
     claude_stop_grace_seconds: float = Field(10, gt=0, le=300)
+    claude_turn_end_timeout_seconds: float = Field(
+        300, gt=0, le=3600, description="a policy pause (reserve, budget) of a headless run: "
+        "how long its turn in progress may take to end before it is stopped")
     claude_retry_attempts: int = Field(
         5, ge=1, le=20, description="headless turns tried when each ends on a transient 429")
     claude_retry_backoff_seconds: float = Field(

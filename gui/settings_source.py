@@ -138,6 +138,8 @@ LABELS = {
     "claude_poll_seconds": QT_TR_NOOP("Transcript check interval (s)"),
     "claude_scan_workers": QT_TR_NOOP("Processes for the first scan"),
     "claude_stop_grace_seconds": QT_TR_NOOP("Stop grace before SIGTERM (s)"),
+    "claude_turn_end_timeout_seconds": QT_TR_NOOP("Wait for the turn to end on a policy pause "
+                                                  "(s)"),
     "claude_retry_attempts": QT_TR_NOOP("Turns tried on transient 429s"),
     "claude_retry_backoff_seconds": QT_TR_NOOP("First backoff after a transient 429 (s)"),
     "pipeline_enabled": QT_TR_NOOP("Run pipeline goals"),
@@ -236,9 +238,11 @@ HELP = {
                                                    "app-server`."),
     "codex_confirm_timeout_seconds": QT_TR_NOOP("How long a resume waits for Codex to confirm "
                                                 "the goal is active again."),
-    "codex_turn_end_timeout_seconds": QT_TR_NOOP("When Codex completed or limited the goal: how "
-                                                 "long Goalkeeper waits for the turn in progress "
-                                                 "to end before it lets the app-server go."),
+    "codex_turn_end_timeout_seconds": QT_TR_NOOP("When Codex completed or limited the goal, or "
+                                                 "the reserve or a budget paused it: how long "
+                                                 "Goalkeeper waits for the turn in progress to "
+                                                 "end before it lets the app-server go (a "
+                                                 "paused goal's turn is interrupted then)."),
     "claude_enabled": QT_TR_NOOP("Watch Claude Code sessions (only when a Claude config "
                                  "directory exists)."),
     "claude_config_dirs": QT_TR_NOOP("Comma-separated; empty: $CLAUDE_CONFIG_DIR (may list "
@@ -257,6 +261,10 @@ HELP = {
                                       "0: one per CPU, at most 4."),
     "claude_stop_grace_seconds": QT_TR_NOOP("Pause or cancel of a headless run: SIGINT, this "
                                             "long, then SIGTERM."),
+    "claude_turn_end_timeout_seconds": QT_TR_NOOP("When the reserve or a budget pauses a "
+                                                  "headless run: how long its turn in progress "
+                                                  "may take to end by itself before it is "
+                                                  "stopped like a pause."),
     "claude_retry_attempts": QT_TR_NOOP("Headless turns tried when each ends on a transient 429 "
                                         "(a rate limit that is not your usage limit)."),
     "claude_retry_backoff_seconds": QT_TR_NOOP("First backoff cap after a transient 429; it "

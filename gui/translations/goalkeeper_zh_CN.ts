@@ -1140,6 +1140,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>发送 SIGTERM 之前的宽限（秒）</translation>
     </message>
     <message>
+        <source>Wait for the turn to end on a policy pause (s)</source>
+        <translation>策略暂停时等待这一轮结束（秒）</translation>
+    </message>
+    <message>
         <source>Turns tried on transient 429s</source>
         <translation>遇到临时 429 时尝试的轮数</translation>
     </message>
@@ -1273,6 +1277,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>留空：使用本机自己的数据库。postgresql:// URL：你所有宿主共用的一个数据库（这里不写密码：用 `goalkeeper secret set store-password`、~/.pgpass 或服务文件）。宿主重启后生效。</translation>
     </message>
     <message>
+        <source>When Codex completed or limited the goal, or the reserve or a budget paused it: how long Goalkeeper waits for the turn in progress to end before it lets the app-server go (a paused goal&apos;s turn is interrupted then).</source>
+        <translation>Codex 完成了目标或目标达到上限时，或者预留或预算暂停了目标时：Goalkeeper 等待进行中的这一轮结束多久，然后才放开 app-server（被暂停的目标的这一轮此时会被中断）。</translation>
+    </message>
+    <message>
         <source>Empty: this machine&apos;s own database. A postgresql:// URL: one database every host of yours shares (no password here: goalkeeper secret set store-password, ~/.pgpass or a service file). Takes effect when the host restarts.</source>
         <translation type="vanished">留空：使用本机自己的数据库。postgresql:// URL：你所有宿主共用的一个数据库（这里不写密码：用 goalkeeper secret set store-password、~/.pgpass 或服务文件）。宿主重启后生效。</translation>
     </message>
@@ -1350,7 +1358,7 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>When Codex completed or limited the goal: how long Goalkeeper waits for the turn in progress to end before it lets the app-server go.</source>
-        <translation>Codex 完成了目标或目标达到上限时：Goalkeeper 等待进行中的这一轮结束多久，然后才放开 app-server。</translation>
+        <translation type="vanished">Codex 完成了目标或目标达到上限时：Goalkeeper 等待进行中的这一轮结束多久，然后才放开 app-server。</translation>
     </message>
     <message>
         <source>Watch Claude Code sessions (only when a Claude config directory exists).</source>
@@ -1391,6 +1399,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Pause or cancel of a headless run: SIGINT, this long, then SIGTERM.</source>
         <translation>暂停或取消无界面运行时：先发送 SIGINT，等待这么久，再发送 SIGTERM。</translation>
+    </message>
+    <message>
+        <source>When the reserve or a budget pauses a headless run: how long its turn in progress may take to end by itself before it is stopped like a pause.</source>
+        <translation>预留或预算暂停无界面运行时：进行中的这一轮可以用多久自行结束，超时后像暂停一样将其停止。</translation>
     </message>
     <message>
         <source>Headless turns tried when each ends on a transient 429 (a rate limit that is not your usage limit).</source>

@@ -11,6 +11,7 @@ Environment:
        "append": [{...}, ...],      # transcript records appended to the session's file first
        "stderr": "...", "exit": 0,
        "hang": false,               # after the events, wait for a signal
+       "sleep": 0, "then": [...],   # a slow turn: after the events, this long, then these
        "ignore_sigint": false}      # ...and shrug SIGINT off (SIGTERM still ends it)
 
 Signals as 2.1.328 print mode takes them: SIGINT ends the turn the way Esc does — a user record
@@ -132,7 +133,7 @@ def announce(session: str) -> Path:
 
 
 def run_play(play: dict[str, Any], session: str) -> int:
-    if play.get("hang"):  # before saying anything: a stop may come right after "init"
+    if play.get("hang") or play.get("sleep"):  # a stop may come right after "init"
         catch_signals(bool(play.get("ignore_sigint")))
     if play.get("append"):
         path = transcript(session)
@@ -142,6 +143,11 @@ def run_play(play: dict[str, Any], session: str) -> int:
                 handle.write(json.dumps(record, separators=(",", ":")) + "\n")
     for event in play.get("events", []):
         print(json.dumps(event), flush=True)
+    if play.get("sleep"):
+        time.sleep(play["sleep"])
+        log({"turn_ended": True, "pid": os.getpid()})
+        for event in play.get("then", []):
+            print(json.dumps(event), flush=True)
     if play.get("stderr"):
         print(play["stderr"], file=sys.stderr, flush=True)
     if play.get("hang"):

@@ -124,3 +124,10 @@ def unknown_session() -> dict[str, Any]:
 def hanging(ignore_sigint: bool = False) -> dict[str, Any]:
     return {"events": [init(), rate_limit("allowed")], "hang": True,
             "ignore_sigint": ignore_sigint}
+
+
+def slow(seconds: float, text: str = "Half of the tests pass now.") -> dict[str, Any]:
+    """A turn that takes ``seconds`` after Claude answered ``init``, then ends normally."""
+    play = allowed(text)
+    events = play["events"]
+    return {**play, "events": events[:1], "sleep": seconds, "then": events[1:]}

@@ -19,6 +19,9 @@ script.json keys (all optional):
                   goal inside the turn, which then ends: idle + turn/completed)
                   ["goal_in_turn", status] (the same, the turn still running) ["end_turn"]
                   ["ask_approval"] ["sleep", s] ["exit", code]
+                  ["long_turn", s] (the turn started last ends by itself after s seconds while
+                  requests are answered meanwhile; like the real CLI, Codex then starts the
+                  next turn of a goal that is still active, when ``continue_turns`` is set)
   quiet_set       thread/goal/set answers but no notification ever confirms it
   exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s,
                   "limit": true (exit 1 at once with the usage-limit error)}; like 0.169.0 it
@@ -98,6 +101,14 @@ def status_changed(thread, kind):
     send({"method": "thread/status/changed", "params": {"threadId": thread, "status": status}})
 
 
+#: the turns this app-server started, and the one running for a while (``long_turn``)
+TURNS = {"n": 0, "thread": None, "ends_at": None, "seconds": 0.0}
+
+
+def turn_id():
+    return f"turn-{max(TURNS['n'], 1)}"
+
+
 def end_turn(thread, status="completed"):
     """How 0.169.0 ends a turn: the thread goes idle (``systemError`` after the usage limit,
     then an ``error`` notification), then turn/completed."""
@@ -105,10 +116,20 @@ def end_turn(thread, status="completed"):
     status_changed(thread, "systemError" if limited else "idle")
     if limited:
         send({"method": "error", "params": {"error": LIMIT_ERROR, "willRetry": False,
-                                            "threadId": thread, "turnId": "turn-1"}})
+                                            "threadId": thread, "turnId": turn_id()}})
     send({"method": "turn/completed", "params": {"threadId": thread, "turn": {
-        "id": "turn-1", "status": status, "items": [],
+        "id": turn_id(), "status": status, "items": [],
         "error": LIMIT_ERROR if limited else None}}})
+
+
+def finish_long_turn(plan):
+    """The long turn ran its time: it ends, and an active goal goes on with the next turn."""
+    thread, TURNS["ends_at"] = TURNS["thread"], None
+    log({"turn_completed": turn_id()})
+    end_turn(thread)
+    goal = goal_of(thread)
+    if plan.get("continue_turns") and goal is not None and goal["status"] == "active":
+        after_active(thread, [["turn_started"], ["long_turn", TURNS["seconds"]]])
 
 
 def goal_of(thread):
@@ -148,14 +169,22 @@ def set_status(thread, status, reply_to=None, turn=None):
     return goal
 
 
+def start_turn(thread, action):
+    if action[0] == "long_turn":
+        TURNS.update(thread=thread, seconds=action[1], ends_at=time.monotonic() + action[1])
+        return
+    TURNS["n"] += 1
+    log({"turn_started": turn_id()})
+    status_changed(thread, "active")
+    send({"method": "turn/started", "params": {
+        "threadId": thread, "turn": {"id": turn_id(), "status": "inProgress", "items": []}}})
+
+
 def after_active(thread, actions):
     for action in actions:
         kind = action[0]
-        if kind == "turn_started":
-            status_changed(thread, "active")
-            send({"method": "turn/started", "params": {
-                "threadId": thread, "turn": {"id": "turn-1", "status": "inProgress",
-                                             "items": []}}})
+        if kind in ("turn_started", "long_turn"):
+            start_turn(thread, action)
         elif kind == "rate_update":
             send({"method": "account/rateLimits/updated", "params": {"rateLimits": action[1]}})
         elif kind in ("goal", "goal_in_turn"):
@@ -290,6 +319,9 @@ def on_goal_set(request, params, plan):
 
 
 def on_interrupt(request, params, plan):
+    if TURNS["ends_at"] is not None:
+        TURNS["ends_at"] = None
+        log({"interrupted": params.get("turnId")})
     send({"id": request["id"], "result": {}})
     status_changed(params.get("threadId"), "idle")
     send({"method": "turn/completed", "params": {
@@ -323,7 +355,17 @@ def app_server(plan):
     if plan.get("mode") == "crash":
         sys.stderr.write("fake codex: app-server crashed at start\n")
         sys.exit(3)
-    while raw := read_line():
+    while True:
+        if TURNS["ends_at"] is not None and b"\n" not in _BUFFER:
+            left = TURNS["ends_at"] - time.monotonic()
+            if left <= 0 or not select.select([0], [], [], left)[0]:
+                finish_long_turn(plan)
+                continue
+        raw = read_line()
+        if not raw:
+            if TURNS["ends_at"] is not None:
+                log({"eof_during_turn": True})
+            break
         try:
             request = json.loads(raw)
         except ValueError:

@@ -49,6 +49,7 @@ class Answer:
     status: int
     headers: dict[str, str]
     text: str | None = None  # the streamed reply (200 only)
+    delay: float = 0.0  # seconds before answering (a turn still in progress meanwhile)
 
     @classmethod
     def ok(cls, text: str = "Done: the tests pass now.", five_hour: float = 0.42,
@@ -171,6 +172,8 @@ class ClaudeApi:
             self.seen.append(Seen(request.headers.get("x-claude-code-session-id"),
                                   _entrypoint(request.headers.get("user-agent", "")),
                                   answer.status, evaluator, _last_prompt(body)))
+        if answer.delay:
+            time.sleep(answer.delay)
         return answer.reply()
 
     def requests_of(self, session_id: str, entrypoint: str | None = None) -> list[Seen]:

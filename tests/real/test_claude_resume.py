@@ -5,6 +5,7 @@ the real ``claude -p --resume`` — to the end of a turn, into a new limit, thro
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -91,3 +92,35 @@ async def test_a_transient_429_in_a_headless_resume_is_retried_never_a_quota_pau
     assert len(api.requests_of(session, "sdk-cli")) == 3  # the stop, the 429, the retry
     five = engine.quotas.tracker("claude:5h").reading
     assert five is not None and five.used_percent == 42.0  # the last answer's exact reading
+
+
+@pytest.mark.asyncio
+async def test_the_reserve_lets_the_real_headless_turn_finish_then_pauses(
+        claude_world: ClaudeWorld, claude_api: Api, engine_of: Any) -> None:
+    """The reserve is reached while the real ``claude -p`` resume waits for its (slow) reply:
+    no SIGINT — the turn writes its answer and ends — no other turn, the goal stays paused."""
+    import dataclasses
+
+    from tests.support.fakes import reading
+
+    api, _ = claude_api
+    session, _ = stop_soon(claude_world, api)
+    api.then(dataclasses.replace(Answer.ok("Half of the tests pass now."), delay=3.0))
+    engine, provider = await engine_of(claude_world, resume_reserve_percent=30)
+    goal_id = f"claude:{session}"
+    await eventually(lambda: len(api.requests_of(session, "sdk-cli")) == 2, 40, "asked")
+    assert engine.goals[goal_id].state is GoalState.RUNNING
+    now = datetime.now(UTC)
+    await engine.record_reading(reading("claude:5h", 75.0, now, now.replace(year=now.year + 1),
+                                        provider="claude"))
+    await eventually(lambda: engine.goals[goal_id].state is GoalState.PAUSED, 10, "paused")
+    assert goal_id in provider.runs  # the turn goes on
+    await eventually(lambda: provider.runs == {}, 30, "the turn ended")
+    texts = [json.dumps(r) for r in claude_world.records(session)]
+    assert any("Half of the tests pass now." in t for t in texts)  # its answer was written
+    assert not any("[Request interrupted by user]" in t for t in texts)
+    await asyncio.sleep(1.5)
+    assert len(api.requests_of(session, "sdk-cli")) == 2  # no further turn
+    goal = engine.goals[goal_id]
+    assert (goal.state, goal.pause_reason) == (GoalState.PAUSED, PauseReason.QUOTA)
+    assert (goal.pause_detail or "").startswith("reserve: claude:5h 75 % used")

@@ -308,6 +308,48 @@ async def test_pause_and_cancel_go_through_codex_and_keep_the_objective(world, m
 
 
 @pytest.mark.asyncio
+async def test_the_reserve_pause_lets_the_real_turn_complete_and_no_other_start(
+        world, make_engine, clock):
+    """A goal Goalkeeper resumed reaches the reserve mid-turn: Codex is told ``paused``, the
+    turn in progress runs to its end (never interrupted or aborted), Codex starts no
+    continuation turn, and the goal ends paused in the goals database and in Goalkeeper."""
+    from tests.support.fakes import reading
+
+    thread = await world.limited_goal()
+    settings = world.settings(auto_resume_default=True, resume_reserve_percent=30)
+    engine = await make_engine(world.provider(settings, clock), settings=settings)
+    runs = engine.providers["codex"].runner.runs
+    world.mock.set(mode="text", delay=2.0, used5=20, usage5=3, allowed=True)
+    g = engine.goals[gid(thread)]
+    assert g.next_resume_at is not None
+    before = len(world.mock.requests("/responses"))
+    clock.advance((g.next_resume_at - clock.now()).total_seconds() + 1)
+    # mid-turn: the turn's model request is in flight (the mock answers it in 2 s)
+    await until(lambda: len(world.mock.requests("/responses")) == before + 1, 60)
+    assert runs[gid(thread)].turn_id is not None
+    await engine.record_reading(reading("codex:5h", 75.0, clock.now(),
+                                        clock.now() + timedelta(hours=4), provider="codex"))
+    await until(lambda: engine.goals[gid(thread)].state is GoalState.PAUSED, 30)
+    await until(lambda: world.db_goal(thread)[0] == "paused", 30)
+    assert gid(thread) in runs  # the turn goes on, hosted
+    await until(lambda: runs == {}, 60)
+    world.mock.set(delay=0.0)
+    kinds = [line["payload"].get("type") for line in world.rollout(thread)
+             if line["type"] == "event_msg"]
+    assert "turn_aborted" not in kinds
+    assert kinds.count("task_started") == kinds.count("task_complete")
+    assert kinds[-1] == "task_complete"  # the last thing the turn wrote: its own end
+    await asyncio.sleep(1.0)  # a continuation would ask the mock again by now
+    assert len(world.mock.requests("/responses")) == before + 1
+    assert world.db_goal(thread)[0] == "paused"
+    g = engine.goals[gid(thread)]
+    assert (g.state, g.pause_reason) == (GoalState.PAUSED, PauseReason.QUOTA)
+    assert (g.pause_detail or "").startswith("reserve: codex:5h 75 % used")
+    [row] = [r for r in await engine.history(gid(thread), limit=500) if r.event == "paused"]
+    assert row.origin == "policy"
+
+
+@pytest.mark.asyncio
 async def test_a_thread_held_by_another_real_app_server_is_deferred_naming_it(
         world, make_engine, clock):
     thread = await world.limited_goal()

@@ -463,6 +463,18 @@ class ClaudeProvider(Provider):
     async def pause_goal(self, goal: Goal) -> None:
         await self._stop_run(goal.id)
 
+    async def pause_goal_gracefully(self, goal: Goal) -> None:
+        """The policy pause: Goalkeeper's headless run finishes the turn in progress (bounded
+        by ``claude_turn_end_timeout_seconds``) and starts no other; it stays this goal's run
+        meanwhile (its process is Goalkeeper's own, and a resume or pause replaces it as
+        usual). Nothing else to stop: a session Goalkeeper does not run is the user's."""
+        run = self.runs.get(goal.id)
+        if run is None:
+            return
+        await run.finish_turn(self.settings.claude_turn_end_timeout_seconds)
+        if self.runs.get(goal.id) is run:
+            del self.runs[goal.id]
+
     async def cancel_goal(self, goal: Goal) -> None:
         await self._stop_run(goal.id)
 

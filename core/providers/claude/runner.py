@@ -16,8 +16,10 @@ output. It reports to the provider sink with the fence of the claim that started
 * anything else → ``goal_failed`` with what Claude said.
 
 :meth:`HeadlessRun.stop` ends it cleanly: SIGINT first (Claude saves the session), SIGTERM after
-a grace period, SIGKILL as a last resort; a stopped run reports nothing. No permission-bypass flag
-is ever passed (see :func:`command`).
+a grace period, SIGKILL as a last resort; a stopped run reports nothing. A policy pause is
+:meth:`HeadlessRun.finish_turn`: the ``claude -p`` turn in progress ends by itself, bounded by a
+timeout, and no further turn starts. No permission-bypass flag is ever passed (see
+:func:`command`).
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class HeadlessRun:
         self._stderr: asyncio.Task[bytes] | None = None
         self._state = StreamState()
         self._stopping = False
+        self._last_turn = False  # a policy pause: this turn may end, no other starts
 
     @property
     def pid(self) -> int | None:
@@ -168,8 +171,8 @@ class HeadlessRun:
             while (line := await self._readline()) is not None:
                 self._take(line)
             code = await self._proc_wait()
-            if self._stopping:
-                return
+            if self._stopping or self._last_turn:
+                return  # the goal is paused in Goalkeeper already: nothing to report
             ended = interpret(self._state, self.clock.now(), self.spec.zone, code,
                               await self._stderr_text())
             delay = self._again_after(ended)
@@ -177,7 +180,7 @@ class HeadlessRun:
                 self._report(ended)
                 return
             await self.clock.sleep(delay)
-            if self._stopping:
+            if self._stopping or self._last_turn:
                 return
             try:
                 await self._spawn()
@@ -249,6 +252,16 @@ class HeadlessRun:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
+
+    async def finish_turn(self, timeout: float) -> None:
+        """The policy pause (the reserve, a budget): the turn in progress may end by itself —
+        no SIGINT — and no other turn starts (no continuation, no retry); a turn still running
+        after ``timeout`` seconds is stopped as :meth:`stop` stops it. Reports nothing."""
+        self._last_turn = True
+        proc, task = self._proc, self._task
+        if proc is not None and proc.returncode is None and task is not None and not task.done():
+            await asyncio.wait({task}, timeout=timeout)
+        await self.stop()
 
     async def _kill(self) -> None:
         self._stopping = True

@@ -180,6 +180,16 @@ class ExecRun:
         """No goal methods here: stopping the process is all a pause can do."""
         await self.stop()
 
+    async def pause_gracefully(self) -> None:
+        """The policy pause: ``exec resume`` runs one turn and exits — let it end by itself
+        (reporting nothing: the goal is paused in Goalkeeper already), stopped as a pause
+        stops it only after the turn-end timeout. With no goal methods, the goal's status in
+        Codex stays as that turn left it."""
+        self._letting_go = True
+        if self._task is not None and not self._task.done():
+            await asyncio.wait({self._task}, timeout=self.ctx.config.turn_end_timeout)
+        await self.stop()
+
     async def stop(self) -> None:
         self._letting_go = True
         proc = self._proc

@@ -22,8 +22,11 @@ the sink with its fence: ``usageLimited`` → ``goal_limited`` (with the limit's
 goal's status *inside* a turn (the model still writes its last message after ``update_goal``),
 so the report waits for the turn to end (``turn/completed`` or the thread going idle), bounded
 by the turn-end timeout: closing the app-server earlier would abort that turn. Only the user's
-pause and cancel interrupt a turn. A request Codex sends back (an approval) cannot be answered
-unattended: the run reports it, interrupts the turn and lets go, so the user answers it in Codex.
+pause and cancel interrupt a turn. A policy pause (:meth:`HostedRun.pause_gracefully`) sets the
+goal ``paused`` and waits the same way for the turn in progress to end — a paused goal gets no
+continuation turn in 0.169.0 — interrupting it only after the turn-end timeout. A request
+Codex sends back (an approval) cannot be answered unattended: the run reports it, interrupts the
+turn and lets go, so the user answers it in Codex.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ ORIGIN_AUTOMATIC = "automatic"
 ORIGIN_USER = "user"
 #: after the thread went idle, how long turn/completed may take before the run lets go anyway
 IDLE_GRACE_SECONDS = 2.0
+#: what :meth:`HostedRun.pause_gracefully` puts into the feed for the follow task
+WIND_DOWN = "$wind-down"
 RELIMITED_NOTE = N_("usage limit reached again in the first turn after the resume: the quota "
                     "had not really been refreshed")
 
@@ -149,6 +154,7 @@ class HostedRun:
         self._letting_go = False
         self._ending: Callable[[], Any] | None = None  # the report once the turn has ended
         self._idle = False  # the thread went idle; turn/completed is due
+        self._graceful = False  # a policy pause: the turn in progress may end
 
     @property
     def pids(self) -> set[int]:
@@ -245,11 +251,7 @@ class HostedRun:
             while True:
                 item = await self._feed.next(self._wait())
                 if item is None:  # the turn did not end in time: report, and let it go
-                    if not self._idle:
-                        log.warning("Codex goal %s: the turn did not end within %g s after the "
-                                    "goal changed; letting go", self.goal_id,
-                                    self.ctx.config.turn_end_timeout)
-                    await self._end()
+                    await self._turn_overdue()
                     return
                 if await self._handle(*item):
                     return
@@ -261,8 +263,20 @@ class HostedRun:
         finally:
             await finish(self._release())
 
+    async def _turn_overdue(self) -> None:
+        if not self._idle:
+            log.warning("Codex goal %s: the turn did not end within %g s after the %s; %s",
+                        self.goal_id, self.ctx.config.turn_end_timeout,
+                        "policy pause" if self._graceful else "goal changed",
+                        "interrupting it" if self._graceful else "letting go")
+        if self._graceful:
+            await self._interrupt()  # as a pause does: the turn had its time
+        await self._end()
+
     async def _handle(self, method: str, params: dict[str, Any]) -> bool:
         """Act on one notification; True when the run is over."""
+        if method == WIND_DOWN:
+            return self._wind_down()
         if method == "account/rateLimits/updated":
             self._rate_update(params.get("rateLimits"))
             return False
@@ -287,6 +301,7 @@ class HostedRun:
             turn = params.get("turn")
             self.turn_id = turn.get("id") if isinstance(turn, dict) else self.turn_id
             self.turns += 1
+            self._idle = False  # 0.169.0 says idle on loading the thread, before any turn
         elif method == "turn/completed":
             self.turn_id, self._idle = None, False
             if self._ending is not None:
@@ -395,6 +410,30 @@ class HostedRun:
         await self._interrupt()
         await self.stop()
 
+    async def pause_gracefully(self) -> None:
+        """The policy pause (the reserve, a budget): pause the goal in Codex — which then
+        starts no further turn — let the turn in progress end, then let go. A turn still
+        running after the turn-end timeout is interrupted, as :meth:`pause` does; with no turn
+        running this is :meth:`pause`."""
+        if self._task is None or self._task.done():
+            await self.pause()
+            return
+        self._letting_go = True
+        with contextlib.suppress(AppServerError, RpcError):
+            await self.server.request("thread/goal/set", {
+                "threadId": self.thread_id, "status": "paused", "origin": ORIGIN_AUTOMATIC},
+                5.0)
+        # through the follow task, after every notification Codex sent before the answer
+        # (a turn/started among them counts)
+        self.server.push((WIND_DOWN, {}))
+        await asyncio.wait({self._task})
+
+    def _wind_down(self) -> bool:
+        """Let go once the turn in progress has ended (now, when none runs); True: now."""
+        self._graceful = True
+        self._ending = _nothing  # paused in Goalkeeper already: nothing left to report
+        return self.turn_id is None and not self._idle
+
     async def stop(self) -> None:
         """Let go without changing the goal in Codex (the host is stopping). A turn in a server
         of Goalkeeper's own is interrupted (closing the server would abort it anyway); one in
@@ -418,6 +457,10 @@ class HostedRun:
     async def _release(self) -> None:
         await self.server.close()
         self.ctx.finished(self.goal_id)
+
+
+def _nothing() -> None:
+    return None
 
 
 def _idle(status: Any) -> bool:

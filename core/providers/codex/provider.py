@@ -281,6 +281,11 @@ class CodexProvider(Provider):
         thread, _, rollout = self._where(goal)
         await self.runner.pause(goal.id, thread, rollout)
 
+    async def pause_goal_gracefully(self, goal: Goal) -> None:
+        """Paused in Codex at once; the turn in progress may end first (:mod:`.runner`)."""
+        thread, _, rollout = self._where(goal)
+        await self.runner.pause_gracefully(goal.id, thread, rollout)
+
     async def cancel_goal(self, goal: Goal) -> None:
         # cancelled in Goalkeeper, paused in Codex: the user's objective is never cleared
         await self.pause_goal(goal)

@@ -13,7 +13,9 @@ Resume (called only through the core's resume entry point, which has already cla
    in the session's directory (:mod:`.exec_run`).
 
 Pause = ``thread/goal/set paused`` and interrupt the turn; cancel is the same in Codex (the user's
-objective is never cleared) and ``cancelled`` in Goalkeeper.
+objective is never cleared) and ``cancelled`` in Goalkeeper. The policy pause (the reserve, a
+budget) is graceful: ``paused`` without interrupting — the turn in progress ends, bounded by
+``codex_turn_end_timeout_seconds`` — and an exec run is let finish its one turn.
 """
 
 from __future__ import annotations
@@ -176,6 +178,19 @@ class CodexRunner:
             log.info("not pausing %s in Codex: %s", goal_id, exc.reason)
             return
         await self._set_paused(thread_id, via_proxy=shared)
+
+    async def pause_gracefully(self, goal_id: str, thread_id: str, rollout: Path | None
+                               ) -> None:
+        """The policy pause: a run Goalkeeper hosts ends its turn in progress first (it stays
+        this goal's run meanwhile, so a resume or pause replaces it as usual); anything else is
+        :meth:`pause`."""
+        run = self.runs.get(goal_id)
+        if run is None:
+            await self.pause(goal_id, thread_id, rollout)
+            return
+        await run.pause_gracefully()
+        if self.runs.get(goal_id) is run:
+            del self.runs[goal_id]
 
     async def _set_paused(self, thread_id: str, via_proxy: bool = False) -> None:
         """Pause a goal Goalkeeper does not run (its Codex status said active) with a short
