@@ -481,9 +481,11 @@ class Engine:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
             g, fence, GoalEvent.PAUSE, detail, self.ctx(), pause_reason=reason)))
 
-    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
+    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None,
+                    idle_again: bool = False) -> None:
+        marks = {"idle_again": True} if idle_again else None
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
-            g, fence, GoalEvent.REST, detail, self.ctx())))
+            g, fence, GoalEvent.REST, detail, self.ctx(), row_detail=marks)))
 
     def goal_noted(self, goal_id: str, event: str, reason: str,
                    detail: dict[str, Any] | None = None) -> None:

@@ -908,6 +908,14 @@ Showing the defaults; saving replaces the file.</source>
         <translation>目标失败或无法恢复</translation>
     </message>
     <message>
+        <source>A goal stopped on a problem and needs you</source>
+        <translation>目标因问题停下，需要你处理</translation>
+    </message>
+    <message>
+        <source>A pipeline run finished</source>
+        <translation>流水线的一次运行结束</translation>
+    </message>
+    <message>
         <source>ntfy topic URL</source>
         <translation>ntfy 主题 URL</translation>
     </message>
@@ -1299,6 +1307,14 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Adds Goalkeeper to your desktop&apos;s autostart (XDG autostart on Linux).</source>
         <translation>把 Goalkeeper 加入桌面的自动启动（Linux 上为 XDG autostart）。</translation>
+    </message>
+    <message>
+        <source>A run Goalkeeper started stopped on a sign-in problem or an error (a blocked pipeline run, an agent that exited): it is not resumed automatically until you look at it.</source>
+        <translation>Goalkeeper 启动的运行因登录问题或错误而停下（受阻的流水线运行、退出的代理）：在你处理之前，它不会被自动恢复。</translation>
+    </message>
+    <message>
+        <source>A pipeline goal finished a run and waits for its next one. A pipeline that runs often says so each time.</source>
+        <translation>流水线目标完成了一次运行，正在等待下一次。运行频繁的流水线每次都会通知。</translation>
     </message>
     <message>
         <source>Push to your phone through ntfy (public or self-hosted), e.g. https://ntfy.sh/my-goals-7f3a. The topic is like a password: pick one that is hard to guess. A token, if the server needs one, goes into the keyring: goalkeeper secret set ntfy-token.</source>
