@@ -750,6 +750,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>目标(&amp;G)</translation>
     </message>
     <message>
+        <source>H&amp;osts…</source>
+        <translation>宿主(&amp;O)…</translation>
+    </message>
+    <message>
         <source>Demo: {error}</source>
         <translation>演示：{error}</translation>
     </message>
@@ -1652,8 +1656,57 @@ Showing the defaults; saving replaces the file.</source>
         <translation>显示处于此状态的目标</translation>
     </message>
     <message>
+        <source>Host</source>
+        <translation>宿主</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
         <source>Goals</source>
         <translation>目标</translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation>上次心跳</translation>
+    </message>
+    <message>
+        <source>Accounts</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <source>Hosts</source>
+        <extracomment>a host that died only stops beating: its lease runs out with no event, so the list is judged again this often while it is shown (and the heartbeat&apos;s age moves on)</extracomment>
+        <translation>宿主</translation>
+    </message>
+    <message>
+        <source>Hosts in {store}:</source>
+        <translation>{store} 中的宿主：</translation>
+    </message>
+    <message>
+        <source>No host has registered in {store} yet.</source>
+        <translation>{store} 中还没有宿主登记。</translation>
+    </message>
+    <message>
+        <source>{host} (this machine)</source>
+        <translation>{host}（本机）</translation>
+    </message>
+    <message>
+        <source>online</source>
+        <translation>在线</translation>
+    </message>
+    <message>
+        <source>offline since {time}</source>
+        <translation>自 {time} 起离线</translation>
+    </message>
+    <message>
+        <source>{age} ago</source>
+        <translation>{age}前</translation>
+    </message>
+    <message>
+        <source>{machine}, pid {pid}, running since {since}; Goalkeeper {version}</source>
+        <translation>{machine}，pid {pid}，自 {since} 起运行；Goalkeeper {version}</translation>
     </message>
     <message>
         <source>&amp;Filter:</source>
