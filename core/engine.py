@@ -61,6 +61,7 @@ from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading, 
 from core.paths import Paths
 from core.policies.forecast import ForecastBook
 from core.policies.guard import PolicyGuard
+from core.policies.reserve_table import warn_unmatched
 from core.policy import AutoResumePolicy
 from core.providers.base import GoalObservation, LimitHit, Provider
 from core.quota import QuotaEdge, QuotaManager
@@ -186,6 +187,8 @@ class Engine:
         await self.registry.resolve_accounts()
         for reading in await self.sync.own_readings():
             self.quotas.observe(reading, now)  # rebuild hysteresis state; edges are old news
+        warn_unmatched(self.settings.resume_reserve_by_window, self.settings.quotas,
+                       {r.window_id for r in self.quotas.readings(now)})
         since = now - 2 * self.forecasts.lookback  # the level in force at the span's start too
         for window_id, account in {(r.window_id, r.account) for r in self.quotas.readings(now)}:
             self.forecasts.seed(window_id, await self.store.run(
@@ -478,9 +481,11 @@ class Engine:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
             g, fence, GoalEvent.PAUSE, detail, self.ctx(), pause_reason=reason)))
 
-    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
+    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None,
+                    idle_again: bool = False) -> None:
+        marks = {"idle_again": True} if idle_again else None
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
-            g, fence, GoalEvent.REST, detail, self.ctx())))
+            g, fence, GoalEvent.REST, detail, self.ctx(), row_detail=marks)))
 
     def goal_noted(self, goal_id: str, event: str, reason: str,
                    detail: dict[str, Any] | None = None) -> None:

@@ -101,6 +101,14 @@ class NotifyChannelChanged:
     health: ChannelHealth
 
 
+@dataclass(frozen=True)
+class HostChanged:
+    """A host of the shared store came online, stopped or registered (heard through the store;
+    a host that died just stops beating — views judge its lease against the clock)."""
+
+    host_id: str
+
+
 Event = (
     QuotaObserved
     | QuotaExhausted
@@ -114,6 +122,7 @@ Event = (
     | NotificationIssued
     | NotifyChannelChanged
     | HealthChanged
+    | HostChanged
 )
 Subscriber = Callable[[Event], None]
 

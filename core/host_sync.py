@@ -25,7 +25,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from core.events import GoalChanged, GoalRemoved
+from core.events import GoalChanged, GoalRemoved, HostChanged
 from core.i18n import N_
 from core.models import Exactness, Goal, QuotaReading
 from core.quota import HysteresisPolicy, is_exhausted, is_recovered_level
@@ -141,6 +141,9 @@ class SharedSync:
             return
         if kind == "answer":
             self.e.remote.answered(_int(payload.get("id")))
+            return
+        if kind == "host":  # came online, stopped: the views of the hosts say so
+            self.e.bus.publish(HostChanged(str(payload.get("id"))))
             return
         if kind == "request" and payload.get("to") != self.me:
             return

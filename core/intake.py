@@ -253,17 +253,23 @@ def decide_report(
     reason: str | None,
     ctx: IntakeContext,
     pause_reason: PauseReason | None = None,
+    row_detail: dict[str, Any] | None = None,
 ) -> Mutation[str]:
-    """A runner finished, failed, or paused the goal for a reason other than quota."""
+    """A runner finished, failed, rested or paused the goal for a reason other than quota.
+
+    The history row's detail says the pause reason (the notifications tell a goal that needs
+    the user from one paused on its own) plus ``row_detail``."""
     if _stale(current, fence):
         return Mutation(None, "stale report ignored")
     assert current is not None
     changes: dict[str, Any] = {}
+    detail = dict(row_detail or {})
     if pause_reason is not None:
         changes = {"pause_reason": pause_reason, "pause_detail": reason,
                    "auto_resume_note": f"paused: {pause_reason.value}"}
+        detail["pause_reason"] = pause_reason.value
     new, row = transition(current, event, ctx.now, origin=f"runner:{current.provider}",
-                          reason=reason, **changes)
+                          reason=reason, detail=detail, **changes)
     return Mutation(new, event.value, [row])
 
 

@@ -131,6 +131,10 @@ class Settings(BaseModel):
     notify_scheduled: bool = True
     notify_done: bool = True
     notify_failed: bool = True
+    notify_needs_attention: bool = Field(True, description="a goal Goalkeeper ran stopped on a "
+                                         "sign-in problem or an error and waits for you")
+    notify_rested: bool = Field(True, description="a pipeline run finished; the goal waits for "
+                                "its next run")
     notify_ntfy_url: str = Field("", description="an ntfy topic URL (https://ntfy.sh/my-goals); "
                                  "empty: off. A token, if the server needs one: `goalkeeper "
                                  "secret set ntfy-token`")

@@ -30,6 +30,7 @@ from core.events import (
     GoalChanged,
     GoalRemoved,
     HistoryRecorded,
+    HostChanged,
     Notice,
     NotificationIssued,
     NotifyChannelChanged,
@@ -40,6 +41,7 @@ from core.events import (
     SchedulerWoke,
 )
 from core.health import HealthChanged, HostHealth
+from core.host_list import HostLine, host_lines
 from core.i18n import N_, localized
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.notify.health import ChannelHealth, ChannelState
@@ -89,6 +91,7 @@ class Bridge(QObject):
         host_state_changed(str): ``starting`` / ``running`` / ``replaced`` / ``stopping`` /
             ``stopped``.
         health_changed(HostHealth): the store's availability, a provider's start, safe mode.
+        host_changed(str): a host of the shared store came online or stopped (its id).
     """
 
     goals_reset = Signal(list)
@@ -105,6 +108,7 @@ class Bridge(QObject):
     action_finished = Signal(str, object)
     host_state_changed = Signal(str)
     health_changed = Signal(object)
+    host_changed = Signal(str)
 
     def __init__(self, engine: Engine, host_text: str = "", parent: QObject | None = None
                  ) -> None:
@@ -185,6 +189,8 @@ class Bridge(QObject):
             self._on_channel(event.health)
         elif isinstance(event, HealthChanged):
             self.health_changed.emit(event.health)
+        elif isinstance(event, HostChanged):
+            self.host_changed.emit(event.host_id)
 
     def _queue_change(self, goal: Goal) -> None:
         self._changed[goal.id] = goal
@@ -313,6 +319,22 @@ class Bridge(QObject):
                            ) -> tuple[list[HistoryRow], int]:
         def _read(store: Store) -> tuple[list[HistoryRow], int]:
             return store.history(goal, limit, offset), store.count_history(goal)
+
+        return await self._engine.store.run(_read)
+
+    @property
+    def store_text(self) -> str:
+        """The store, in words: ``the shared store db/goals`` / ``the database /…/goalkeeper.db``
+        (stored English, shown through ``localized()``)."""
+        return self._engine.store.target.describe()
+
+    async def hosts(self) -> list[HostLine]:
+        """The store's hosts as ``goalkeeper hosts`` lists them, judged now."""
+        lease, me, now = self.settings.host_stale_seconds, self.host_id, self.now()
+
+        def _read(store: Store) -> list[HostLine]:
+            return host_lines(store.list_hosts(), (g.host for g in store.list_goals()), now,
+                              lease, me)
 
         return await self._engine.store.run(_read)
 

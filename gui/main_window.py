@@ -25,6 +25,7 @@ from core.models import Goal
 from gui.actions import GoalActions
 from gui.bridge import Bridge
 from gui.dialogs.goal_details import GoalDetailsDialog
+from gui.dialogs.hosts import HostsDialog
 from gui.i18n import tr
 from gui.launcher import Launcher
 from gui.models.goals_model import GoalsModel
@@ -57,6 +58,7 @@ class MainWindow(QMainWindow):
         self.setAccessibleName("Goalkeeper")  # i18n: ignore
         self.resize(1180, 760)
         self.details: dict[str, GoalDetailsDialog] = {}
+        self.hosts_dialog: HostsDialog | None = None
         self.goals_model = GoalsModel(bridge.now, lambda: bridge.max_attempts, parent=self)
         self.goals_model.local_host = bridge.host_id
         self.goals_view = GoalsView(self.goals_model, self)
@@ -144,6 +146,9 @@ class MainWindow(QMainWindow):
                                          lambda: self._show_tab(self.chart_panel)))
         view_menu.addAction(self._action(tr("&History"), "Ctrl+3",
                                          lambda: self._show_tab(self.history_view)))
+        view_menu.addSeparator()
+        self.hosts_action = self._action(tr("H&osts…"), "Ctrl+4", self.open_hosts)
+        view_menu.addAction(self.hosts_action)
         self.view_menu = view_menu
 
     def _action(self, text: str, shortcut: str | QKeySequence.StandardKey, slot: object
@@ -252,10 +257,23 @@ class MainWindow(QMainWindow):
         dialog.activateWindow()
         return dialog
 
+    def open_hosts(self) -> HostsDialog:
+        """The hosts of the store (one dialog; shown again if it is open)."""
+        if self.hosts_dialog is None:
+            self.hosts_dialog = HostsDialog(self.bridge, self)
+        else:
+            self.hosts_dialog.reload()
+        self.hosts_dialog.show()
+        self.hosts_dialog.raise_()
+        self.hosts_dialog.activateWindow()
+        return self.hosts_dialog
+
     async def shutdown(self) -> None:
         """Stop the panels' loads before the host (and its store) goes away."""
         await self.chart_panel.shutdown()
         await self.history_view.shutdown()
+        if self.hosts_dialog is not None:
+            await self.hosts_dialog.shutdown()
 
     def bring_to_front(self) -> None:
         """Show and raise the window (a second launch asks for this over the control socket)."""

@@ -41,8 +41,9 @@ def QT_TR_NOOP(source: str) -> str:  # the name lupdate looks for
 #: fields whose change the running app applies at once (the engine's are read at start-up)
 LIVE_FIELDS = frozenset({
     "notify_resumed", "notify_relimited", "notify_gave_up", "notify_scheduled", "notify_done",
-    "notify_failed", "notify_ntfy_url", "notify_ntfy_min_kind", "notify_webhook_url",
-    "notify_webhook_min_kind", "notify_timeout_seconds", "start_at_login",
+    "notify_failed", "notify_needs_attention", "notify_rested", "notify_ntfy_url",
+    "notify_ntfy_min_kind", "notify_webhook_url", "notify_webhook_min_kind",
+    "notify_timeout_seconds", "start_at_login",
 })
 
 SECTIONS: list[tuple[str, tuple[str, ...]]] = [
@@ -63,7 +64,8 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
                                "host_id", "account")),
     (QT_TR_NOOP("Notifications"), (
         "notify_resumed", "notify_relimited", "notify_gave_up", "notify_scheduled",
-        "notify_done", "notify_failed", "notify_ntfy_url", "notify_ntfy_min_kind",
+        "notify_done", "notify_failed", "notify_needs_attention", "notify_rested",
+        "notify_ntfy_url", "notify_ntfy_min_kind",
         "notify_webhook_url", "notify_webhook_min_kind", "notify_timeout_seconds")),
     (QT_TR_NOOP("Desktop"), ("language", "start_at_login", "demo_enabled")),
 ]
@@ -80,6 +82,8 @@ LABELS = {
     "notify_scheduled": QT_TR_NOOP("An automatic resume was scheduled"),
     "notify_done": QT_TR_NOOP("A goal is done"),
     "notify_failed": QT_TR_NOOP("A goal failed or could not be resumed"),
+    "notify_needs_attention": QT_TR_NOOP("A goal stopped on a problem and needs you"),
+    "notify_rested": QT_TR_NOOP("A pipeline run finished"),
     "notify_ntfy_url": QT_TR_NOOP("ntfy topic URL"),
     "notify_ntfy_min_kind": QT_TR_NOOP("ntfy: least urgent kind"),
     "notify_webhook_url": QT_TR_NOOP("Webhook URL"),
@@ -212,6 +216,11 @@ HELP = {
                            "English where nothing else fits. Applies at the next start."),
     "start_at_login": QT_TR_NOOP("Adds Goalkeeper to your desktop's autostart (XDG autostart "
                                  "on Linux)."),
+    "notify_needs_attention": QT_TR_NOOP(
+        "A run Goalkeeper started stopped on a sign-in problem or an error (a blocked pipeline "
+        "run, an agent that exited): it is not resumed automatically until you look at it."),
+    "notify_rested": QT_TR_NOOP("A pipeline goal finished a run and waits for its next one. "
+                                "A pipeline that runs often says so each time."),
     "notify_ntfy_url": QT_TR_NOOP(
         "Push to your phone through ntfy (public or self-hosted), e.g. "
         "https://ntfy.sh/my-goals-7f3a. The topic is like a password: pick one that is hard to "
@@ -280,11 +289,13 @@ HELP = {
 #: how a choice is shown (value → text); values without an entry are shown as they are
 CHOICE_TEXT = {
     "scheduled": QT_TR_NOOP("A resume was scheduled (everything)"),
+    "rested": QT_TR_NOOP("A pipeline run finished"),
     "resumed": QT_TR_NOOP("Resumed automatically"),
     "done": QT_TR_NOOP("Done"),
     "relimited": QT_TR_NOOP("Ran out of quota again"),
     "could_not_resume": QT_TR_NOOP("Could not resume"),
     "failed": QT_TR_NOOP("Failed"),
+    "needs_attention": QT_TR_NOOP("Needs attention"),
     "gave_up": QT_TR_NOOP("Gave up at the attempt cap"),
     "": QT_TR_NOOP("System language"),
 }

@@ -16,6 +16,9 @@ answers 503) and a resume is scheduled: the window with the failing webhook, and
 Notifications tab.
 ``--language zh_CN`` takes the main window and the settings instead, in Chinese (install
 Debian's ``fonts-noto-cjk`` first: Xvfb has no other font with Chinese glyphs).
+``--hosts`` takes only the Hosts dialog (``hosts.png``, with ``--language zh_CN``
+``hosts-zh_CN.png``) on a real shared store: a throw-away PostgreSQL server (the tests' own,
+from the server binaries), three hosts on it — this one, one online, one that stopped.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ def main() -> int:
     parser.add_argument("--every-tab", action="store_true",
                         help="also every tab of the settings dialog (settings-tab-N*.png), "
                              "to look at, not for the README")
+    parser.add_argument("--hosts", action="store_true",
+                        help="only the Hosts dialog on a throw-away shared PostgreSQL store")
     args = parser.parse_args()
     if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
         if not shutil.which("xvfb-run"):
@@ -54,7 +59,8 @@ def main() -> int:
             return 2
         command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24 -nolisten tcp",
                    sys.executable, __file__, "--out", str(args.out), "--language", args.language,
-                   *(["--every-tab"] if args.every_tab else [])]
+                   *(["--every-tab"] if args.every_tab else []),
+                   *(["--hosts"] if args.hosts else [])]
         return subprocess.call(command, env={**os.environ, "QT_QPA_PLATFORM": "xcb"})
     os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
     import qasync
@@ -63,6 +69,8 @@ def main() -> int:
 
     app = make_application()
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        if args.hosts:
+            return runner.run(shoot_hosts(args.out, args.language))
         if args.language != "en":
             return runner.run(shoot_translated(args.out, args.language, args.every_tab))
         return runner.run(shoot(args.out, args.every_tab))
@@ -296,6 +304,78 @@ async def shoot_policy_settings(dialog: object, out: Path, suffix: str = "") -> 
     editors["auto_resume_timezone"].setText("Europe/Berln")  # an inline validation message
     await settle()
     save(dialog.grab(), out / f"settings-policies{suffix}.png")
+
+
+async def shoot_hosts(out: Path, language: str) -> int:
+    """The Hosts dialog of host ``laptop`` on a shared store with ``desk`` (online, another
+    account) and ``build-box`` (stopped a moment ago)."""
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    from PySide6.QtWidgets import QApplication
+
+    from core import i18n
+    from core.clock import SystemClock
+    from core.engine import Engine
+    from core.paths import resolve_paths
+    from core.settings import Settings
+    from gui import i18n as gui_i18n
+    from gui.bridge import Bridge
+    from gui.dialogs.hosts import HostsDialog
+    from tests.support.fakes import FakeProvider
+    from tests.support.postgres import PgServer, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        print("screenshots: --hosts needs the PostgreSQL server binaries", file=sys.stderr)
+        return 2
+    if language != "en":
+        i18n.use_language(language)
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        gui_i18n.install(app, language)
+    out.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="goalkeeper-screenshots-"))
+    server = PgServer(bindir).init()
+    clock = SystemClock()
+    engines: list[Engine] = []
+
+    async def host(host_id: str, kind: str, account: str, goals: int) -> Engine:
+        fake = FakeProvider(clock, name="codex")
+        for n in range(goals):
+            fake.observe(f"fake:{host_id}-{n}", title=f"goal {n}")
+        settings = Settings(store_url=server.url(server.create_database()) if not engines
+                            else engines[0].settings.store_url, host_id=host_id,
+                            account=account)
+        engine = Engine(resolve_paths({"GOALKEEPER_HOME": str(home / host_id)}), settings,
+                        [fake], clock, fenced=True)
+        engine.registry.kind = kind
+        await engine.start()
+        engines.append(engine)
+        return engine
+
+    try:
+        laptop = await host("laptop", "gui", "alice", 3)
+        await host("desk", "daemon", "alice", 2)
+        build = await host("build-box", "daemon", "ci", 1)
+        await asyncio.sleep(1.5)  # every host has beaten once
+        await build.stop()
+        bridge = Bridge(laptop)
+        dialog = HostsDialog(bridge)
+        dialog.resize(900, 260)
+        dialog.show()
+        await asyncio.sleep(1.0)
+        dialog.reload()
+        await settle()
+        suffix = "" if language == "en" else f"-{language}"
+        save(dialog.grab(), out / f"hosts{suffix}.png")
+        await dialog.shutdown()
+        await bridge.close()
+    finally:
+        for engine in engines:
+            if engine is not build:
+                await engine.stop()
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
 
 
 def dark_palette() -> object:

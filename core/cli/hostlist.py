@@ -1,21 +1,16 @@
-"""``hosts``: every host registered in the store — its state, last heartbeat, goals, accounts.
-
-A host is *online* while its heartbeat is younger than ``host_stale_seconds``; one that stopped
-says since when, and one that died (SIGKILL, power cut) is offline from its last heartbeat. On
-a one-machine store the list has this machine's host only.
-"""
+"""``hosts``: every host registered in the store — its state, last heartbeat, goals, accounts
+(the lines of :mod:`core.host_list`, which the desktop app's Hosts dialog shows too)."""
 
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from typing import Any
 
 from core.cli.common import EXIT_OK, Context
-from core.clock import SystemClock, iso
+from core.clock import SystemClock
+from core.host_list import host_lines
 from core.i18n import _, localized
 from core.i18n.words import word
-from core.store import HostRecord
 from core.textfmt import duration, pad
 
 
@@ -27,24 +22,13 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
 
 def cmd_hosts(ctx: Context) -> int:
     now = SystemClock().now()
-    lease = ctx.settings.host_stale_seconds
     with ctx.reader() as store:
         hosts = store.list_hosts() if store is not None else []
-        goals = Counter(g.host for g in store.list_goals()) if store is not None else Counter()
-    rows = [_row(h, now, lease, goals[h.host_id], ctx.host_id) for h in hosts]
+        owners = [g.host for g in store.list_goals()] if store is not None else []
+    lines = host_lines(hosts, owners, now, ctx.settings.host_stale_seconds, ctx.host_id)
+    rows = [line.to_json() for line in lines]
     ctx.emit({"store": ctx.target.describe(), "hosts": rows}, lambda: _text(ctx, rows))
     return EXIT_OK
-
-
-def _row(host: HostRecord, now: Any, lease: float, goals: int, me: str) -> dict[str, Any]:
-    since = host.offline_since(now, lease)
-    return {"host": host.host_id, "kind": host.kind, "machine": host.machine, "pid": host.pid,
-            "state": "online" if since is None else "offline",
-            "offline_since": iso(since), "since": iso(host.since),
-            "heartbeat": iso(host.heartbeat),
-            "silent_seconds": round((now - host.heartbeat).total_seconds(), 1),
-            "epoch": host.epoch, "goals": goals, "accounts": host.accounts,
-            "version": host.version, "this_machine": host.host_id == me}
 
 
 def _text(ctx: Context, rows: list[dict[str, Any]]) -> str:

@@ -68,6 +68,14 @@ def quota_policy_json(reading: QuotaReading, rules: ResumeRules, store: Store,
     }
 
 
+def unmatched_lines(windows: list[str]) -> list[str]:
+    """A reserve set for windows nobody has (yet): said, since it holds nothing back."""
+    if not windows:
+        return []
+    return [_("Reserve set for {windows}, but no such window is known: it holds nothing back "
+              "(a typo in resume_reserve_by_window?)").format(windows=", ".join(windows))]
+
+
 def next_resume_words(goal: Goal, now: datetime) -> str | None:
     """``auto-resume at 19:00 (allowed hours)`` for a deferred goal; None otherwise."""
     if goal.next_resume_at is None or goal.deferred_by is None:

@@ -25,12 +25,14 @@ from core.cli.policies import (
     goal_policy_words,
     next_resume_words,
     quota_policy_json,
+    unmatched_lines,
 )
 from core.clock import SystemClock, iso
 from core.host_identity import local_account
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.models import Goal, GoalState, QuotaReading
+from core.policies.reserve_table import unmatched_windows
 from core.policies.rules import ResumeRules
 from core.quota import effective
 from core.store import HostRecord, Store
@@ -67,6 +69,8 @@ def cmd_status(ctx: Context) -> int:
             owners = owner_states(ctx, store.list_hosts(), now)
             readings = [effective(r, now, policy) for r in own_readings(ctx, store)]
             extras = {r.window_id: quota_policy_json(r, rules, store, now) for r in readings}
+            unmatched = unmatched_windows(rules.overrides, ctx.settings.quotas,
+                                          {r.window_id for r in readings})
     except CliError as exc:  # a damaged file: still say what the host says about it
         why = str(exc)
         data = {"host": host, "goals": [], "quotas": [], "error": why}
@@ -79,11 +83,12 @@ def cmd_status(ctx: Context) -> int:
             "goals": [goal_json(g, cap) | goal_policy_json(g, now)
                       | {"shown_state": shown_state(g, view, owners)} for g in goals],
             "quotas": [quota_json(r) | extras[r.window_id] for r in readings],
-            "policies": rules.to_json(),
+            "policies": rules.to_json() | {"unmatched_reserve_windows": unmatched},
             "notifications": notices}
     if ctx.target.shared:
         data["hosts"] = [{"host": h, "state": state} for h, state in sorted(owners.items())]
     ctx.emit(data, lambda: "\n".join([_text(view, goals, readings, now, cap, extras, owners),
+                                      *unmatched_lines(unmatched),
                                       *notify.status_lines(channels, now)]))
     return EXIT_OK
 

@@ -3,8 +3,10 @@
 The one classification the tray and every remote channel share. A goal was **resumed**
 automatically (scheduler, wake, start-up), was **relimited** soon after an automatic resume,
 Goalkeeper **gave up** at the attempt cap, a resume was **scheduled** (with the time), a goal is
-**done**, **failed**, or **could not be resumed**. Manual actions are not announced — the user
-just did them.
+**done**, **failed**, or **could not be resumed**; a run Goalkeeper started stopped paused for
+``auth`` or ``error`` and **needs attention** (a blocked pipeline run: nothing resumes it until the
+user does); a pipeline goal **rested** after a finished run. Manual actions are not announced —
+the user just did them.
 
 Titles and messages are in the host's language (:mod:`core.i18n`), for the tray, ntfy and the
 webhook alike; the webhook's ``kind``, ``goal`` and the other keys never change.
@@ -16,7 +18,7 @@ import unicodedata
 from datetime import datetime, tzinfo
 
 from core.i18n import N_, _, localized
-from core.models import Goal, HistoryRow, Outcome, Trigger
+from core.models import Goal, HistoryRow, Outcome, PauseReason, Trigger
 from core.notify.kinds import SPECS, Kind, Notification
 from core.settings import Settings
 from core.textfmt import short_time
@@ -71,6 +73,14 @@ def _kind_and_text(row: HistoryRow, title: str, now: datetime,
     if row.event == "failed":
         return (Kind.FAILED, _("Failed: {title}").format(title=title),
                 _sentence(reason or _("The agent reported a failure.")))
+    if row.event == "paused" and row.detail.get("pause_reason") in _ATTENTION_BODY:
+        return (Kind.NEEDS_ATTENTION, _("Needs attention: {title}").format(title=title),
+                _(_ATTENTION_BODY[row.detail["pause_reason"]]).format(
+                    reason=_sentence(reason)).strip())
+    if row.event == "rested" and not row.detail.get("idle_again"):
+        return (Kind.RESTED, _("Run finished: {title}").format(title=title),
+                _("{reason} It waits for its next run.").format(
+                    reason=_sentence(reason)).strip())
     if row.event == "resume_requested" and row.outcome is Outcome.FAILED:
         return (Kind.COULD_NOT_RESUME, _("Could not resume: {title}").format(title=title),
                 _("{reason} It is paused again and will be retried automatically if auto-resume "
@@ -90,6 +100,14 @@ def _scheduled(row: HistoryRow, title: str, now: datetime,
     return (Kind.SCHEDULED, _("{title} will resume at {time}").format(
                 title=title, time=short_time(when, now, zone)), body)
 
+
+#: a runner's pause (the row's ``detail.pause_reason``, see ``core.intake.decide_report``) that
+#: waits for the user: never resumed automatically
+_ATTENTION_BODY = {
+    PauseReason.AUTH.value: N_("{reason} It is paused until you sign in again and resume it."),
+    PauseReason.ERROR.value: N_("{reason} It is paused and not resumed automatically: resume it "
+                                "once the problem is fixed."),
+}
 
 _SCHEDULED_BODY = {
     "quota": N_("Out of quota; Goalkeeper resumes it automatically once the quota has refreshed."),

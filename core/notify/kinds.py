@@ -1,9 +1,11 @@
 """The notification kinds, their order of urgency, and the notification value itself. Qt-free.
 
-Seven kinds come from the history (see :mod:`core.notify.classify`), plus ``test`` for
+Nine kinds come from the history (see :mod:`core.notify.classify`), plus ``test`` for
 ``goalkeeper notify test``. Their declaration order is their urgency, lowest first: a channel's
 *minimum kind* (``notify_ntfy_min_kind``, ``notify_webhook_min_kind``) admits that kind and every
-kind after it, so ``failed`` on a phone means "failures and give-ups only".
+kind after it, so ``failed`` on a phone means "failures, goals that wait for you and give-ups".
+A goal that needs the user (``needs_attention``, ``gave_up``) ranks above one that failed for good;
+a pipeline's finished run (``rested``) is as routine as a scheduled resume.
 
 Each kind has a switch (``notify_<name>``) shared by the tray and every remote channel;
 ``could_not_resume`` shares ``notify_failed`` (one switch, "failed or could not be resumed", as
@@ -22,11 +24,15 @@ class Kind(StrEnum):
     rename)."""
 
     SCHEDULED = "scheduled"  # an automatic resume was scheduled
+    RESTED = "rested"  # a recurring goal (a pipeline) finished a run; idle until its next one
     RESUMED = "resumed"  # resumed automatically (scheduler, wake, start-up)
     DONE = "done"
     RELIMITED = "relimited"  # ran out of quota again soon after an automatic resume
     COULD_NOT_RESUME = "could_not_resume"  # the claim was won, the agent did not start
     FAILED = "failed"
+    #: a run Goalkeeper started stopped paused for auth or an error (a blocked pipeline run, an
+    #: agent that exited): never resumed automatically, it waits for the user
+    NEEDS_ATTENTION = "needs_attention"
     GAVE_UP = "gave_up"  # the attempt cap was reached: needs a person
     TEST = "test"  # `goalkeeper notify test`: never switched off, never filtered
 
@@ -48,11 +54,13 @@ class KindSpec:
 
 SPECS: dict[Kind, KindSpec] = {
     Kind.SCHEDULED: KindSpec("notify_scheduled", 2, "hourglass_flowing_sand"),
+    Kind.RESTED: KindSpec("notify_rested", 2, "zzz"),
     Kind.RESUMED: KindSpec("notify_resumed", 3, "arrow_forward"),
     Kind.DONE: KindSpec("notify_done", 3, "white_check_mark"),
     Kind.RELIMITED: KindSpec("notify_relimited", 3, "hourglass"),
     Kind.COULD_NOT_RESUME: KindSpec("notify_failed", 4, "warning"),
     Kind.FAILED: KindSpec("notify_failed", 4, "x"),
+    Kind.NEEDS_ATTENTION: KindSpec("notify_needs_attention", 4, "raised_hand"),
     Kind.GAVE_UP: KindSpec("notify_gave_up", 4, "rotating_light"),
     Kind.TEST: KindSpec(None, 3, "test_tube"),
 }

@@ -2,14 +2,25 @@
 
 In ``config.toml`` a table (``[resume_reserve_by_window]`` with ``"codex:5h" = 30``); in the
 environment variable and the settings dialog the same as text: ``codex:5h=30, claude:7d=10``.
+
+Keys are window ids. The built-in providers' windows are known in advance (:func:`known_windows`),
+so a key with their prefix that names none of them (``codex:7d`` — Codex calls it
+``codex:weekly``) is refused. Any other key may be a window that appears later (a pipeline's
+``quota:<name>``, a provider added later): it is accepted, logged once by the host when no
+window of that id is known, and listed by ``goalkeeper status``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+import logging
+from collections.abc import Collection, Iterable, Mapping
+from functools import cache
 from typing import Any
 
 from core.i18n import N_
+
+log = logging.getLogger("goalkeeper")
 
 
 def parse_reserve_table(value: Any) -> dict[str, float]:
@@ -25,8 +36,68 @@ def parse_reserve_table(value: Any) -> dict[str, float]:
         if not name or any(char.isspace() for char in name):
             raise ValueError(N_("{window!r} is not a window id (e.g. codex:5h)").format(
                 window=window))
+        _check_known(name)
         table[name] = _percent(name, percent)
     return table
+
+
+#: names people write for a window that the provider calls otherwise
+_SAME = {"codex:7d": "codex:weekly", "codex:week": "codex:weekly", "codex:1w": "codex:weekly",
+         "codex:month": "codex:monthly", "codex:30d": "codex:monthly",
+         "claude:weekly": "claude:7d", "claude:week": "claude:7d", "claude:1w": "claude:7d"}
+
+
+@cache
+def known_windows() -> Mapping[str, tuple[str, ...]]:
+    """The built-in providers' windows by prefix (``codex`` → ``codex:5h``, …)."""
+    # imported here: the settings module imports this one, and these are the providers' own
+    # constants (plain modules, no provider code runs)
+    from core.providers.claude.wording import WINDOW_BY_TYPE
+    from core.providers.codex.limits import GOAL_WINDOWS
+    from core.providers.demo import WINDOW_ID as DEMO_WINDOW
+
+    return {"codex": tuple(GOAL_WINDOWS),
+            "claude": tuple(dict.fromkeys(WINDOW_BY_TYPE.values())),
+            "demo": (DEMO_WINDOW,)}
+
+
+def unmatched_windows(table: Iterable[str], quotas: Collection[str],
+                      seen: Collection[str]) -> list[str]:
+    """The table's keys that name no window known so far: not a built-in provider's, not
+    ``quota:<name>`` of a quota in ``quotas``, not among the windows ``seen`` in readings."""
+    from core.user_quota import WINDOW_PREFIX
+
+    known = {w for windows in known_windows().values() for w in windows}
+    known |= {WINDOW_PREFIX + name for name in quotas}
+    return sorted(key for key in table if key not in known and key not in seen)
+
+
+def warn_unmatched(table: Iterable[str], quotas: Collection[str],
+                   seen: Collection[str]) -> list[str]:
+    """Log each key :func:`unmatched_windows` finds (the host does, once, when it starts)."""
+    unmatched = unmatched_windows(table, quotas, seen)
+    for key in unmatched:
+        log.warning("resume_reserve_by_window: no window %s is known (no provider has it and "
+                    "no quota is named so): its reserve applies only if such a window appears",
+                    key)
+    return unmatched
+
+
+def _check_known(window: str) -> None:
+    """Refuse a key with a built-in provider's prefix that is none of its windows."""
+    prefix = window.partition(":")[0]
+    windows = known_windows().get(prefix)
+    if windows is None or window in windows:
+        return
+    known = ", ".join(windows)
+    close = ([_SAME[window]] if window in _SAME else
+             difflib.get_close_matches(window, windows, n=1))
+    if close:
+        raise ValueError(N_("unknown window {window!r}: the {provider} windows are {known} "
+                            "(did you mean {close}?)").format(
+                                window=window, provider=prefix, known=known, close=close[0]))
+    raise ValueError(N_("unknown window {window!r}: the {provider} windows are {known}").format(
+        window=window, provider=prefix, known=known))
 
 
 def reserve_table_text(table: Mapping[str, float]) -> str:

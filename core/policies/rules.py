@@ -89,6 +89,11 @@ class ResumeRules:
             settle=timedelta(seconds=settings.resume_settle_seconds),
         )
 
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        """The windows with a reserve of their own."""
+        return tuple(window for window, _ in self.reserve_by_window)
+
     def reserve_for(self, window_id: str) -> float:
         return self._overrides.get(window_id, self.reserve_percent)
 

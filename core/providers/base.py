@@ -115,8 +115,11 @@ class ProviderSink(Protocol):
     def goal_paused(self, goal_id: str, fence: int, reason: PauseReason, detail: str) -> None:
         ...
 
-    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None) -> None:
-        """A recurring goal finished one round of work: back to ``idle`` for its next trigger."""
+    def goal_rested(self, goal_id: str, fence: int, detail: str | None = None,
+                    idle_again: bool = False) -> None:
+        """A recurring goal finished one round of work: back to ``idle`` for its next trigger.
+
+        ``idle_again``: no round ran (a resume found nothing to continue); not announced."""
         ...
 
     def goal_noted(self, goal_id: str, event: str, reason: str,

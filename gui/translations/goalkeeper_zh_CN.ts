@@ -750,6 +750,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>目标(&amp;G)</translation>
     </message>
     <message>
+        <source>H&amp;osts…</source>
+        <translation>宿主(&amp;O)…</translation>
+    </message>
+    <message>
         <source>Demo: {error}</source>
         <translation>演示：{error}</translation>
     </message>
@@ -906,6 +910,14 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>A goal failed or could not be resumed</source>
         <translation>目标失败或无法恢复</translation>
+    </message>
+    <message>
+        <source>A goal stopped on a problem and needs you</source>
+        <translation>目标因问题停下，需要你处理</translation>
+    </message>
+    <message>
+        <source>A pipeline run finished</source>
+        <translation>流水线的一次运行结束</translation>
     </message>
     <message>
         <source>ntfy topic URL</source>
@@ -1309,6 +1321,14 @@ Showing the defaults; saving replaces the file.</source>
         <translation>把 Goalkeeper 加入桌面的自动启动（Linux 上为 XDG autostart）。</translation>
     </message>
     <message>
+        <source>A run Goalkeeper started stopped on a sign-in problem or an error (a blocked pipeline run, an agent that exited): it is not resumed automatically until you look at it.</source>
+        <translation>Goalkeeper 启动的运行因登录问题或错误而停下（受阻的流水线运行、退出的代理）：在你处理之前，它不会被自动恢复。</translation>
+    </message>
+    <message>
+        <source>A pipeline goal finished a run and waits for its next one. A pipeline that runs often says so each time.</source>
+        <translation>流水线目标完成了一次运行，正在等待下一次。运行频繁的流水线每次都会通知。</translation>
+    </message>
+    <message>
         <source>Push to your phone through ntfy (public or self-hosted), e.g. https://ntfy.sh/my-goals-7f3a. The topic is like a password: pick one that is hard to guess. A token, if the server needs one, goes into the keyring: goalkeeper secret set ntfy-token.</source>
         <translation>通过 ntfy（公共或自建）推送到手机，例如 https://ntfy.sh/my-goals-7f3a。主题相当于密码：请选一个难以猜到的。如果服务器需要令牌，请把它存入密钥环：goalkeeper secret set ntfy-token。</translation>
     </message>
@@ -1648,8 +1668,57 @@ Showing the defaults; saving replaces the file.</source>
         <translation>显示处于此状态的目标</translation>
     </message>
     <message>
+        <source>Host</source>
+        <translation>宿主</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
         <source>Goals</source>
         <translation>目标</translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation>上次心跳</translation>
+    </message>
+    <message>
+        <source>Accounts</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <source>Hosts</source>
+        <extracomment>a host that died only stops beating: its lease runs out with no event, so the list is judged again this often while it is shown (and the heartbeat&apos;s age moves on)</extracomment>
+        <translation>宿主</translation>
+    </message>
+    <message>
+        <source>Hosts in {store}:</source>
+        <translation>{store} 中的宿主：</translation>
+    </message>
+    <message>
+        <source>No host has registered in {store} yet.</source>
+        <translation>{store} 中还没有宿主登记。</translation>
+    </message>
+    <message>
+        <source>{host} (this machine)</source>
+        <translation>{host}（本机）</translation>
+    </message>
+    <message>
+        <source>online</source>
+        <translation>在线</translation>
+    </message>
+    <message>
+        <source>offline since {time}</source>
+        <translation>自 {time} 起离线</translation>
+    </message>
+    <message>
+        <source>{age} ago</source>
+        <translation>{age}前</translation>
+    </message>
+    <message>
+        <source>{machine}, pid {pid}, running since {since}; Goalkeeper {version}</source>
+        <translation>{machine}，pid {pid}，自 {since} 起运行；Goalkeeper {version}</translation>
     </message>
     <message>
         <source>&amp;Filter:</source>

@@ -128,3 +128,31 @@ async def test_done_and_failed(recorded: tuple[Notifier, RecordingBackend], engi
     await until(lambda: len(backend.sent) == 2)
     assert [(n.kind, n.title) for n in backend.sent] == [
         (Kind.DONE, "Done: Write the docs"), (Kind.FAILED, "Failed: Port the tests")]
+
+
+@pytest.mark.asyncio
+async def test_a_run_that_needs_attention_and_a_finished_round(
+        recorded: tuple[Notifier, RecordingBackend], engine: Engine, fake: FakeProvider,
+        service: Notifications) -> None:
+    _notifier, backend = recorded
+    await engine.start_goal("fake:b")
+    fake.sink.goal_paused("fake:b", engine.goals["fake:b"].fence, PauseReason.AUTH,
+                          "run r1 blocked in delivering: auth failed")
+    await until(lambda: len(backend.sent) == 1)
+    await engine.start_goal("fake:c")
+    fake.sink.goal_rested("fake:c", engine.goals["fake:c"].fence, "run r2 completed: 2 items")
+    await until(lambda: len(backend.sent) == 2)
+    assert [(n.kind, n.title, n.body) for n in backend.sent] == [
+        (Kind.NEEDS_ATTENTION, "Needs attention: Write the docs",
+         "Run r1 blocked in delivering: auth failed. It is paused until you sign in again and "
+         "resume it."),
+        (Kind.RESTED, "Run finished: Port the tests",
+         "Run r2 completed: 2 items. It waits for its next run.")]
+    service.apply(Settings(notify_needs_attention=False, notify_rested=False))  # the switches
+    fake.sink.goal_paused("fake:b", engine.goals["fake:b"].fence, PauseReason.EXTERNAL, "x")
+    await engine.resume("fake:b", origin="gui")
+    fake.sink.goal_paused("fake:b", engine.goals["fake:b"].fence, PauseReason.ERROR, "boom")
+    await engine.drain()
+    await asyncio.sleep(0.01)
+    assert engine.goals["fake:b"].pause_reason is PauseReason.ERROR
+    assert len(backend.sent) == 2

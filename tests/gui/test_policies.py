@@ -151,6 +151,11 @@ def test_the_settings_dialog_has_the_policies_with_inline_messages(tmp_path: Pat
     editors["auto_resume_hours"].setText("Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00")
     editors["resume_reserve_by_window"].setText("codex:5h=130")
     assert "less than 100, not 130" in dialog.errors["resume_reserve_by_window"].text()
+    editors["resume_reserve_by_window"].setText("codex:5h=30, codex:7d=10")
+    assert ("unknown window 'codex:7d': the codex windows are codex:5h, codex:weekly"
+            in dialog.errors["resume_reserve_by_window"].text())
+    assert "(did you mean codex:weekly?)" in dialog.errors["resume_reserve_by_window"].text()
+    assert not save.isEnabled()
     editors["resume_reserve_by_window"].setText("codex:5h=30, claude:7d=10")
     editors["auto_resume_timezone"].setText("Europe/Berln")
     assert "unknown time zone" in dialog.errors["auto_resume_timezone"].text()

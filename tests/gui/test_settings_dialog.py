@@ -181,6 +181,24 @@ async def test_notification_channels_are_edited_here(tmp_path: Path, qtbot: Any)
     assert not dialog.needs_restart(saved)  # notification settings apply at once
 
 
+
+def test_the_pipeline_kinds_have_their_switches_and_minimums(tmp_path: Path, qtbot: Any) -> None:
+    from PySide6.QtWidgets import QCheckBox, QComboBox
+
+    dialog = make(tmp_path, qtbot, text="notify_rested = false\n")
+    attention, rested = dialog.editors["notify_needs_attention"], dialog.editors["notify_rested"]
+    assert isinstance(attention, QCheckBox) and isinstance(rested, QCheckBox)
+    assert (attention.text(), attention.isChecked()) == (
+        "A goal stopped on a problem and needs you", True)
+    assert (rested.text(), rested.isChecked()) == ("A pipeline run finished", False)
+    assert "blocked pipeline run" in attention.toolTip()
+    combo = dialog.editors["notify_webhook_min_kind"]
+    assert isinstance(combo, QComboBox)
+    texts = [combo.itemText(i) for i in range(combo.count())]
+    assert texts.index("Needs attention") == texts.index("Failed") + 1
+    assert texts.index("A pipeline run finished") == 1  # right after "scheduled"
+
+
 @pytest.mark.asyncio
 async def test_the_test_button_sends_with_the_values_as_edited(tmp_path: Path, qtbot: Any
                                                               ) -> None:

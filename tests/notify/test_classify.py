@@ -58,6 +58,29 @@ def test_which_rows_notify_and_what_they_say() -> None:
     assert note(row("discovered")) is None
 
 
+
+def test_a_run_that_stopped_on_a_problem_needs_attention_and_a_finished_round_rested() -> None:
+    blocked = row("paused", origin="runner:pipeline", detail={"pause_reason": "auth"},
+                  reason="run digest-1 blocked in delivering: auth failed")
+    assert note(blocked) == (
+        Kind.NEEDS_ATTENTION, "Needs attention: Refactor",
+        "Run digest-1 blocked in delivering: auth failed. It is paused until you sign in again "
+        "and resume it.")
+    error = row("paused", origin="runner:codex", detail={"pause_reason": "error"},
+                reason="error: codex app-server exited (code 1)")
+    assert note(error)[2] == (  # type: ignore[index]
+        "Error: codex app-server exited (code 1). It is paused and not resumed automatically: "
+        "resume it once the problem is fixed.")
+    for other in ("quota", "user", "external", "budget", "interrupted"):
+        assert note(row("paused", detail={"pause_reason": other})) is None
+    assert note(row("paused", reason="error: blocked")) is None  # seen in the agent's files
+    assert note(row("rested", reason="run digest-1 completed: 3/3 sources, 12 items")) == (
+        Kind.RESTED, "Run finished: Refactor",
+        "Run digest-1 completed: 3/3 sources, 12 items. It waits for its next run.")
+    assert note(row("rested", reason="no unfinished run to continue",
+                    detail={"idle_again": True})) is None  # nothing ran
+
+
 def test_a_notification_carries_the_goal_it_is_about() -> None:
     scheduled = row("resume_scheduled", detail={"not_before": "2026-07-07T18:40:00+00:00"})
     n = notification_for(scheduled, GOAL, NOW)
@@ -81,11 +104,18 @@ def test_each_kind_has_its_switch_and_could_not_resume_shares_failed() -> None:
         assert enabled(Settings(), kind)
         assert not enabled(Settings(**{switch: False}), kind)
     assert SPECS[Kind.COULD_NOT_RESUME].switch == "notify_failed"
+    assert SPECS[Kind.NEEDS_ATTENTION].switch == "notify_needs_attention"
+    assert SPECS[Kind.RESTED].switch == "notify_rested"
     assert enabled(Settings(notify_done=False, notify_failed=False), Kind.TEST)
 
 
 def test_minimum_kind_admits_that_kind_and_the_more_urgent_ones() -> None:
-    assert [k for k in RANKED if at_least(k, Kind.FAILED)] == [Kind.FAILED, Kind.GAVE_UP]
+    assert [k for k in RANKED if at_least(k, Kind.FAILED)] == [
+        Kind.FAILED, Kind.NEEDS_ATTENTION, Kind.GAVE_UP]  # what waits for you ranks above
+    assert [k for k in RANKED if not at_least(k, Kind.RESUMED)] == [Kind.SCHEDULED, Kind.RESTED]
+    assert SPECS[Kind.NEEDS_ATTENTION].priority == 4 and SPECS[Kind.RESTED].priority == 2
+    priorities = [SPECS[k].priority for k in RANKED]
+    assert priorities == sorted(priorities)  # urgency order and ntfy priority agree
     assert all(at_least(k, Kind.SCHEDULED) for k in Kind)
     assert at_least(Kind.TEST, Kind.GAVE_UP)
     assert SPECS[Kind.GAVE_UP].priority == 4 and SPECS[Kind.SCHEDULED].priority < 3

@@ -56,7 +56,8 @@ def test_status_json_shows_the_policies_the_goals_and_the_forecast(tmp_path: Pat
         "resume_reserve_percent": 20.0,
         "resume_reserve_by_window": {"fake:5h": 30.0, "other:7d": 5.0},
         "auto_resume_hours": "Sat-Sun", "auto_resume_timezone": "Asia/Tokyo",
-        "max_concurrent_resumes": 2, "resume_settle_seconds": 300.0}
+        "max_concurrent_resumes": 2, "resume_settle_seconds": 300.0,
+        "unmatched_reserve_windows": ["other:7d"]}  # fake:5h has readings; other:7d has none
     goal = data["goals"][0]
     assert (goal["priority"], goal["budget_percent"], goal["auto_resume_hours"]) == (
         3, 25.0, "Mon-Fri 19:00-08:00")
@@ -73,6 +74,20 @@ def test_status_json_shows_the_policies_the_goals_and_the_forecast(tmp_path: Pat
     assert "priority 3, budget 25 %, hours Mon-Fri 19:00-08:00, ran 1:30:00 on the last window" \
         in human
     assert "runs out ≈ " in human
+    assert "no such window is known" not in human  # without the variables: no table
+
+
+def test_status_says_which_reserves_match_no_window(tmp_path: Path) -> None:
+    seed(tmp_path, datetime.now(UTC))
+    (tmp_path / "config.toml").write_text(
+        '[resume_reserve_by_window]\n"fake:5h" = 30\n"quota:nightly" = 5\n"quota:nightlly" = 5\n'
+        '"codex:weekly" = 10\n[quotas.nightly]\nkind = "periodic"\nlimit = 10\n')
+    out = run(tmp_path, "status", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["policies"]["unmatched_reserve_windows"] == ["quota:nightlly"]
+    human = run(tmp_path, "status").stdout
+    assert ("Reserve set for quota:nightlly, but no such window is known: it holds nothing back "
+            "(a typo in resume_reserve_by_window?)") in human
 
 
 def test_goal_set_checks_the_value_before_asking_the_host(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 import pytest
@@ -118,3 +119,19 @@ async def test_a_manual_resume_past_two_reserves_names_both_as_notes() -> None:
     assert localized(note) == ("忽略预留：codex:5h 已用 75 %，为你预留 30 %；"
                                "codex:weekly 已用 95 %，为你预留 10 %")
 
+
+
+async def test_the_host_logs_once_a_reserve_no_window_has(make_engine, fake, clock,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    waiting(fake, clock, fresh_used=10)
+    caplog.set_level(logging.WARNING, logger="goalkeeper")
+    engine = await make_engine(fake, settings=policy_settings(resume_reserve_by_window={
+        WINDOW: 10, "quota:nightlly": 5, "codex:weekly": 20}))
+    await advance(engine, clock, H + 46)
+    warned = [r.getMessage() for r in caplog.records
+              if r.getMessage().startswith("resume_reserve_by_window: ")]
+    assert ("resume_reserve_by_window: no window quota:nightlly is known (no provider has it "
+            "and no quota is named so): its reserve applies only if such a window appears"
+            ) in warned
+    assert sum("quota:nightlly" in w for w in warned) == 1  # once, not per tick or reading
+    assert not any("codex:weekly" in w for w in warned)  # a built-in window is known

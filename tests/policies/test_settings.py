@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.policies.goal_policy import GoalPolicy, PolicyValueError
+from core.policies.reserve_table import known_windows, unmatched_windows
 from core.policies.rules import ResumeRules
 from core.settings import Settings, SettingsError, load_settings, save_settings
 
@@ -81,3 +82,61 @@ def test_the_rules_check_themselves() -> None:
         ResumeRules(reserve_by_window=(("codex:5h", 100.0),))
     with pytest.raises(ValueError, match="max_concurrent"):
         ResumeRules(max_concurrent=-1)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("codex:7d=10", "unknown window 'codex:7d': the codex windows are codex:5h, codex:weekly, "
+                    "codex:monthly, codex:credits, codex:access (did you mean codex:weekly?)"),
+    ("codex:5h=30, claude:7d-opuss=5", "unknown window 'claude:7d-opuss': the claude windows "
+     "are claude:5h, claude:7d, claude:7d-opus, claude:7d-sonnet, claude:7d-fable, "
+     "claude:overage (did you mean claude:7d-opus?)"),
+    ("claude:weekly=5", "(did you mean claude:7d?)"),
+    ("demo:1h=5", "unknown window 'demo:1h': the demo windows are demo:1m"),
+    ("codex:=5", "unknown window 'codex:'"),
+])
+def test_a_reserve_for_a_window_a_provider_does_not_have_is_refused(
+        tmp_path: Path, text: str, message: str) -> None:
+    var = "GOALKEEPER_RESUME_RESERVE_BY_WINDOW"
+    with pytest.raises(SettingsError) as err:
+        load_settings(tmp_path / "none.toml", {var: text})
+    assert f"from environment variable {var}: " in str(err.value)
+    assert message in str(err.value)
+
+
+def test_an_unknown_window_in_the_file_names_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[resume_reserve_by_window]\n"codex:5h" = 30\n"claude:7days" = 10\n')
+    with pytest.raises(SettingsError) as err:
+        load_settings(config, {})
+    assert f"from {config}:1: " in str(err.value)
+    assert "unknown window 'claude:7days'" in str(err.value)
+
+
+def test_windows_of_other_prefixes_may_appear_later_and_are_accepted(tmp_path: Path) -> None:
+    text = "quota:nightly=5, quota:nightlly=5, fake:5h=30, codex:weekly=10, claude:overage=1"
+    settings = load_settings(tmp_path / "none.toml",
+                             {"GOALKEEPER_RESUME_RESERVE_BY_WINDOW": text})
+    assert len(settings.resume_reserve_by_window) == 5
+    assert unmatched_windows(settings.resume_reserve_by_window, {"nightly"}, {"fake:5h"}) == [
+        "quota:nightlly"]
+    assert unmatched_windows(settings.resume_reserve_by_window, set(), set()) == [
+        "fake:5h", "quota:nightlly", "quota:nightly"]
+
+
+def test_the_known_windows_are_the_providers_own() -> None:
+    from core.providers.claude.readings import LABELS as CLAUDE
+    from core.providers.codex.limits import LABELS as CODEX
+
+    windows = known_windows()
+    assert set(CODEX) <= set(windows["codex"]) and set(CLAUDE) == set(windows["claude"])
+    assert windows["demo"] == ("demo:1m",)
+
+
+def test_an_unknown_window_is_refused_in_chinese(tmp_path: Path) -> None:
+    from core.i18n import use_language
+
+    use_language("zh_CN")  # the autouse fixture puts English back
+    with pytest.raises(SettingsError) as err:
+        load_settings(tmp_path / "none.toml", {"GOALKEEPER_RESUME_RESERVE_BY_WINDOW": "codex:7d=4"})
+    assert ("未知窗口 'codex:7d'：codex 的窗口有 codex:5h, codex:weekly, codex:monthly, "
+            "codex:credits, codex:access（是不是想写 codex:weekly？）") in str(err.value)

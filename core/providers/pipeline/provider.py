@@ -160,7 +160,8 @@ class PipelineProvider(Provider):
         unfinished = self.unfinished(entry)
         if unfinished is None:
             # nothing left to continue (e.g. an idle pipeline the user had paused): idle again
-            self.sink.goal_rested(goal.id, fence, "no unfinished run to continue")
+            self.sink.goal_rested(goal.id, fence, "no unfinished run to continue",
+                                  idle_again=True)
             return StartOutcome.STARTED
         self.launch(goal.id, fence, entry, unfinished)
         return StartOutcome.STARTED
