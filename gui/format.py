@@ -242,6 +242,8 @@ EVENT_LABELS = {
     "cancelled": QT_TR_NOOP("cancelled"),
     "failed": QT_TR_NOOP("failed"),
     "running_externally": QT_TR_NOOP("running (outside Goalkeeper)"),
+    "reset": QT_TR_NOOP("reset to idle"),
+    "rested": QT_TR_NOOP("run finished"),
     "resume_requested": QT_TR_NOOP("resume requested"),
     "pause_requested": QT_TR_NOOP("pause requested"),
     "cancel_requested": QT_TR_NOOP("cancel requested"),

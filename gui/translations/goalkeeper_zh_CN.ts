@@ -557,6 +557,14 @@ Showing the defaults; saving replaces the file.</source>
         <translation>运行中（在 Goalkeeper 之外）</translation>
     </message>
     <message>
+        <source>reset to idle</source>
+        <translation>重置为空闲</translation>
+    </message>
+    <message>
+        <source>run finished</source>
+        <translation>本轮运行结束</translation>
+    </message>
+    <message>
         <source>resume requested</source>
         <translation>请求恢复</translation>
     </message>

@@ -111,3 +111,10 @@ def test_history_texts() -> None:
     assert fmt.trigger_text(moved) == "auto (scheduler)"
     assert fmt.outcome_text(moved) == "resuming → running"
     assert fmt.trigger_text(HistoryRow(at=T0, goal=None, event="quota_recovered")) == ""
+
+
+def test_every_transition_of_the_goal_machine_has_a_history_label() -> None:
+    from core.goal_machine import HISTORY_EVENT
+    from gui.format import EVENT_LABELS
+
+    assert set(HISTORY_EVENT.values()) <= set(EVENT_LABELS)
