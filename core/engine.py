@@ -120,7 +120,8 @@ class Engine:
         self.host_id: str | None = (host_id_of(settings.host_id, paths.data_dir)
                                     if fenced or shared else None)
         self.store = StoreThread(paths.database, paths.data_dir / "backups", fenced,
-                                 StoreTarget(paths.database, settings.store_url), self.host_id)
+                                 StoreTarget(paths.database, settings.store_url), self.host_id,
+                                 settings.host_stale_seconds)
         self.registry = HostRegistry(self, self.host_id or "")
         self.remote = RemoteActions(self)
         self.sync = SharedSync(self)

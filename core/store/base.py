@@ -133,12 +133,15 @@ class Store(Protocol):
         read_only: opened for reading only (nothing is created, migrated or written).
         authority_seconds: how long an exact reading of another host outranks readings that
             are not exact.
+        lease_seconds: a host whose heartbeat is older than this is offline (its goals hold
+            no resume slots of other hosts).
     """
 
     epoch: int | None
     host_id: str | None
     read_only: bool
     authority_seconds: float
+    lease_seconds: float
 
     @property
     def shared(self) -> bool:
@@ -168,10 +171,16 @@ class Store(Protocol):
 
     def list_goals(self) -> list[Goal]: ...
 
-    def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]: ...
+    def goals_on_window(self, window_id: str, states: Sequence[GoalState],
+                        peers: bool = False) -> list[Goal]:
+        """Goals in one of ``states`` that draw on ``window_id``; with ``peers``, only those
+        that share this host's resume slots there: its own, and (a shared store) those of
+        hosts online now that use the same account for the window's provider."""
+        ...
 
     def goals_due_on_window(self, window_id: str, now: datetime,
-                            reasons: Sequence[PauseReason]) -> list[Goal]: ...
+                            reasons: Sequence[PauseReason], peers: bool = False) -> list[Goal]:
+        ...
 
     def transact(self, goal_id: str,
                  decide: Callable[[Goal | None], Mutation[T]]) -> Committed[T]: ...

@@ -55,17 +55,19 @@ class PgHosts:
         return self._write(body, fenced=False)
 
     def beat_host(self, record: HostRecord) -> bool:
+        """Register or renew ``record``; the heartbeat is the database's clock, not the host's
+        (hosts on several machines are judged online against one clock)."""
         def body(con: Connection) -> bool:
             found = con.execute("SELECT epoch, state FROM hosts WHERE host_id = %s FOR UPDATE",
                                 (record.host_id,)).fetchone()
             if found is not None and int(found[0]) > record.epoch:
                 return False
             con.execute(
-                f"INSERT INTO hosts ({HOST_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, "
-                f"%s, %s) ON CONFLICT (host_id) DO UPDATE SET {_HOST_UPDATES}",
+                f"INSERT INTO hosts ({HOST_COLUMNS}) VALUES (%s, %s, %s, %s, %s, now(), %s, %s, "
+                f"%s, %s, %s) ON CONFLICT (host_id) DO UPDATE SET {_HOST_UPDATES}",
                 (record.host_id, record.kind, record.machine, record.pid, record.since,
-                 record.heartbeat, record.epoch, record.state, record.stopped_at,
-                 Jsonb(record.accounts), record.version))
+                 record.epoch, record.state, record.stopped_at, Jsonb(record.accounts),
+                 record.version))
             if found is None or found[1] != record.state:  # came online, went away: say so
                 self.notify(con, {"k": "host", "id": record.host_id})
             return True

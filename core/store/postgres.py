@@ -107,6 +107,7 @@ class PostgresStore(PgHosts, PgImport):
         self.epoch: int | None = None
         self.host_id: str | None = None
         self.authority_seconds = 600.0
+        self.lease_seconds = 30.0
         self.where = where_of(conninfo)
         self._password: str | None = password if isinstance(password, str) else None
         self._ask_password = password if callable(password) else None
@@ -264,23 +265,41 @@ class PostgresStore(PgHosts, PgImport):
             f"SELECT {GOAL_COLUMNS} FROM goals ORDER BY id").fetchall())
         return [goal_from_row(row) for row in rows]
 
-    def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]:
+    def goals_on_window(self, window_id: str, states: Sequence[GoalState],
+                        peers: bool = False) -> list[Goal]:
         """Goals in one of ``states`` that draw on ``window_id`` (counted inside a claim: the
-        serialisable transaction makes the count hold across hosts)."""
+        serialisable transaction makes the count hold across hosts); ``peers``: only those
+        :meth:`_peers` counts."""
+        where, params = self._peers(window_id, peers)
         rows = self._read(lambda con: con.execute(
             f"SELECT {GOAL_COLUMNS} FROM goals WHERE state = ANY(%s) AND windows @> "
-            "jsonb_build_array(%s::text) ORDER BY id",
-            ([s.value for s in states], window_id)).fetchall())
+            f"jsonb_build_array(%s::text){where} ORDER BY id",
+            ([s.value for s in states], window_id, *params)).fetchall())
         return [goal_from_row(row) for row in rows]
 
     def goals_due_on_window(self, window_id: str, now: datetime,
-                            reasons: Sequence[PauseReason]) -> list[Goal]:
+                            reasons: Sequence[PauseReason], peers: bool = False) -> list[Goal]:
+        where, params = self._peers(window_id, peers)
         rows = self._read(lambda con: con.execute(
             f"SELECT {GOAL_COLUMNS} FROM goals WHERE state = 'paused' AND auto_resume "
             "AND pause_reason = ANY(%s) AND next_resume_at IS NOT NULL AND next_resume_at <= %s "
-            "AND windows @> jsonb_build_array(%s::text) ORDER BY id",
-            ([r.value for r in reasons], now, window_id)).fetchall())
+            f"AND windows @> jsonb_build_array(%s::text){where} ORDER BY id",
+            ([r.value for r in reasons], now, window_id, *params)).fetchall())
         return [goal_from_row(row) for row in rows]
+
+    def _peers(self, window_id: str, peers: bool) -> tuple[str, tuple[Any, ...]]:
+        """The condition for goals that share this host's resume slots on a window: its own,
+        and those of hosts *online* now — heartbeat within :attr:`lease_seconds` by the
+        database's clock, so a host killed without a word stops holding slots — that draw on
+        the same account for the window's provider (any, while this host's is not known)."""
+        if not peers or self.host_id is None:
+            return "", ()
+        provider = window_id.partition(":")[0]
+        return (" AND (goals.host = %s OR EXISTS (SELECT 1 FROM hosts o WHERE o.host_id = "
+                "goals.host AND o.state = 'online' AND o.heartbeat >= now() - make_interval("
+                "secs => %s) AND coalesce(o.accounts -> %s = (SELECT m.accounts -> %s FROM "
+                "hosts m WHERE m.host_id = %s), true)))",
+                (self.host_id, self.lease_seconds, provider, provider, self.host_id))
 
     def transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]
                  ) -> Committed[T]:

@@ -36,10 +36,13 @@ class StoreThread:
     ``target`` (which store), ``host_id`` (the host it writes for, or None: a bare engine)."""
 
     def __init__(self, path: Path, backups_dir: Path | None = None, fenced: bool = False,
-                 target: StoreTarget | None = None, host_id: str | None = None) -> None:
+                 target: StoreTarget | None = None, host_id: str | None = None,
+                 lease_seconds: float = 30.0) -> None:
         self.path = path
         self.target = target or StoreTarget(path)
         self.host_id = host_id
+        #: a host silent this long is offline (``host_stale_seconds``)
+        self.lease_seconds = lease_seconds
         #: whether writes check the host epoch (a host under its lease; bare engines in tests
         #: and benchmarks share a file on purpose)
         self.fenced = fenced
@@ -81,6 +84,7 @@ class StoreThread:
         store = open_shared(self.target.url, password=self._keyring_password)
         try:
             store.host_id = self.host_id
+            store.lease_seconds = self.lease_seconds
             if self.host_id is not None:
                 self.opened_epoch = store.take_epoch(self.host_id)
                 store.epoch = self.opened_epoch if self.fenced else None
