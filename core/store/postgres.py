@@ -64,6 +64,9 @@ CONNECT_TIMEOUT_SECONDS = 5
 #: a transaction PostgreSQL could not serialise is run again up to this many times
 SERIAL_ATTEMPTS = 50
 _RETRIED = (errors.SerializationFailure, errors.DeadlockDetected, errors.UniqueViolation)
+#: errors that say "not now" rather than "never": the report queue waits them out
+_UNAVAILABLE = (psycopg.OperationalError, psycopg.InterfaceError, errors.ReadOnlySqlTransaction,
+                errors.AdminShutdown, errors.CrashShutdown, errors.CannotConnectNow)
 _HISTORY_WRITTEN = HISTORY_COLUMNS.removeprefix("id, ")
 _GOAL_MARKS = ", ".join(["%s"] * len(GOAL_COLUMNS.split(",")))
 _GOAL_UPDATES = ", ".join(f"{c.strip()} = excluded.{c.strip()}"
@@ -215,10 +218,46 @@ class PostgresStore(PgHosts, PgImport):
             yield
         except _RETRIED:
             raise
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+        except psycopg.Error as exc:
+            raise self._failure(exc) from None
+
+    def _failure(self, exc: psycopg.Error) -> StoreError:
+        """What a psycopg error means here. Unavailable — waited out, nothing lost: the
+        connection or the server went (class 08, 57P01–57P03: shut down, crashed, starting),
+        or the database takes no writes just now (25006: a standby, or
+        ``default_transaction_read_only``). Anything else is a :class:`StoreError` that says
+        what to do (42501: the privilege to grant)."""
+        if self.read_only and isinstance(exc, errors.ReadOnlySqlTransaction):
+            return StoreError(N_("{store} was opened for reading only").format(
+                store=self.describe()))
+        if isinstance(exc, _UNAVAILABLE):
             self.close()
-            raise StoreUnavailable(N_("{store} is unavailable: {error}").format(
-                store=self.describe(), error=first_line(exc))) from None
+            return StoreUnavailable(N_("{store} is unavailable: {error}").format(
+                store=self.describe(), error=first_line(exc)))
+        if isinstance(exc, errors.InsufficientPrivilege):
+            return self._refused(exc)
+        return StoreError(N_("{store} failed: {error}").format(store=self.describe(),
+                                                               error=first_line(exc)))
+
+    def _refused(self, exc: psycopg.Error) -> StoreError:
+        """42501: which privilege is missing, and the command that grants it. Creating the
+        schema on a fresh database needs CREATE on schema public, which PostgreSQL 15 no longer
+        gives every role."""
+        role, error = self._role(), first_line(exc)
+        if "for schema" in error:
+            return StoreError(N_(
+                "{store} refused to create Goalkeeper's tables ({error}): the role {role} needs "
+                "CREATE on the schema; a database owner can run: GRANT CREATE ON SCHEMA public "
+                "TO {role}").format(store=self.describe(), error=error, role=role))
+        return StoreError(N_(
+            "{store} refused ({error}): the role {role} lacks a privilege on Goalkeeper's "
+            "tables; a database owner can run: GRANT SELECT, INSERT, UPDATE, DELETE ON ALL "
+            "TABLES IN SCHEMA public TO {role}").format(store=self.describe(), error=error,
+                                                         role=role))
+
+    def _role(self) -> str:
+        con = self._con
+        return con.info.user if con is not None and not con.closed else N_("(this role)")
 
     def _read(self, fn: Callable[[Connection], T]) -> T:
         with self._reachable():

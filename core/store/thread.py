@@ -22,7 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from core.store.base import Store
+from core.i18n import N_
+from core.store.base import Store, StoreUnavailable
 from core.store.guard import StoreProblem, open_for_host
 from core.store.listen import Deliver, Listener
 from core.store.target import StoreTarget, keyring_password, open_shared
@@ -111,6 +112,10 @@ class StoreThread:
     def _current(self) -> Store:
         store = self._store or self._reader
         if store is None:
+            if self.problem is None and self.target.shared and not self._closed:
+                # the host started while the shared store was unreachable and opens it later
+                raise StoreUnavailable(N_("the shared store is not open yet: it could not be "
+                                          "reached, and is tried again"))
             raise RuntimeError(self.problem.message if self.problem else "the store is not open")
         return store
 
