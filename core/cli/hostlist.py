@@ -42,7 +42,7 @@ def _row(host: HostRecord, now: Any, lease: float, goals: int, me: str) -> dict[
             "state": "online" if since is None else "offline",
             "offline_since": iso(since), "since": iso(host.since),
             "heartbeat": iso(host.heartbeat),
-            "silent_seconds": round((now - host.heartbeat).total_seconds(), 1),
+            "silent_seconds": round(host.silent_for(now), 1),
             "epoch": host.epoch, "goals": goals, "accounts": host.accounts,
             "version": host.version, "this_machine": host.host_id == me}
 

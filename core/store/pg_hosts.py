@@ -76,8 +76,9 @@ class PgHosts:
 
     def stop_host(self, host_id: str, epoch: int, now: datetime) -> None:
         def body(con: Connection) -> None:
-            cur = con.execute("UPDATE hosts SET state = 'stopped', stopped_at = %s WHERE "
-                              "host_id = %s AND epoch = %s", (now, host_id, epoch))
+            # when it stopped by the database's clock, like its heartbeats (``now`` unused)
+            cur = con.execute("UPDATE hosts SET state = 'stopped', stopped_at = now() WHERE "
+                              "host_id = %s AND epoch = %s", (host_id, epoch))
             if cur.rowcount:
                 self.notify(con, {"k": "host", "id": host_id})
 
@@ -85,13 +86,14 @@ class PgHosts:
 
     def list_hosts(self) -> list[HostRecord]:
         rows = self._read(lambda con: con.execute(
-            f"SELECT {HOST_COLUMNS} FROM hosts WHERE state <> 'starting' ORDER BY host_id"
+            f"SELECT {HOST_COLUMNS}, now() FROM hosts WHERE state <> 'starting' ORDER BY host_id"
         ).fetchall())
         return [host_from_row(r) for r in rows]
 
     def get_host(self, host_id: str) -> HostRecord | None:
         row = self._read(lambda con: con.execute(
-            f"SELECT {HOST_COLUMNS} FROM hosts WHERE host_id = %s AND state <> 'starting'",
+            f"SELECT {HOST_COLUMNS}, now() FROM hosts WHERE host_id = %s AND state <> "
+            "'starting'",
             (host_id,)).fetchone())
         return host_from_row(row) if row else None
 

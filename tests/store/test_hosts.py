@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from core.store.base import HostRecord, Store
 from tests.store.conftest import Opener
 from tests.store.support import T0
@@ -38,7 +40,8 @@ def test_a_host_registers_beats_and_stops(opener: Opener) -> None:
     store.stop_host("laptop", epoch, T0 + timedelta(seconds=6))
     stopped = store.get_host("laptop")
     assert stopped is not None and stopped.state == "stopped"
-    assert stopped.offline_since(T0 + timedelta(seconds=7), 30) == T0 + timedelta(seconds=6)
+    assert stopped.offline_since(T0 + timedelta(seconds=7), 30) == (
+        stopped.stopped_at if store.shared else T0 + timedelta(seconds=6))
     assert store.get_host("desk") is None
 
 
@@ -52,6 +55,28 @@ def test_a_shared_stores_heartbeat_is_its_own_clocks(opener: Opener, kind: str) 
         assert found.heartbeat == T0
     else:
         assert abs(found.heartbeat - datetime.now(UTC)) < timedelta(seconds=30)
+
+
+def test_hosts_whose_clocks_disagree_agree_who_is_online(opener: Opener, kind: str) -> None:
+    """On a shared store the database's clock judges: a host 60 s behind beats, an asker 60 s
+    ahead (or behind) asks — the host is online all the same, and offline once it stopped."""
+    if kind == "sqlite":
+        pytest.skip("one machine, one clock")
+    store = opener()
+    real = datetime.now(UTC)
+    behind = host(epoch=store.take_epoch("laptop"), since=real - timedelta(seconds=60),
+                  heartbeat=real - timedelta(seconds=60))
+    assert store.beat_host(behind)
+    for skew in (60, -60, 0):
+        record = store.get_host("laptop")
+        assert record is not None and record.online(real + timedelta(seconds=skew), 30), skew
+        assert record.offline_since(real + timedelta(seconds=skew), 30) is None
+        assert abs(record.silent_for(real + timedelta(seconds=skew))) < 10
+    assert [h.online(real + timedelta(seconds=60), 30) for h in store.list_hosts()] == [True]
+    store.stop_host("laptop", behind.epoch, real - timedelta(seconds=60))
+    gone = store.get_host("laptop")
+    assert gone is not None and not gone.online(real - timedelta(seconds=60), 30)
+    assert gone.stopped_at is not None and abs(gone.stopped_at - real) < timedelta(seconds=10)
 
 
 def test_a_replaced_host_can_no_longer_beat_or_stop_its_successor(opener: Opener) -> None:
