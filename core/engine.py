@@ -42,7 +42,7 @@ from core.events import (
 from core.goal_actions import GoalActions
 from core.goal_machine import GoalEvent
 from core.goal_ops import note_row, transition
-from core.health import HealthChanged, HostHealth
+from core.health import HealthChanged, HostHealth, clash_text
 from core.host_actions import RemoteActions
 from core.host_identity import host_id_of
 from core.host_registry import HostRegistry
@@ -121,7 +121,8 @@ class Engine:
         self.host_id: str | None = (host_id_of(settings.host_id, paths.data_dir)
                                     if fenced or shared else None)
         self.store = StoreThread(paths.database, paths.data_dir / "backups", fenced,
-                                 StoreTarget(paths.database, settings.store_url), self.host_id)
+                                 StoreTarget(paths.database, settings.store_url), self.host_id,
+                                 settings.host_stale_seconds)
         self.registry = HostRegistry(self, self.host_id or "")
         self.remote = RemoteActions(self)
         self.sync = SharedSync(self)
@@ -130,7 +131,8 @@ class Engine:
         self.providers: dict[str, Provider] = {p.name: p for p in providers}
         self.goals: dict[str, Goal] = {}
         self._recovered: set[str] = set()
-        self._not_ours: set[str] = set()  # goals of other hosts a provider here reported
+        #: goals of other hosts a provider here reported: id → owner (a health problem)
+        self._not_ours: dict[str, str] = {}
         self.last_refresh: datetime | None = None
         self._rng = rng or random.Random()
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -211,7 +213,8 @@ class Engine:
 
     def health(self) -> HostHealth:
         store = dataclasses.replace(self.inbox.health, waiting=len(self.inbox))
-        return HostHealth(store, self.supervisor.health, self.safe_mode)
+        clashes = tuple(clash_text(g, owner) for g, owner in sorted(self._not_ours.items()))
+        return HostHealth(store, self.supervisor.health, self.safe_mode, clashes)
 
     def health_changed(self) -> None:
         self.bus.publish(HealthChanged(self.health()))
@@ -499,11 +502,15 @@ class Engine:
     async def _report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]) -> None:
         try:
             await self.report(goal_id, decide)
-        except NotOwner as exc:  # e.g. the same demo goal on two machines: the first one's
-            if goal_id not in self._not_ours:
-                self._not_ours.add(goal_id)
+        except NotOwner as exc:  # e.g. the same pipeline name on two machines
+            if self._not_ours.get(goal_id) != exc.owner:
+                self._not_ours[goal_id] = exc.owner
                 log.warning("%s; this host's %s provider sees it too and leaves it alone",
                             exc, goal_id.split(":")[0])
+                self.health_changed()
+            return
+        if self._not_ours.pop(goal_id, None) is not None:  # the other one is gone: ours now
+            self.health_changed()
 
     # -- the policy guard's host (core.policies.guard.GuardHost) -------------------------------
 

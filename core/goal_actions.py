@@ -193,6 +193,8 @@ class GoalActions:
     async def _forget_goal(self, goal_id: str, origin: str) -> ActionResult:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
         e = self.e
+        if owner := await e.owner_elsewhere(goal_id):  # before any runner here is touched:
+            raise NotOwner(goal_id, owner)  # only the owner stops its agent
         goal = e.goals.get(goal_id) or await e.store.run(lambda s: s.get_goal(goal_id))
         if goal is None:
             return result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal"))

@@ -72,17 +72,22 @@ class HostHealth:
     store: StoreHealth
     providers: tuple[ProviderHealth, ...] = ()
     safe_mode: str | None = None  # the problem text while the store cannot be written at all
+    #: goals a provider here reports under an id another host owns (a shared store): not
+    #: watched here — say so rather than drop them quietly (stored English, one each)
+    clashes: tuple[str, ...] = ()
 
     def problems(self) -> list[str]:
         lines = [N_("safe mode: {reason}").format(reason=self.safe_mode)] if self.safe_mode else []
         if not self.store.available:
             lines.append(self.store.describe())
         lines.extend(p.describe() for p in self.providers if p.state != "ok")
+        lines.extend(self.clashes)
         return lines
 
     def to_json(self) -> dict[str, Any]:
         return {"store": self.store.to_json(), "providers": [p.to_json() for p in self.providers],
-                "safe_mode": self.safe_mode, "problems": self.problems()}
+                "safe_mode": self.safe_mode, "clashes": list(self.clashes),
+                "problems": self.problems()}
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> HostHealth:
@@ -95,7 +100,7 @@ class HostHealth:
         return HostHealth(
             StoreHealth(bool(store.get("available", True)), store.get("reason"),
                         parse_iso(store.get("since")), int(store.get("waiting") or 0)),
-            providers, data.get("safe_mode"))
+            providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()))
 
 
 @dataclass(frozen=True)
@@ -103,3 +108,9 @@ class HealthChanged:
     """The host's health changed (store availability, a provider's start, safe mode)."""
 
     health: HostHealth
+
+
+def clash_text(goal_id: str, owner: str) -> str:
+    """A goal of this host's provider whose id another host's goal already has."""
+    return N_("goal {goal} belongs to host {host}: this host's goal of the same id is not "
+              "watched here (give one of them another name)").format(goal=goal_id, host=owner)

@@ -77,7 +77,6 @@ class RemoteActions:
         self.e = engine
         self.dispatch: Dispatch = self._dispatch
         self._answers: dict[int, asyncio.Event] = {}
-        self._serving: set[int] = set()
 
     @property
     def timeout(self) -> float:
@@ -147,21 +146,16 @@ class RemoteActions:
         now = self.e.clock.now()
         taken = await self.e.store.run(lambda s: s.take_requests(self.e.host_id or "", now))
         for request in taken:
-            self._serving.add(request.id)
             self.e.spawn(self._carry_out(request), f"request:{request.id}")
 
     async def _carry_out(self, request: ActionRequest) -> None:
-        try:
-            body = {**request.request, "origin": f"host:{request.by}"}
-            if str(body.get("op")) not in ROUTED_OPS:
-                reply: dict[str, Any] = {"error": N_(
-                    "op {op!r} is not carried out for another host").format(op=body.get("op"))}
-            else:
-                reply = await self.dispatch(body)
-            await self.e.written(lambda s: s.answer_request(request.id, reply,
-                                                            self.e.clock.now()))
-        finally:
-            self._serving.discard(request.id)
+        body = {**request.request, "origin": f"host:{request.by}"}
+        if str(body.get("op")) not in ROUTED_OPS:
+            reply: dict[str, Any] = {"error": N_(
+                "op {op!r} is not carried out for another host").format(op=body.get("op"))}
+        else:
+            reply = await self.dispatch(body)
+        await self.e.written(lambda s: s.answer_request(request.id, reply, self.e.clock.now()))
 
     async def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
         from core.control import ControlServer

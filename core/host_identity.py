@@ -14,7 +14,9 @@ import hashlib
 import os
 import re
 import socket
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from core.i18n import N_
@@ -92,3 +94,13 @@ def detected_account(provider: str, identity: str) -> str:
     email address or a user id in the clear)."""
     digest = hashlib.sha256(f"{provider}\0{identity}".encode()).hexdigest()[:16]
     return f"{provider}:{digest}"
+
+
+def account_of(provider: str, settings: Any, host_id: str,
+               known: Mapping[str, str] | None = None) -> str:
+    """The account ``provider``'s windows belong to on a shared store — the one rule every
+    host and command files readings by: what this host found (``known``: its registry row's
+    accounts, which a start resolved — ``<provider>_account``, else what the provider said,
+    else ``account``), else what the settings name, else this host's own (not shared)."""
+    named = getattr(settings, f"{provider}_account", "") or getattr(settings, "account", "")
+    return (known or {}).get(provider) or str(named or "") or local_account(host_id)

@@ -58,6 +58,6 @@ def host_lines(hosts: Iterable[HostRecord], goal_hosts: Iterable[str], now: date
     for owner in goal_hosts:
         counts[owner] = counts.get(owner, 0) + 1
     return [HostLine(h, h.offline_since(now, lease_seconds),
-                     (now - h.heartbeat).total_seconds(), counts.get(h.host_id, 0),
+                     h.silent_for(now), counts.get(h.host_id, 0),
                      h.host_id == me)
             for h in hosts]

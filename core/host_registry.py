@@ -22,7 +22,7 @@ import os
 from typing import TYPE_CHECKING
 
 from core import __version__
-from core.host_identity import detected_account, local_account, machine_name
+from core.host_identity import account_of, detected_account, machine_name
 from core.i18n import N_
 from core.inbox import store_unavailable
 from core.providers.base import Provider
@@ -54,12 +54,7 @@ class HostRegistry:
         """The account a provider's windows belong to ('' on a one-machine store)."""
         if not self.e.store.shared:
             return ""
-        return self.accounts.get(provider) or self._named(provider) or local_account(
-            self.host_id)
-
-    def _named(self, provider: str) -> str:
-        own = getattr(self.e.settings, f"{provider}_account", "")
-        return str(own or self.e.settings.account or "")
+        return account_of(provider, self.e.settings, self.host_id, self.accounts)
 
     async def resolve_accounts(self) -> None:
         """Every provider's account: named by the user, else what the provider says (on a
@@ -69,7 +64,8 @@ class HostRegistry:
             account = str(getattr(self.e.settings, f"{name}_account", "") or "")
             if not account and self.e.store.shared:
                 account = await self._detect(name, provider)
-            accounts[name] = account or self._named(name) or local_account(self.host_id)
+            accounts[name] = account_of(name, self.e.settings, self.host_id,
+                                        {name: account} if account else None)
         self.accounts = accounts if self.e.store.shared else {}
         if self.accounts:
             log.info("accounts: %s", ", ".join(f"{p}={a}" for p, a in sorted(accounts.items())))

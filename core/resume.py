@@ -33,7 +33,7 @@ from core.policies.rules import WindowLevel
 from core.policy import WAITS_FOR_RESET, AutoResumePolicy, Decision, decide_resume, plan_resume
 from core.providers.base import Provider, RunnerDeferred, StartOutcome
 from core.results import ActionResult
-from core.store import Committed, Mutation, Store, StoreThread
+from core.store import Committed, Mutation, Store, StoreThread, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,10 @@ class ResumeCoordinator:
         quotas = self._quotas.snapshot(windows, now)
         levels = self._quotas.levels(windows, now)
 
+        claimed: list[Goal] = []  # what the last run of the claim wrote, if it claimed
+
         def claim(current: Goal | None, store: Store) -> Mutation[Decision]:
+            claimed.clear()
             decision = decide_resume(current, trigger, now, blockers, self._policy)
             # the resume policies; the slot count is a query inside this very transaction
             decision = review(decision, current, trigger, now, levels, self._policy, store)
@@ -119,7 +122,7 @@ class ResumeCoordinator:
             )
             if current is None or not decision.allowed:
                 return Mutation(_deferral(current, decision, trigger, now), decision, [row])
-            claimed, moved = transition(
+            won, moved = transition(
                 current,
                 GoalEvent.CLAIM_RESUME,
                 now,
@@ -132,10 +135,16 @@ class ResumeCoordinator:
                 deferral=None,
                 data=current.data | {"resume_slot": decision.takes_slot},
             )
-            return Mutation(claimed, decision, [moved])
+            claimed.append(won)
+            return Mutation(won, decision, [moved])
 
-        committed = await self._write(
-            lambda s: s.transact(goal_id, lambda current: claim(current, s)))
+        try:
+            committed = await self._write(
+                lambda s: s.transact(goal_id, lambda current: claim(current, s)))
+        except StoreUnavailable as exc:
+            if claimed and self._record_or_queue is not None:
+                await self._unclaim(claimed[0], trigger, origin, quotas, context, exc)
+            raise
         self._on_committed(committed)
         decision = committed.result
         if not decision.allowed or committed.after is None:
@@ -152,6 +161,22 @@ class ResumeCoordinator:
         async with self._lock_for(goal_id):
             return await self._carry_out(committed.after, trigger, origin, quotas, context,
                                          decision.note)
+
+    async def _unclaim(self, claimed: Goal, trigger: Trigger, origin: str,
+                       quotas: tuple[dict[str, Any], ...], context: dict[str, Any] | None,
+                       exc: StoreUnavailable) -> None:
+        """The claim's commit was not confirmed (the connection dropped during COMMIT): it may
+        have happened. No runner is started; a settle back to ``paused`` is stored, or queued
+        until the store is back, that applies only while the goal is still in the state this
+        claim wrote (``resuming`` with its fence) — safe whether or not the commit happened."""
+        assert self._record_or_queue is not None
+        why = N_("the store did not confirm the claim ({error}); no runner was started").format(
+            error=exc)
+        log.warning("%s: %s", claimed.id, why)
+        settle = _Settle(claimed, trigger, origin, quotas, context, self._clock.now(),
+                         self._policy)
+        async with self._lock_for(claimed.id):
+            await self._record_or_queue(claimed.id, settle.undo(why))
 
     async def _carry_out(
         self,
@@ -280,6 +305,21 @@ class _Settle:
                 return self._back_to_paused(current, Outcome.FAILED, error or N_("runner failed"),
                                             self.policy.failure_backoff, uncount=False)
             return self._started(current, started)
+
+        return _decide
+
+    def undo(self, reason: str) -> Callable[[Goal | None], Mutation[ActionResult]]:
+        """Back to ``paused`` if the goal is still as the claim left it, else nothing at all
+        (the claim was never committed, or what came after it stands)."""
+        def _decide(current: Goal | None) -> Mutation[ActionResult]:
+            if current is None or current.state is not GoalState.RESUMING or (
+                current.fence != self.claimed.fence
+            ):
+                state = current.state if current else None
+                return Mutation(None, ActionResult(self.claimed.id, Outcome.REFUSED, reason,
+                                                   None, state))
+            return self._back_to_paused(current, Outcome.FAILED, reason,
+                                        self.policy.failure_backoff, uncount=True)
 
         return _decide
 

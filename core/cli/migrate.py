@@ -6,10 +6,10 @@ from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context
 from core.host import host_running
-from core.host_identity import check_store_url, local_account
+from core.host_identity import account_of, check_store_url
 from core.i18n import _, localized
 from core.store import NoData, StoreError
-from core.store.migrate import copy_into, read_local
+from core.store.migrate import Rows, copy_into, read_local
 from core.store.postgres import PostgresStore, where_of
 from core.store.sqlite import SqliteStore, open_read_only
 from core.store.target import open_shared
@@ -27,15 +27,13 @@ def migrate_to(ctx: Context, url: str) -> dict[str, Any]:
                          "changing while they are copied)"), EXIT_ERROR)
     source = _local(ctx)
     try:
-        rows = read_local(source, ctx.host_id, lambda provider: _account(ctx, provider))
-    finally:
-        source.close()
-    try:
         target = open_shared(url)
     except StoreError as exc:
+        source.close()
         raise CliError(localized(str(exc))) from None
     try:
         assert isinstance(target, PostgresStore)
+        rows = _rows(ctx, source, target)
         copied, kept = copy_into(target, rows)
     except StoreError as exc:
         raise CliError(localized(str(exc))) from None
@@ -56,6 +54,13 @@ def _local(ctx: Context) -> SqliteStore:
         raise CliError(localized(str(exc))) from None
 
 
-def _account(ctx: Context, provider: str) -> str:
-    named = getattr(ctx.settings, f"{provider}_account", "") or ctx.settings.account
-    return str(named) or local_account(ctx.host_id)
+def _rows(ctx: Context, source: SqliteStore, target: PostgresStore) -> Rows:
+    """This machine's rows, its readings filed under the accounts its host will use: the
+    ones a previous start recorded in its ``hosts`` row, else the settings' rule."""
+    try:
+        record = target.get_host(ctx.host_id)
+        known = record.accounts if record is not None else None
+        return read_local(source, ctx.host_id,
+                          lambda provider: account_of(provider, ctx.settings, ctx.host_id, known))
+    finally:
+        source.close()

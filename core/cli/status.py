@@ -28,7 +28,7 @@ from core.cli.policies import (
     unmatched_lines,
 )
 from core.clock import SystemClock, iso
-from core.host_identity import local_account
+from core.host_identity import account_of
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.models import Goal, GoalState, QuotaReading
@@ -126,13 +126,9 @@ def own_readings(ctx: Context, store: Store) -> list[QuotaReading]:
     if not ctx.target.shared:
         return readings
     record = store.get_host(ctx.host_id)
-    accounts = dict(record.accounts) if record is not None else {}
-
-    def account(provider: str) -> str:
-        named = getattr(ctx.settings, f"{provider}_account", "") or ctx.settings.account
-        return accounts.get(provider) or named or local_account(ctx.host_id)
-
-    return [r for r in readings if r.account == account(r.provider)]
+    known = record.accounts if record is not None else None
+    return [r for r in readings
+            if r.account == account_of(r.provider, ctx.settings, ctx.host_id, known)]
 
 
 def host_json(view: HostView, now: datetime) -> dict[str, Any]:

@@ -4,7 +4,9 @@ A goal Goalkeeper resumed automatically holds a *slot* on each of its windows fr
 (``resuming``) until it stops running, or until it has run for the settle time — then the next
 waiting goal may start. Who holds a slot is read from the store inside the claim's transaction
 (:meth:`core.store.sqlite.SqliteStore.goals_on_window`), never from memory, so the count holds for
-every process — and every host — that shares the store.
+every process — and every host — that shares the store. On a shared store only the goals of
+hosts online now that use the same account count (``peers``): a goal of a host that died holds
+no slot of another's, and neither does one drawing on another subscription's window.
 
 Rank: higher ``priority`` first; then the oldest pause. Pauses in the same minute count as equally
 old — goals one window stopped together — and among those the goal Goalkeeper resumed *last*
@@ -29,10 +31,11 @@ from core.policy import WAITS_FOR_RESET
 class SlotStore(Protocol):
     """The two store queries the slots are counted with (:class:`~core.store.SqliteStore`)."""
 
-    def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]: ...
+    def goals_on_window(self, window_id: str, states: Sequence[GoalState],
+                        peers: bool = False) -> list[Goal]: ...
 
     def goals_due_on_window(self, window_id: str, now: datetime,
-                            reasons: Sequence[PauseReason]) -> list[Goal]: ...
+                            reasons: Sequence[PauseReason], peers: bool = False) -> list[Goal]: ...
 
 
 def rank_key(goal: Goal) -> tuple[int, datetime, float, str]:
@@ -64,12 +67,13 @@ def check_slots(goal: Goal, now: datetime, rules: ResumeRules, store: SlotStore)
         return None
     for window in goal.windows:
         holders = [g for g in store.goals_on_window(window, (GoalState.RESUMING,
-                                                             GoalState.RUNNING))
+                                                             GoalState.RUNNING), peers=True)
                    if g.id != goal.id and holds_slot(g, now, rules.settle)]
         ahead: list[Goal] = []
         if len(holders) < rules.max_concurrent:  # only then can the queue matter
             mine = rank_key(goal)
-            ahead = [g for g in store.goals_due_on_window(window, now, sorted(WAITS_FOR_RESET))
+            ahead = [g for g in store.goals_due_on_window(window, now, sorted(WAITS_FOR_RESET),
+                                                          peers=True)
                      if g.id != goal.id and _due_waiter(g, now) and rank_key(g) < mine]
         if len(holders) + len(ahead) >= rules.max_concurrent:
             return Hold(RULE_SLOT, _why(window, holders, ahead, rules.max_concurrent),

@@ -83,7 +83,8 @@ class HostRecord:
 
     ``state`` is what the host last wrote (``online`` or ``stopped``); whether it is *alive*
     is :meth:`online` — a host that died (SIGKILL, power cut) never writes ``stopped``, its
-    heartbeat just stops.
+    heartbeat just stops. On a shared store the heartbeat and ``stopped_at`` are the database's
+    clock, and so is ``seen_at``: machines whose clocks disagree still agree who is online.
     """
 
     host_id: str
@@ -97,9 +98,16 @@ class HostRecord:
     stopped_at: datetime | None = None
     accounts: dict[str, str] = field(default_factory=dict)
     version: str = ""
+    #: the store's clock when this record was read (a shared store: hosts on several machines
+    #: are judged against one clock, the database's); None: the asker's clock is the one
+    seen_at: datetime | None = field(default=None, compare=False)
+
+    def silent_for(self, now: datetime) -> float:
+        """Seconds since the last heartbeat — by the store's clock where it gave one."""
+        return ((self.seen_at or now) - self.heartbeat).total_seconds()
 
     def online(self, now: datetime, lease_seconds: float) -> bool:
-        return self.state == "online" and (now - self.heartbeat).total_seconds() <= lease_seconds
+        return self.state == "online" and self.silent_for(now) <= lease_seconds
 
     def offline_since(self, now: datetime, lease_seconds: float) -> datetime | None:
         """When this host was last known alive, if it is offline now; None while online."""
@@ -133,12 +141,15 @@ class Store(Protocol):
         read_only: opened for reading only (nothing is created, migrated or written).
         authority_seconds: how long an exact reading of another host outranks readings that
             are not exact.
+        lease_seconds: a host whose heartbeat is older than this is offline (its goals hold
+            no resume slots of other hosts).
     """
 
     epoch: int | None
     host_id: str | None
     read_only: bool
     authority_seconds: float
+    lease_seconds: float
 
     @property
     def shared(self) -> bool:
@@ -168,10 +179,16 @@ class Store(Protocol):
 
     def list_goals(self) -> list[Goal]: ...
 
-    def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]: ...
+    def goals_on_window(self, window_id: str, states: Sequence[GoalState],
+                        peers: bool = False) -> list[Goal]:
+        """Goals in one of ``states`` that draw on ``window_id``; with ``peers``, only those
+        that share this host's resume slots there: its own, and (a shared store) those of
+        hosts online now that use the same account for the window's provider."""
+        ...
 
     def goals_due_on_window(self, window_id: str, now: datetime,
-                            reasons: Sequence[PauseReason]) -> list[Goal]: ...
+                            reasons: Sequence[PauseReason], peers: bool = False) -> list[Goal]:
+        ...
 
     def transact(self, goal_id: str,
                  decide: Callable[[Goal | None], Mutation[T]]) -> Committed[T]: ...

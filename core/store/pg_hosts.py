@@ -55,17 +55,19 @@ class PgHosts:
         return self._write(body, fenced=False)
 
     def beat_host(self, record: HostRecord) -> bool:
+        """Register or renew ``record``; the heartbeat is the database's clock, not the host's
+        (hosts on several machines are judged online against one clock)."""
         def body(con: Connection) -> bool:
             found = con.execute("SELECT epoch, state FROM hosts WHERE host_id = %s FOR UPDATE",
                                 (record.host_id,)).fetchone()
             if found is not None and int(found[0]) > record.epoch:
                 return False
             con.execute(
-                f"INSERT INTO hosts ({HOST_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, "
-                f"%s, %s) ON CONFLICT (host_id) DO UPDATE SET {_HOST_UPDATES}",
+                f"INSERT INTO hosts ({HOST_COLUMNS}) VALUES (%s, %s, %s, %s, %s, now(), %s, %s, "
+                f"%s, %s, %s) ON CONFLICT (host_id) DO UPDATE SET {_HOST_UPDATES}",
                 (record.host_id, record.kind, record.machine, record.pid, record.since,
-                 record.heartbeat, record.epoch, record.state, record.stopped_at,
-                 Jsonb(record.accounts), record.version))
+                 record.epoch, record.state, record.stopped_at, Jsonb(record.accounts),
+                 record.version))
             if found is None or found[1] != record.state:  # came online, went away: say so
                 self.notify(con, {"k": "host", "id": record.host_id})
             return True
@@ -74,8 +76,9 @@ class PgHosts:
 
     def stop_host(self, host_id: str, epoch: int, now: datetime) -> None:
         def body(con: Connection) -> None:
-            cur = con.execute("UPDATE hosts SET state = 'stopped', stopped_at = %s WHERE "
-                              "host_id = %s AND epoch = %s", (now, host_id, epoch))
+            # when it stopped by the database's clock, like its heartbeats (``now`` unused)
+            cur = con.execute("UPDATE hosts SET state = 'stopped', stopped_at = now() WHERE "
+                              "host_id = %s AND epoch = %s", (host_id, epoch))
             if cur.rowcount:
                 self.notify(con, {"k": "host", "id": host_id})
 
@@ -83,13 +86,14 @@ class PgHosts:
 
     def list_hosts(self) -> list[HostRecord]:
         rows = self._read(lambda con: con.execute(
-            f"SELECT {HOST_COLUMNS} FROM hosts WHERE state <> 'starting' ORDER BY host_id"
+            f"SELECT {HOST_COLUMNS}, now() FROM hosts WHERE state <> 'starting' ORDER BY host_id"
         ).fetchall())
         return [host_from_row(r) for r in rows]
 
     def get_host(self, host_id: str) -> HostRecord | None:
         row = self._read(lambda con: con.execute(
-            f"SELECT {HOST_COLUMNS} FROM hosts WHERE host_id = %s AND state <> 'starting'",
+            f"SELECT {HOST_COLUMNS}, now() FROM hosts WHERE host_id = %s AND state <> "
+            "'starting'",
             (host_id,)).fetchone())
         return host_from_row(row) if row else None
 

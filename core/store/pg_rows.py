@@ -88,8 +88,10 @@ def history_params(row: HistoryRow) -> tuple[Any, ...]:
 
 
 def host_from_row(row: Sequence[Any]) -> HostRecord:
+    """A ``hosts`` row read with ``now()`` after its columns (the database's clock)."""
     return HostRecord(str(row[0]), str(row[1]), str(row[2]), int(row[3]), row[4], row[5],
-                      int(row[6]), str(row[7]), row[8], dict(row[9] or {}), str(row[10]))
+                      int(row[6]), str(row[7]), row[8], dict(row[9] or {}), str(row[10]),
+                      row[11])
 
 
 def request_from_row(row: Sequence[Any]) -> ActionRequest:

@@ -64,6 +64,9 @@ CONNECT_TIMEOUT_SECONDS = 5
 #: a transaction PostgreSQL could not serialise is run again up to this many times
 SERIAL_ATTEMPTS = 50
 _RETRIED = (errors.SerializationFailure, errors.DeadlockDetected, errors.UniqueViolation)
+#: errors that say "not now" rather than "never": the report queue waits them out
+_UNAVAILABLE = (psycopg.OperationalError, psycopg.InterfaceError, errors.ReadOnlySqlTransaction,
+                errors.AdminShutdown, errors.CrashShutdown, errors.CannotConnectNow)
 _HISTORY_WRITTEN = HISTORY_COLUMNS.removeprefix("id, ")
 _GOAL_MARKS = ", ".join(["%s"] * len(GOAL_COLUMNS.split(",")))
 _GOAL_UPDATES = ", ".join(f"{c.strip()} = excluded.{c.strip()}"
@@ -107,6 +110,7 @@ class PostgresStore(PgHosts, PgImport):
         self.epoch: int | None = None
         self.host_id: str | None = None
         self.authority_seconds = 600.0
+        self.lease_seconds = 30.0
         self.where = where_of(conninfo)
         self._password: str | None = password if isinstance(password, str) else None
         self._ask_password = password if callable(password) else None
@@ -214,10 +218,46 @@ class PostgresStore(PgHosts, PgImport):
             yield
         except _RETRIED:
             raise
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+        except psycopg.Error as exc:
+            raise self._failure(exc) from None
+
+    def _failure(self, exc: psycopg.Error) -> StoreError:
+        """What a psycopg error means here. Unavailable — waited out, nothing lost: the
+        connection or the server went (class 08, 57P01–57P03: shut down, crashed, starting),
+        or the database takes no writes just now (25006: a standby, or
+        ``default_transaction_read_only``). Anything else is a :class:`StoreError` that says
+        what to do (42501: the privilege to grant)."""
+        if self.read_only and isinstance(exc, errors.ReadOnlySqlTransaction):
+            return StoreError(N_("{store} was opened for reading only").format(
+                store=self.describe()))
+        if isinstance(exc, _UNAVAILABLE):
             self.close()
-            raise StoreUnavailable(N_("{store} is unavailable: {error}").format(
-                store=self.describe(), error=first_line(exc))) from None
+            return StoreUnavailable(N_("{store} is unavailable: {error}").format(
+                store=self.describe(), error=first_line(exc)))
+        if isinstance(exc, errors.InsufficientPrivilege):
+            return self._refused(exc)
+        return StoreError(N_("{store} failed: {error}").format(store=self.describe(),
+                                                               error=first_line(exc)))
+
+    def _refused(self, exc: psycopg.Error) -> StoreError:
+        """42501: which privilege is missing, and the command that grants it. Creating the
+        schema on a fresh database needs CREATE on schema public, which PostgreSQL 15 no longer
+        gives every role."""
+        role, error = self._role(), first_line(exc)
+        if "for schema" in error:
+            return StoreError(N_(
+                "{store} refused to create Goalkeeper's tables ({error}): the role {role} needs "
+                "CREATE on the schema; a database owner can run: GRANT CREATE ON SCHEMA public "
+                "TO {role}").format(store=self.describe(), error=error, role=role))
+        return StoreError(N_(
+            "{store} refused ({error}): the role {role} lacks a privilege on Goalkeeper's "
+            "tables; a database owner can run: GRANT SELECT, INSERT, UPDATE, DELETE ON ALL "
+            "TABLES IN SCHEMA public TO {role}").format(store=self.describe(), error=error,
+                                                         role=role))
+
+    def _role(self) -> str:
+        con = self._con
+        return con.info.user if con is not None and not con.closed else N_("(this role)")
 
     def _read(self, fn: Callable[[Connection], T]) -> T:
         with self._reachable():
@@ -264,23 +304,41 @@ class PostgresStore(PgHosts, PgImport):
             f"SELECT {GOAL_COLUMNS} FROM goals ORDER BY id").fetchall())
         return [goal_from_row(row) for row in rows]
 
-    def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]:
+    def goals_on_window(self, window_id: str, states: Sequence[GoalState],
+                        peers: bool = False) -> list[Goal]:
         """Goals in one of ``states`` that draw on ``window_id`` (counted inside a claim: the
-        serialisable transaction makes the count hold across hosts)."""
+        serialisable transaction makes the count hold across hosts); ``peers``: only those
+        :meth:`_peers` counts."""
+        where, params = self._peers(window_id, peers)
         rows = self._read(lambda con: con.execute(
             f"SELECT {GOAL_COLUMNS} FROM goals WHERE state = ANY(%s) AND windows @> "
-            "jsonb_build_array(%s::text) ORDER BY id",
-            ([s.value for s in states], window_id)).fetchall())
+            f"jsonb_build_array(%s::text){where} ORDER BY id",
+            ([s.value for s in states], window_id, *params)).fetchall())
         return [goal_from_row(row) for row in rows]
 
     def goals_due_on_window(self, window_id: str, now: datetime,
-                            reasons: Sequence[PauseReason]) -> list[Goal]:
+                            reasons: Sequence[PauseReason], peers: bool = False) -> list[Goal]:
+        where, params = self._peers(window_id, peers)
         rows = self._read(lambda con: con.execute(
             f"SELECT {GOAL_COLUMNS} FROM goals WHERE state = 'paused' AND auto_resume "
             "AND pause_reason = ANY(%s) AND next_resume_at IS NOT NULL AND next_resume_at <= %s "
-            "AND windows @> jsonb_build_array(%s::text) ORDER BY id",
-            ([r.value for r in reasons], now, window_id)).fetchall())
+            f"AND windows @> jsonb_build_array(%s::text){where} ORDER BY id",
+            ([r.value for r in reasons], now, window_id, *params)).fetchall())
         return [goal_from_row(row) for row in rows]
+
+    def _peers(self, window_id: str, peers: bool) -> tuple[str, tuple[Any, ...]]:
+        """The condition for goals that share this host's resume slots on a window: its own,
+        and those of hosts *online* now — heartbeat within :attr:`lease_seconds` by the
+        database's clock, so a host killed without a word stops holding slots — that draw on
+        the same account for the window's provider (any, while this host's is not known)."""
+        if not peers or self.host_id is None:
+            return "", ()
+        provider = window_id.partition(":")[0]
+        return (" AND (goals.host = %s OR EXISTS (SELECT 1 FROM hosts o WHERE o.host_id = "
+                "goals.host AND o.state = 'online' AND o.heartbeat >= now() - make_interval("
+                "secs => %s) AND coalesce(o.accounts -> %s = (SELECT m.accounts -> %s FROM "
+                "hosts m WHERE m.host_id = %s), true)))",
+                (self.host_id, self.lease_seconds, provider, provider, self.host_id))
 
     def transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]
                  ) -> Committed[T]:

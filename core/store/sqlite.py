@@ -72,6 +72,7 @@ class SqliteStore(SqliteHosts):
         #: the host this store writes for (stamped on new goals and history rows)
         self.host_id: str | None = None
         self.authority_seconds = 600.0
+        self.lease_seconds = 30.0
         if uri_given:
             target = str(path)
         else:
@@ -223,11 +224,13 @@ class SqliteStore(SqliteHosts):
         rows = self._con.execute(f"SELECT {GOAL_COLUMNS} FROM goals ORDER BY id").fetchall()
         return [goal_from_row(row) for row in rows]
 
-    def goals_on_window(self, window_id: str, states: Sequence[GoalState]) -> list[Goal]:
+    def goals_on_window(self, window_id: str, states: Sequence[GoalState],
+                        peers: bool = False) -> list[Goal]:
         """Goals in one of ``states`` that draw on ``window_id``.
 
         The resume slots of a window are counted with this query, inside the claim's
-        transaction — so the count holds across processes (and hosts sharing a store).
+        transaction — so the count holds across processes. ``peers`` changes nothing here:
+        a file belongs to one host, whose goals are all its own.
         """
         marks = ", ".join("?" * len(states))
         rows = self._con.execute(
@@ -239,7 +242,7 @@ class SqliteStore(SqliteHosts):
         return [goal_from_row(row) for row in rows]
 
     def goals_due_on_window(self, window_id: str, now: datetime,
-                            reasons: Sequence[PauseReason]) -> list[Goal]:
+                            reasons: Sequence[PauseReason], peers: bool = False) -> list[Goal]:
         """Paused goals with auto-resume on, waiting for one of ``reasons``, that draw on
         ``window_id`` and whose not-before time has come by ``now``.
 

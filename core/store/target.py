@@ -51,11 +51,16 @@ class StoreTarget:
 def keyring_password() -> str | None:
     """``store-password`` from the OS keyring, or None (no keyring, no entry, no answer in
     time): libpq's own sources (``.pgpass``, a service file) come first anyway."""
+    from core.redact import remember
     from core.secrets import SecretStore, SecretStoreError
 
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
     try:
-        return pool.submit(SecretStore().get, PASSWORD_SECRET).result(KEYRING_TIMEOUT_SECONDS)
+        password = pool.submit(SecretStore().get, PASSWORD_SECRET).result(
+            KEYRING_TIMEOUT_SECONDS)
+        if password:
+            remember([password])  # masked in every log line and file, should it reach one
+        return password
     except (SecretStoreError, concurrent.futures.TimeoutError) as exc:
         log.info("no store password from the keyring: %s", exc)
         return None

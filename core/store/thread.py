@@ -22,7 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from core.store.base import Store
+from core.i18n import N_
+from core.store.base import Store, StoreUnavailable
 from core.store.guard import StoreProblem, open_for_host
 from core.store.listen import Deliver, Listener
 from core.store.target import StoreTarget, keyring_password, open_shared
@@ -36,10 +37,13 @@ class StoreThread:
     ``target`` (which store), ``host_id`` (the host it writes for, or None: a bare engine)."""
 
     def __init__(self, path: Path, backups_dir: Path | None = None, fenced: bool = False,
-                 target: StoreTarget | None = None, host_id: str | None = None) -> None:
+                 target: StoreTarget | None = None, host_id: str | None = None,
+                 lease_seconds: float = 30.0) -> None:
         self.path = path
         self.target = target or StoreTarget(path)
         self.host_id = host_id
+        #: a host silent this long is offline (``host_stale_seconds``)
+        self.lease_seconds = lease_seconds
         #: whether writes check the host epoch (a host under its lease; bare engines in tests
         #: and benchmarks share a file on purpose)
         self.fenced = fenced
@@ -81,6 +85,7 @@ class StoreThread:
         store = open_shared(self.target.url, password=self._keyring_password)
         try:
             store.host_id = self.host_id
+            store.lease_seconds = self.lease_seconds
             if self.host_id is not None:
                 self.opened_epoch = store.take_epoch(self.host_id)
                 store.epoch = self.opened_epoch if self.fenced else None
@@ -107,6 +112,10 @@ class StoreThread:
     def _current(self) -> Store:
         store = self._store or self._reader
         if store is None:
+            if self.problem is None and self.target.shared and not self._closed:
+                # the host started while the shared store was unreachable and opens it later
+                raise StoreUnavailable(N_("the shared store is not open yet: it could not be "
+                                          "reached, and is tried again"))
             raise RuntimeError(self.problem.message if self.problem else "the store is not open")
         return store
 

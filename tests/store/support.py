@@ -33,3 +33,9 @@ def claim(current: Goal | None, now: datetime = T0) -> Mutation[str]:
     won = current.model_copy(update={"state": GoalState.RESUMING, "fence": current.fence + 1,
                                      "updated_at": now + timedelta(seconds=1)})
     return Mutation(won, "won", [row(current.id, "resuming", outcome=Outcome.RESUMED)])
+
+
+def set_heartbeat(store: Any, host_id: str, at: datetime) -> None:
+    """A shared store writes heartbeats with its own clock: a test that needs a host silent
+    since ``at`` (killed then) sets the row itself."""
+    store.con.execute("UPDATE hosts SET heartbeat = %s WHERE host_id = %s", (at, host_id))

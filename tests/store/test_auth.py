@@ -13,6 +13,7 @@ import keyring
 import psycopg
 import pytest
 
+from core.redact import KNOWN, MASK
 from core.store.base import StoreError, StoreUnavailable
 from core.store.target import PASSWORD_SECRET, open_shared
 from tests.pipeline.conftest import MemoryKeyring
@@ -66,6 +67,8 @@ def test_the_password_comes_from_the_keyring(locked: str, memory_keyring: Memory
         assert store.get_meta("k") == "v"
     finally:
         store.close()
+    # a keyring value this process holds is masked wherever it might be written (logs)
+    assert KNOWN.text(f"connect with {PASSWORD}") == f"connect with {MASK.decode()}"
 
 
 def test_the_password_comes_from_a_pgpass_file(locked: str, tmp_path: Path,

@@ -12,7 +12,7 @@ from core.models import GoalState
 from core.paths import Paths
 from core.store import HostRecord
 from core.store.postgres import PostgresStore
-from tests.store.support import goal, put, row
+from tests.store.support import goal, put, row, set_heartbeat
 from tests.store.test_migrate import local_store, run
 
 
@@ -46,6 +46,7 @@ def test_hosts_status_and_a_refused_action_in_chinese(
     shared = PostgresStore(pg_url)
     try:
         shared.beat_host(HostRecord("alpha", "daemon", "alpha", 7, gone, gone, 1))
+        set_heartbeat(shared, "alpha", gone)
         shared.beat_host(HostRecord("bravo", "gui", "bravo", 8, now, now, 1,
                                     accounts={"codex": "team"}))
         shared.host_id = "alpha"

@@ -14,6 +14,7 @@ import pytest_asyncio
 
 from core.clock import FakeClock
 from core.engine import Engine
+from core.health import HostHealth
 from core.models import GoalState, Outcome, PauseReason
 from core.paths import resolve_paths
 from core.settings import Settings
@@ -156,3 +157,35 @@ async def test_hosts_whose_provider_names_the_same_account_share_its_windows(
     assert c.quotas.tracker("fake:5h").reading is None
     record = await b.store.run(lambda s: s.get_host("desk"))
     assert record is not None and record.accounts == b.registry.accounts
+
+
+async def test_forgetting_another_hosts_goal_touches_no_runner(make_host: Make,
+                                                               clock: FakeClock) -> None:
+    fa, fb = FakeProvider(clock), FakeProvider(clock)
+    fa.observe("fake:a", GoalState.RUNNING)
+    a = await make_host("laptop", fa)
+    b = await make_host("desk", fb)
+    await until(lambda: "fake:a" in b.sync.others, 10)
+    answer = await b.forget_goal("fake:a")
+    assert answer.outcome is Outcome.REFUSED
+    assert answer.reason == "goal fake:a belongs to host laptop; only that host changes it"
+    assert fb.paused == [] and fa.paused == []  # only the owner pauses its agent
+    assert await a.store.run(lambda s: s.get_goal("fake:a")) is not None
+
+
+async def test_a_goal_id_another_host_owns_is_a_health_problem_until_it_is_gone(
+        make_host: Make, clock: FakeClock) -> None:
+    fa, fb = FakeProvider(clock), FakeProvider(clock)
+    paused_goal(fa, "fake:same", clock)  # e.g. pipeline:nightly on both machines
+    a = await make_host("laptop", fa)
+    paused_goal(fb, "fake:same", clock)
+    b = await make_host("desk", fb)
+    clash = ("goal fake:same belongs to host laptop: this host's goal of the same id is not "
+             "watched here (give one of them another name)")
+    assert b.health().problems() == [clash]
+    assert HostHealth.from_json(b.health().to_json()).problems() == [clash]  # ping, status
+    assert a.health().problems() == []
+    await a.forget_goal("fake:same")
+    await b.refresh()
+    await b.drain()
+    assert b.health().problems() == [] and "fake:same" in b.goals

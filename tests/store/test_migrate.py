@@ -76,6 +76,29 @@ def test_a_local_store_is_copied_verifiably_and_left_as_it_is(
         assert con.execute("SELECT count(*) FROM history").fetchone() == (43,)
 
 
+def test_readings_are_filed_under_the_account_a_previous_start_recorded(
+        paths: Paths, pg_url: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.store import HostRecord
+
+    monkeypatch.setenv("GOALKEEPER_HOST_ID", "laptop")
+    monkeypatch.setenv("GOALKEEPER_ACCOUNT", "team")  # what the settings alone would say
+    local_store(paths)
+    shared = PostgresStore(pg_url)  # this host started once: the provider named its account
+    shared.beat_host(HostRecord("laptop", "daemon", "laptop", 7, T0, T0, 1,
+                                accounts={"fake": "fake:0123abcd"}))
+    shared.close()
+    code, reply = run(capsys, "store", "migrate", "--to", pg_url, "--json")
+    assert code == 0, reply
+    shared = PostgresStore(pg_url, read_only=True)
+    try:
+        assert shared.latest_reading("fake:0123abcd", "fake:5h") is not None
+        assert shared.latest_reading("team", "fake:5h") is None
+        assert len(shared.series("fake:5h", account="fake:0123abcd")) == 30
+    finally:
+        shared.close()
+
+
 def test_a_copy_that_does_not_verify_is_not_committed(
         paths: Paths, pg_url: str, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -44,7 +44,6 @@ LABELS = {
     WINDOW_7D_FABLE: N_("Claude · 7 days (Fable)"),
     WINDOW_OVERAGE: N_("Claude · extra usage"),
 }
-LENGTHS = WINDOW_SECONDS
 #: the names Claude's own payloads use for each window
 BY_NAME = WINDOW_BY_TYPE
 _STATUSES = ("allowed", "allowed_warning", "rejected")
@@ -56,7 +55,7 @@ def reading(window: str, observed_at: datetime, *, used: float | None,
     return QuotaReading(
         window_id=window, provider=PROVIDER, label=LABELS.get(window, window),
         kind=QuotaKind.PERIODIC, used_percent=used, resets_at=resets_at,
-        window_seconds=LENGTHS.get(window), limit_reached=limit_reached, exactness=exactness,
+        window_seconds=WINDOW_SECONDS.get(window), limit_reached=limit_reached, exactness=exactness,
         observed_at=observed_at, note=note,
     )
 
