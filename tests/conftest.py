@@ -79,6 +79,32 @@ async def make_engine(paths: Paths, clock: FakeClock) -> AsyncIterator[EngineFac
         await engine.stop()
 
 
+@pytest_asyncio.fixture
+async def make_host(pg_url: str, tmp_path: Path, clock: FakeClock) -> AsyncIterator[EngineFactory]:
+    """Engines of hosts on one shared PostgreSQL store, each with its own data directory, host
+    id and the account ``alice``; each started, listening and registered; all stopped at
+    teardown."""
+    from tests.support.fakes import until
+
+    engines: list[Engine] = []
+
+    async def _make(host_id: str, *providers: Any, **settings: Any) -> Engine:
+        paths = resolve_paths({"GOALKEEPER_HOME": str(tmp_path / host_id)})
+        values = {"store_url": pg_url, "host_id": host_id, "resume_jitter_seconds": 0,
+                  "account": "alice", **settings}
+        engine = Engine(paths, Settings(**values), list(providers), clock, random.Random(7))
+        await engine.start()
+        await engine.drain()
+        await until(lambda: engine.sync.listening, 10)
+        await until(lambda: engine.registry.registered, 10)
+        engines.append(engine)
+        return engine
+
+    yield _make
+    for engine in engines:
+        await engine.stop()
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Any:
     """A real PostgreSQL server, started once per session (skipped where the server binaries

@@ -4,19 +4,14 @@ this machine's SQLite store (its own host only) and on a real shared PostgreSQL 
 from __future__ import annotations
 
 import asyncio
-import random
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from core.clock import FakeClock
 from core.engine import Engine
 from core.models import GoalState, PauseReason
-from core.paths import resolve_paths
-from core.settings import Settings
 from gui.bridge import Bridge
 from gui.dialogs.hosts import COLUMNS, HostsDialog
 from gui.main_window import MainWindow
@@ -40,28 +35,6 @@ async def opened(qtbot: Any, bridge: Bridge) -> HostsDialog:
     if not dialog.lines:
         await wait_signal(dialog.loaded)
     return dialog
-
-
-@pytest_asyncio.fixture
-async def make_host(pg_url: str, tmp_path: Path, clock: FakeClock) -> AsyncIterator[Make]:
-    """Engines of hosts on one shared PostgreSQL store (as tests/store/test_engines.py)."""
-    engines: list[Engine] = []
-
-    async def _make(host_id: str, *providers: Any, **settings: Any) -> Engine:
-        paths = resolve_paths({"GOALKEEPER_HOME": str(tmp_path / host_id)})
-        values = {"store_url": pg_url, "host_id": host_id, "resume_jitter_seconds": 0,
-                  "account": "alice", **settings}
-        engine = Engine(paths, Settings(**values), list(providers), clock, random.Random(7))
-        await engine.start()
-        await engine.drain()
-        await until(lambda: engine.sync.listening, 10)
-        await until(lambda: engine.registry.registered, 10)
-        engines.append(engine)
-        return engine
-
-    yield _make
-    for engine in engines:
-        await engine.stop()
 
 
 async def test_one_machine_lists_its_own_host(make_engine: Make, fake: FakeProvider,

@@ -4,44 +4,18 @@ in tests/multihost/ do the same with real host processes)."""
 
 from __future__ import annotations
 
-import random
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from core.clock import FakeClock
-from core.engine import Engine
 from core.health import HostHealth
 from core.models import GoalState, Outcome, PauseReason
-from core.paths import resolve_paths
-from core.settings import Settings
 from tests.support.fakes import FakeProvider, later, reading, until
 
 pytestmark = pytest.mark.asyncio
 Make = Callable[..., Any]
-
-
-@pytest_asyncio.fixture
-async def make_host(pg_url: str, tmp_path: Path, clock: FakeClock) -> AsyncIterator[Make]:
-    engines: list[Engine] = []
-
-    async def _make(host_id: str, *providers: Any, **settings: Any) -> Engine:
-        paths = resolve_paths({"GOALKEEPER_HOME": str(tmp_path / host_id)})
-        values = {"store_url": pg_url, "host_id": host_id, "resume_jitter_seconds": 0,
-                  "account": "alice", **settings}
-        engine = Engine(paths, Settings(**values), list(providers), clock, random.Random(7))
-        await engine.start()
-        await engine.drain()
-        await until(lambda: engine.sync.listening, 10)
-        engines.append(engine)
-        return engine
-
-    yield _make
-    for engine in engines:
-        await engine.stop()
 
 
 def paused_goal(fake: FakeProvider, goal_id: str, clock: FakeClock) -> None:
