@@ -208,6 +208,8 @@ class Engine:
             lambda goal: goal.provider not in self.providers)  # a provider no longer enabled
         self.last_refresh = self.clock.now()
         self.bus.publish(ProvidersRefreshed(self.last_refresh))
+        for name in sorted(self.supervisor.started):  # one that failed: after its late start
+            self.providers[name].host_started()
         self.scheduler.start()
         log.info("engine started for %s with providers %s", self.paths.data_dir,
                  ", ".join(self.providers) or "none")
@@ -239,6 +241,7 @@ class Engine:
     async def _late_start(self, provider: Provider) -> None:
         """A provider that failed to start has started: read what it knows now."""
         await self.refresh()
+        provider.host_started()
 
     def lease_was_lost(self, exc: LeaseLost) -> None:
         self._lease_lost(exc)

@@ -20,7 +20,18 @@ from tests.support.fakes import FakeProvider, crash, reading, settled, until
 pytestmark = pytest.mark.asyncio
 
 
-class GatedProvider(FakeProvider):
+class Told(FakeProvider):
+    """Counts the engine's word that the host has started."""
+
+    def __init__(self, clock: FakeClock, name: str) -> None:
+        super().__init__(clock, name)
+        self.told = 0
+
+    def host_started(self) -> None:
+        self.told += 1
+
+
+class GatedProvider(Told):
     """A provider whose start takes as long as the test says (a large history)."""
 
     def __init__(self, clock: FakeClock, name: str) -> None:
@@ -52,7 +63,7 @@ async def left_running(paths: Paths, clock: FakeClock) -> None:
 async def test_a_started_provider_s_goals_are_stored_while_a_slow_one_starts(
         paths: Paths, clock: FakeClock) -> None:
     await left_running(paths, clock)
-    fast, slow = FakeProvider(clock, "fast"), GatedProvider(clock, "slow")
+    fast, slow = Told(clock, "fast"), GatedProvider(clock, "slow")
     fast.readings = [reading("fast:5h", 40, clock.now(), provider="fast")]
     fast.observe("fast:a", GoalState.RUNNING, windows=("fast:5h",))
     fast.observe("fast:b", GoalState.RUNNING, windows=("fast:5h",))
@@ -68,6 +79,7 @@ async def test_a_started_provider_s_goals_are_stored_while_a_slow_one_starts(
         # the slow provider's goal is neither recovered nor resumed before it has started
         assert stored["slow:g"].state is GoalState.RUNNING and slow.resume_calls == []
         assert not engine.scheduler.running and not starting.done()
+        assert fast.told == 0  # its held-back work (a history scan) waits for the slow start
         slow.opened.set()
         await starting
     finally:
@@ -76,6 +88,7 @@ async def test_a_started_provider_s_goals_are_stored_while_a_slow_one_starts(
     await settled(engine)
     goal = engine.goals["slow:g"]
     assert slow.started and slow.resume_calls == [("slow:g", goal.fence)]
+    assert (fast.told, slow.told) == (1, 1)
     assert goal.state is GoalState.RUNNING and goal.hosted
     rows = [r for r in await engine.history("slow:g") if r.event == "resume_requested"]
     assert [(r.trigger, r.origin) for r in rows] == [(Trigger.STARTUP, "startup"),
