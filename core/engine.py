@@ -203,10 +203,15 @@ class Engine:
         await self.sync.start()
         for provider in self.providers.values():
             provider.attach(self)
-        # at once: a provider reading a large history (in its worker threads) delays no other
-        await asyncio.gather(*(self.supervisor.start(p) for p in self.providers.values()))
-        await self._recover_interrupted()
-        await self.refresh()
+        # at once: a provider reading a large history (in its worker threads) delays no other,
+        # and what one found is stored as soon as it has started, not after the slowest
+        await asyncio.gather(*(self._bring_up(p) for p in self.providers.values()))
+        await self._recover_interrupted(
+            lambda goal: goal.provider not in self.providers)  # a provider no longer enabled
+        self.last_refresh = self.clock.now()
+        self.bus.publish(ProvidersRefreshed(self.last_refresh))
+        for name in sorted(self.supervisor.started):  # one that failed: after its late start
+            self.providers[name].host_started()
         self.scheduler.start()
         log.info("engine started for %s with providers %s", self.paths.data_dir,
                  ", ".join(self.providers) or "none")
@@ -239,6 +244,7 @@ class Engine:
     async def _late_start(self, provider: Provider) -> None:
         """A provider that failed to start has started: read what it knows now."""
         await self.refresh()
+        provider.host_started()
 
     def lease_was_lost(self, exc: LeaseLost) -> None:
         self._lease_lost(exc)
@@ -348,16 +354,26 @@ class Engine:
 
     # -- start-up recovery and shutdown --------------------------------------------------------
 
-    async def _recover_interrupted(self) -> None:
-        """Goals the previous host left running or resuming: back to paused, then resumed."""
-        for goal in list(self.goals.values()):
+    async def _bring_up(self, provider: Provider) -> None:
+        """Start one provider, recover its goals, then store what it reads: a provider's
+        start-up recovery runs after its own start (as before: after it, not before another's)
+        and before its first discovery, and the scheduler starts only after every provider's."""
+        started = await self.supervisor.start(provider)
+        await self._recover_interrupted(lambda goal: goal.provider == provider.name)
+        if started:
+            await self._refresh_provider(provider)
+
+    async def _recover_interrupted(self, whose: Callable[[Goal], bool]) -> None:
+        """Goals the previous host left running or resuming: back to paused, then resumed.
+        ``whose`` picks the goals (one provider's): each goal is recovered once."""
+        for goal in [g for g in self.goals.values() if whose(g)]:
             if goal.state is GoalState.RESUMING or (
                 goal.state is GoalState.RUNNING and goal.hosted
             ):
                 await self._interrupt(goal.id, N_("the previous host stopped while it was "
                                                   "{state}").format(state=goal.state.value),
                                       "startup")
-        for goal in list(self.goals.values()):
+        for goal in [g for g in self.goals.values() if whose(g)]:
             if goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.INTERRUPTED:
                 await self.coordinator.resume(goal.id, Trigger.STARTUP, "startup")
 
@@ -535,11 +551,15 @@ class Engine:
 
     async def _apply_observation(self, provider: str, obs: GoalObservation) -> None:
         self.last_refresh = self.clock.now()
+        await self._report(obs.id, self._observation_decision(provider, obs))
+
+    def _observation_decision(self, provider: str, obs: GoalObservation
+                              ) -> Callable[[Goal | None], Mutation[Any]]:
         if obs.pause_reason is PauseReason.QUOTA:
             # the goal waits for the latest reset among all its exhausted windows
             reset = self.view.latest_reset(obs.windows, obs.resets_at, self.clock.now())
             obs = dataclasses.replace(obs, resets_at=reset)
-        await self._report(obs.id, lambda g: decide_observation(g, provider, obs, self.ctx()))
+        return lambda g: decide_observation(g, provider, obs, self.ctx())
 
     async def _apply_limit(self, goal_id: str, fence: int, hit: LimitHit) -> None:
         for reading in hit.readings:
@@ -608,18 +628,47 @@ class Engine:
     async def refresh(self) -> None:
         """Ask every provider for its goals and quotas (the slow path; watchers push changes)."""
         for name in sorted(self.supervisor.started):
-            provider = self.providers[name]
-            # quotas first: a goal found paused for quota is planned against its windows
-            readings = await self.guarded_call(provider.name, "quota read", provider.read_quotas())
-            for reading in readings or []:
-                await self._apply_or_queue(functools.partial(self.record_reading, reading),
-                                           ("reading", reading.window_id))
-            observations = await self.guarded_call(provider.name, "discovery", provider.discover())
-            for obs in observations or []:
-                await self._apply_or_queue(functools.partial(self._apply_observation, name, obs),
-                                           ("observation", obs.id))
+            await self._refresh_provider(self.providers[name])
         self.last_refresh = self.clock.now()
         self.bus.publish(ProvidersRefreshed(self.last_refresh))
+
+    async def _refresh_provider(self, provider: Provider) -> None:
+        # quotas first: a goal found paused for quota is planned against its windows
+        readings = await self.guarded_call(provider.name, "quota read", provider.read_quotas())
+        for reading in readings or []:
+            await self._apply_or_queue(functools.partial(self.record_reading, reading),
+                                       ("reading", reading.window_id))
+        observations = await self.guarded_call(provider.name, "discovery", provider.discover())
+        if await self._observed_at_once(provider.name, observations or []):
+            return
+        for obs in observations or []:
+            await self._apply_or_queue(
+                functools.partial(self._apply_observation, provider.name, obs),
+                ("observation", obs.id))
+
+    async def _observed_at_once(self, provider: str, observations: list[GoalObservation]) -> bool:
+        """Apply a discovery's observations in one store transaction (one commit, not one per
+        goal) when nothing waits for the store; False — and nothing stored — when they must go
+        one by one: reports are queued, the store is unavailable, or one goal is another
+        host's (:class:`NotOwner` rolls the whole batch back)."""
+        if len(observations) < 2 or len(self.inbox) or not self.inbox.health.available:
+            return False
+        changes = [(obs.id, self._observation_decision(provider, obs)) for obs in observations]
+        async with contextlib.AsyncExitStack() as held:
+            for goal_id in sorted({goal_id for goal_id, _ in changes}):  # as report() does
+                await held.enter_async_context(self.lock_for(goal_id))
+            try:
+                batch = await self.written(lambda s: s.transact_many(changes))
+            except NotOwner:
+                return False
+            except Exception as exc:
+                if store_unavailable(exc) is None:
+                    raise
+                return False
+        self.last_refresh = self.clock.now()
+        for committed in batch:
+            self._committed(committed)
+        return True
 
     async def _apply_or_queue(self, job: Job, key: Hashable) -> None:
         """Apply now — or, while reports wait for the store, after them, in order."""

@@ -9,6 +9,7 @@ hiding to the tray and quitting.
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QHideEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
@@ -269,11 +270,11 @@ class MainWindow(QMainWindow):
         return self.hosts_dialog
 
     async def shutdown(self) -> None:
-        """Stop the panels' loads before the host (and its store) goes away."""
-        await self.chart_panel.shutdown()
-        await self.history_view.shutdown()
-        if self.hosts_dialog is not None:
-            await self.hosts_dialog.shutdown()
+        """Stop the panels' loads before the host (and its store) goes away. A part Qt has
+        deleted meanwhile (the window closing while an earlier part's loads ended) has none."""
+        for part in (self.chart_panel, self.history_view, self.hosts_dialog):
+            if part is not None and shiboken6.isValid(part):
+                await part.shutdown()
 
     def bring_to_front(self) -> None:
         """Show and raise the window (a second launch asks for this over the control socket)."""

@@ -207,3 +207,15 @@ def test_a_broken_or_silent_host_gets_a_clear_message(tmp_path: Path, reply: byt
     with pytest.raises(CliError, match=message) as err:
         ctx.ask_host({"op": "resume", "goal": "fake:g"})
     assert err.value.code == (1 if reply else 6)
+
+
+def test_the_daemon_loads_only_what_its_start_needs() -> None:
+    """Timed to its first gauges (bench/startup_gauges.py): no other command's module, no demo,
+    no PostgreSQL driver for a one-machine store."""
+    code = ("import sys; from core.cli import build_parser; build_parser(['daemon']); "
+            "import core.hosting, core.providers.registry; "
+            "print(sorted(m for m in sys.modules if m.startswith('core.cli.') "
+            "or m in ('core.demo', 'psycopg')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "['core.cli.common', 'core.cli.hosts']"

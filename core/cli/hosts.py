@@ -15,7 +15,6 @@ from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
 from core.clock import SystemClock
-from core.demo import DemoSession, demo_settings
 from core.host import HostAlreadyRunning
 from core.hosting import Host
 from core.i18n import _, localized
@@ -133,6 +132,8 @@ def cmd_demo(ctx: Context) -> int:
             return frontend(["--demo"])
         if frontend is not None:
             print(_("No display to open a window on: running the demo headless."), flush=True)
+    from core.demo import DemoSession, demo_settings  # not on the daemon's start path
+
     given = os.environ.get("GOALKEEPER_HOME")
     home = given or tempfile.mkdtemp(prefix="goalkeeper-demo-")
     paths = resolve_paths({**os.environ, "GOALKEEPER_HOME": home})

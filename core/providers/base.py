@@ -171,6 +171,11 @@ class Provider(abc.ABC):
     async def stop(self) -> None:  # noqa: B027 - optional hook
         """Stop every task and process this provider started."""
 
+    def host_started(self) -> None:  # noqa: B027 - optional hook
+        """The host has started every provider and stored what each found first (or, for a
+        provider that started late, what it found): background work held back so as not to
+        slow the host's start (a full-history scan) may begin. Default: nothing held back."""
+
     @abc.abstractmethod
     async def discover(self) -> list[GoalObservation]:
         """The goals this provider knows about, as the agent shows them now."""

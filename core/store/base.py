@@ -193,6 +193,12 @@ class Store(Protocol):
     def transact(self, goal_id: str,
                  decide: Callable[[Goal | None], Mutation[T]]) -> Committed[T]: ...
 
+    def transact_many(self, changes: Sequence[tuple[str, Callable[[Goal | None], Mutation[T]]]]
+                      ) -> list[Committed[T]]:
+        """:meth:`transact` for each ``(goal_id, decide)`` in turn, all in one transaction
+        (a first discovery's goals: one commit, not one per goal). Any error rolls back all."""
+        ...
+
     def remove_goal(self, goal_id: str, row: HistoryRow | None = None) -> HistoryRow | None: ...
 
     def adopt_goals(self) -> int:

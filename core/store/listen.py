@@ -17,8 +17,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import psycopg
-
 from core.store.common import CHANNEL
 
 log = logging.getLogger(__name__)
@@ -51,6 +49,8 @@ class Listener:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        import psycopg  # here: a one-machine store's host never loads the PostgreSQL driver
+
         delay = RETRY_INITIAL_SECONDS
         while not self._stop.is_set():
             try:
@@ -66,6 +66,8 @@ class Listener:
                 delay = min(delay * 2, RETRY_MAX_SECONDS)
 
     def _listen(self) -> None:
+        import psycopg
+
         kwargs: dict[str, Any] = {"autocommit": True, "application_name": "goalkeeper-listen",
                                   "connect_timeout": 5}
         password = self.password()

@@ -344,19 +344,25 @@ class PostgresStore(PgHosts, PgImport):
                  ) -> Committed[T]:
         """Read a goal (its row locked), let ``decide`` compute its new row and history, write
         both — in one serialisable transaction; ``decide`` runs again if it is retried."""
-        def body(con: Connection) -> Committed[T]:
-            row = con.execute(f"SELECT {GOAL_COLUMNS} FROM goals WHERE id = %s FOR UPDATE",
-                              (goal_id,)).fetchone()
-            before = goal_from_row(row) if row else None
-            mutation = decide(before)
-            new = validated(owned(goal_id, before, mutation.goal, self.host_id))
-            if new is not None and new != before:
-                self.put_goal(con, new)
-            rows = [self._insert_history(con, r) for r in mutation.history]
-            after = new if new is not None else before
-            return Committed(before, after, mutation.result, rows)
+        return self._write(lambda con: self._transact_in(con, goal_id, decide))
 
-        return self._write(body)
+    def transact_many(self, changes: Sequence[tuple[str, Callable[[Goal | None], Mutation[T]]]]
+                      ) -> list[Committed[T]]:
+        return self._write(lambda con: [self._transact_in(con, goal_id, decide)
+                                        for goal_id, decide in changes])
+
+    def _transact_in(self, con: Connection, goal_id: str,
+                     decide: Callable[[Goal | None], Mutation[T]]) -> Committed[T]:
+        row = con.execute(f"SELECT {GOAL_COLUMNS} FROM goals WHERE id = %s FOR UPDATE",
+                          (goal_id,)).fetchone()
+        before = goal_from_row(row) if row else None
+        mutation = decide(before)
+        new = validated(owned(goal_id, before, mutation.goal, self.host_id))
+        if new is not None and new != before:
+            self.put_goal(con, new)
+        rows = [self._insert_history(con, r) for r in mutation.history]
+        after = new if new is not None else before
+        return Committed(before, after, mutation.result, rows)
 
     def put_goal(self, con: Connection, goal: Goal) -> None:
         """Write a goal's row and announce it, inside the caller's transaction."""

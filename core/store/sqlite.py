@@ -267,12 +267,21 @@ class SqliteStore(SqliteHosts):
         a process and across processes.
         """
         with self.write():
-            before = self.get_goal(goal_id)
-            mutation = decide(before)
-            new = validated(owned(goal_id, before, mutation.goal, self.host_id))
-            if new is not None and new != before:
-                self._write_goal(new)
-            rows = [self._insert_history(row) for row in mutation.history]
+            return self._transact_in(goal_id, decide)
+
+    def transact_many(self, changes: Sequence[tuple[str, Callable[[Goal | None], Mutation[T]]]]
+                      ) -> list[Committed[T]]:
+        with self.write():
+            return [self._transact_in(goal_id, decide) for goal_id, decide in changes]
+
+    def _transact_in(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]
+                     ) -> Committed[T]:
+        before = self.get_goal(goal_id)
+        mutation = decide(before)
+        new = validated(owned(goal_id, before, mutation.goal, self.host_id))
+        if new is not None and new != before:
+            self._write_goal(new)
+        rows = [self._insert_history(row) for row in mutation.history]
         after = new if new is not None else before
         return Committed(before, after, mutation.result, rows)
 

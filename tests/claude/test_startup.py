@@ -56,7 +56,7 @@ async def test_the_newest_files_give_goals_and_gauges_before_the_history_is_read
     provider = await started(history, paths)
     try:
         old = next(s for s in provider.watcher.files.values() if s.session_id == "s-old")
-        # the history scan waits for the host's first discovery: this is the first pass alone
+        # the history scan waits for the host's start: this is the first pass alone
         assert provider.watcher.is_pending(old)  # no older file can hold a newer stop
         assert provider.watcher.ledger.totals()["responses"] == 2
         before = {r.window_id: (r.resets_at, r.observed_at) for r in await provider.read_quotas()}
@@ -64,6 +64,8 @@ async def test_the_newest_files_give_goals_and_gauges_before_the_history_is_read
         assert before["claude:7d"][0] == NOW + timedelta(days=4)
         goals = {o.id for o in await provider.discover()}
         assert goals == {"claude:s-new", "claude:s-weekly"}  # the weekly reset is still ahead
+        assert not provider._host_up.is_set()  # this discovery alone does not start the scan
+        provider.host_started()  # the history scan waits for the host's start
         await provider.history_scanned()
         assert not provider.watcher.is_pending(old)
         assert provider.watcher.ledger.totals()["responses"] == 3  # the whole history counted
@@ -85,6 +87,7 @@ async def test_a_goal_the_first_pass_could_not_read_is_reported_only_once_it_is_
         first = {o.id for o in await provider.discover()}
         assert "claude:s-weekly" in first  # not read whole, but its tail shows its stop
         assert first <= {"claude:s-new", "claude:s-weekly", "claude:s-old"}
+        provider.host_started()  # the history scan waits for the host's start
         await provider.history_scanned()
         seen = {o.id: o for o in [*await provider.discover(), *sink.observed]}
         assert {"claude:s-new", "claude:s-weekly", "claude:s-old"} <= set(seen)

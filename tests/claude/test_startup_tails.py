@@ -102,7 +102,7 @@ async def test_an_old_weekly_stop_whose_reset_is_ahead_is_a_goal_after_the_first
         state = provider.watcher.session("s-weekly-old")
         assert state is not None and provider.watcher.is_pending(state)  # not read whole
         assert provider.watcher.ledger.totals()["responses"] < 3 * 30  # tails only
-        found = goals(await provider.discover())  # the history scan waits for this
+        found = goals(await provider.discover())  # the history scan waits for the host's start
         assert set(found) == {"claude:s-5h", "claude:s-week", "claude:s-weekly-old"}
         weekly = found["claude:s-weekly-old"]
         assert (weekly.state, weekly.pause_reason) == (GoalState.PAUSED, PauseReason.QUOTA)
@@ -126,6 +126,7 @@ async def test_a_tail_whose_stop_has_passed_or_was_gone_on_from_makes_nothing_pa
         went_on = provider.watcher.session("s-went-on")
         assert went_on is not None and not provider.watcher.reportable(went_on)
         assert went_on.facts.stops.stop is None  # what its tail showed was let go
+        provider.host_started()  # the history scan waits for the host's start
         await provider.history_scanned()
         sink = provider.sink
         assert isinstance(sink, RecordingSink)
@@ -140,6 +141,7 @@ async def test_the_full_scan_afterwards_shows_the_same_goal(tree: Path, paths: P
     provider = await started(tree, paths)
     try:
         first = goals(await provider.discover())["claude:s-weekly-old"]
+        provider.host_started()  # the history scan waits for the host's start
         await provider.history_scanned()
         state = provider.watcher.session("s-weekly-old")
         assert state is not None and not provider.watcher.is_pending(state)

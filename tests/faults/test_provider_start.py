@@ -21,6 +21,10 @@ class FlakyStart(FakeProvider):
         super().__init__(clock, "flaky")
         self.failures = failures
         self.attempts = 0
+        self.told = 0
+
+    def host_started(self) -> None:
+        self.told += 1
 
     async def start(self) -> None:
         self.attempts += 1
@@ -41,6 +45,7 @@ async def test_a_failed_start_is_shown_and_retried_until_it_works(paths: Paths,
     try:
         await settled(engine)
         assert "fake:h" in engine.goals and "flaky:g" not in engine.goals  # the host runs on
+        assert flaky.told == 0  # it has not started: nothing of it to let go yet
         health = {p.name: p for p in engine.health().providers}
         assert health["flaky"].state == "failed" and health["fake"].state == "ok"
         assert "unreadable (attempt 1)" in str(health["flaky"].reason)
@@ -53,6 +58,7 @@ async def test_a_failed_start_is_shown_and_retried_until_it_works(paths: Paths,
         clock.advance(engine.supervisor.policy.delay(2))  # second retry: it starts
         await until(lambda: flaky.attempts == 3)
         await until(lambda: "flaky:g" in engine.goals)  # and is read at once
+        await until(lambda: flaky.told == 1)  # then its held-back work may begin
         assert {p.name: p.state for p in engine.health().providers} == {"fake": "ok",
                                                                         "flaky": "ok"}
     finally:

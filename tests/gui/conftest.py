@@ -149,9 +149,13 @@ async def bridge(engine: Engine) -> AsyncIterator[Bridge]:
 
 
 @pytest_asyncio.fixture
-async def window(qtbot: Any, bridge: Bridge, launcher: RecordingLauncher) -> MainWindow:
+async def window(qtbot: Any, bridge: Bridge, launcher: RecordingLauncher
+                 ) -> AsyncIterator[MainWindow]:
     tick = DisplayTick(bridge.now)
     win = MainWindow(bridge, launcher, tick)  # type: ignore[arg-type]
     qtbot.addWidget(win)
     bridge.sync()
-    return win
+    yield win
+    # its loads (the chart's, the history's) end while the event loop still runs, as the app's
+    # own shutdown does — not in qtbot's close, where no asyncio loop is running
+    await win.shutdown()

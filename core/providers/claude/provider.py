@@ -62,7 +62,7 @@ from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
-#: the history scan waits for the host's first discovery at most this long
+#: the history scan waits for the host's start (:meth:`ClaudeProvider.host_started`) this long
 HISTORY_DELAY_SECONDS = 2.0
 BILLING_NOTICE = N_(
     "Goalkeeper resumes Claude sessions headless (claude -p). Anthropic may bill headless and "
@@ -100,7 +100,7 @@ class ClaudeProvider(Provider):
         self._scan_task: asyncio.Task[None] | None = None
         #: headless runs being stopped because another process opened their session
         self._yielding: dict[str, asyncio.Task[None]] = {}
-        self._discovered = asyncio.Event()
+        self._host_up = asyncio.Event()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -121,7 +121,7 @@ class ClaudeProvider(Provider):
                  "rest in the background", len(first.read), len(self.watcher.files),
                  first.bytes_read / (1 << 20), tails.read, startup.RESET_HORIZON / 86400,
                  tails.bytes_read / (1 << 20), startup.TAIL_BUDGET, tails.left, len(tails.stopped))
-        self._discovered = asyncio.Event()
+        self._host_up = asyncio.Event()
         self._scan_task = asyncio.ensure_future(self._scan_history(first.rest))
         self._scan_task.set_name("claude:history")
         self._poll_task = asyncio.ensure_future(self._poll_loop())
@@ -130,10 +130,12 @@ class ClaudeProvider(Provider):
     async def _scan_history(self, rest: list[FileState]) -> None:
         """The full-history scan behind the first pass: read off the loop, taken over on it."""
         workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
-        # the host's first discovery goes first: the goals and gauges it shows are already right
+        # the host's start goes first (every provider's, not only this one's first discovery:
+        # the scan's workers would take the CPU another provider's start-up read needs); the
+        # goals and gauges the host shows are already right
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(HISTORY_DELAY_SECONDS):
-                await self._discovered.wait()
+                await self._host_up.wait()
         try:
             scanned, exports = await asyncio.to_thread(startup.scan_rest, rest, workers)
         except Exception:
@@ -284,8 +286,10 @@ class ClaudeProvider(Provider):
             obs = self.observation(state)
             self._emit(obs, send=False)  # the engine applies what discovery returns
             result.append(obs)
-        self._discovered.set()
         return result
+
+    def host_started(self) -> None:
+        self._host_up.set()
 
     # -- quota readings ------------------------------------------------------------------------
 
