@@ -153,6 +153,7 @@ class HostedRun:
         self._task: asyncio.Task[None] | None = None
         self._letting_go = False
         self._ending: Callable[[], Any] | None = None  # the report once the turn has ended
+        self._ends_by = 0.0  # the event loop's time by which that turn must have ended
         self._idle = False  # the thread went idle; turn/completed is due
         self._graceful = False  # a policy pause: the turn in progress may end
 
@@ -348,11 +349,19 @@ class HostedRun:
         ended it, until the turn ends (briefly, once the thread went idle)."""
         if self._ending is None:
             return None
-        return IDLE_GRACE_SECONDS if self._idle else self.ctx.config.turn_end_timeout
+        left = max(0.0, self._ends_by - asyncio.get_running_loop().time())
+        return min(IDLE_GRACE_SECONDS, left) if self._idle else left
+
+    def _end_after_turn(self, report: Callable[[], Any]) -> None:
+        """``report`` once the turn in progress has ended — within ``turn_end_timeout`` of the
+        first such wish, however much the turn still streams meanwhile."""
+        if self._ending is None:
+            self._ends_by = asyncio.get_running_loop().time() + self.ctx.config.turn_end_timeout
+        self._ending = report
 
     async def _ends(self, report: Callable[[], Any]) -> bool:
         """Codex ended the goal: report once the turn in progress has ended (now, if none)."""
-        self._ending = report
+        self._end_after_turn(report)
         if self.turn_id is None:
             await self._end()
             return True
@@ -431,7 +440,7 @@ class HostedRun:
     def _wind_down(self) -> bool:
         """Let go once the turn in progress has ended (now, when none runs); True: now."""
         self._graceful = True
-        self._ending = _nothing  # paused in Goalkeeper already: nothing left to report
+        self._end_after_turn(_nothing)  # paused in Goalkeeper already: nothing left to report
         return self.turn_id is None and not self._idle
 
     async def stop(self) -> None:
