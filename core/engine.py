@@ -639,9 +639,13 @@ class Engine:
             await self._apply_or_queue(functools.partial(self.record_reading, reading),
                                        ("reading", reading.window_id))
         observations = await self.guarded_call(provider.name, "discovery", provider.discover())
-        if await self._observed_at_once(provider.name, observations or []):
-            return
-        for obs in observations or []:
+        # a goal another host owns goes one by one (its clash is noted, and cleared once the
+        # id is free), so that it does not roll the others' batch back at every refresh
+        batch = [o for o in observations or [] if o.id not in self._not_ours]
+        single = [o for o in observations or [] if o.id in self._not_ours]
+        if not await self._observed_at_once(provider.name, batch):
+            single = list(observations or [])
+        for obs in single:
             await self._apply_or_queue(
                 functools.partial(self._apply_observation, provider.name, obs),
                 ("observation", obs.id))
@@ -650,10 +654,13 @@ class Engine:
         """Apply a discovery's observations in one store transaction (one commit, not one per
         goal) when nothing waits for the store; False — and nothing stored — when they must go
         one by one: reports are queued, the store is unavailable, or one goal is another
-        host's (:class:`NotOwner` rolls the whole batch back)."""
+        host's (:class:`NotOwner` rolls the whole batch back). Rows are locked in goal-id
+        order, as the goals' own locks are taken (two hosts' batches never wait on each
+        other in a circle); one goal's observations keep their order."""
         if len(observations) < 2 or len(self.inbox) or not self.inbox.health.available:
             return False
-        changes = [(obs.id, self._observation_decision(provider, obs)) for obs in observations]
+        ordered = sorted(observations, key=lambda o: o.id)
+        changes = [(obs.id, self._observation_decision(provider, obs)) for obs in ordered]
         async with contextlib.AsyncExitStack() as held:
             for goal_id in sorted({goal_id for goal_id, _ in changes}):  # as report() does
                 await held.enter_async_context(self.lock_for(goal_id))

@@ -163,3 +163,22 @@ async def test_a_goal_id_another_host_owns_is_a_health_problem_until_it_is_gone(
     await b.refresh()
     await b.drain()
     assert b.health().problems() == [] and "fake:same" in b.goals
+
+
+async def test_a_clash_clears_also_when_the_goal_is_discovered_with_others(
+        make_host: Make, clock: FakeClock) -> None:
+    """A discovery of several goals is stored in one transaction; the goal another host owns
+    goes on its own, so the others are stored and the clash clears once the id is free."""
+    fa, fb = FakeProvider(clock), FakeProvider(clock)
+    paused_goal(fa, "fake:same", clock)
+    a = await make_host("laptop", fa)
+    paused_goal(fb, "fake:same", clock)
+    paused_goal(fb, "fake:mine", clock)
+    paused_goal(fb, "fake:also", clock)
+    b = await make_host("desk", fb)
+    assert len(b.health().problems()) == 1
+    assert {"fake:mine", "fake:also"} <= set(b.goals)
+    await a.forget_goal("fake:same")
+    await b.refresh()
+    await b.drain()
+    assert b.health().problems() == [] and "fake:same" in b.goals
