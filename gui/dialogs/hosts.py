@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from core.host_list import HostLine
 from core.i18n import localized
 from core.i18n.words import word
+from core.store import StoreError
 from core.textfmt import age, long_time, short_time
 from gui.bridge import Bridge
 from gui.i18n import QT_TR_NOOP, tr
@@ -84,7 +85,14 @@ class HostsDialog(QDialog):
         return self._tasks.spawn(self._load(), "hosts")
 
     async def _load(self) -> None:
-        lines = await self._bridge.hosts()
+        try:
+            lines = await self._bridge.hosts()
+        except StoreError as exc:  # the shared store is down (or not open yet): say so, and
+            # keep the lines last read, which the next reload replaces
+            self.heading.setText(tr("The hosts cannot be read now: {error}").format(
+                error=localized(str(exc))))
+            self.loaded.emit(self.lines)
+            return
         self.show_lines(lines)
 
     def show_lines(self, lines: list[HostLine]) -> None:

@@ -1701,6 +1701,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>宿主</translation>
     </message>
     <message>
+        <source>The hosts cannot be read now: {error}</source>
+        <translation>现在无法读取宿主：{error}</translation>
+    </message>
+    <message>
         <source>Hosts in {store}:</source>
         <translation>{store} 中的宿主：</translation>
     </message>

@@ -129,3 +129,22 @@ async def test_the_hosts_of_a_shared_store_in_chinese(make_host: Make, clock: Fa
         assert english_left(dialog) == []
     finally:
         await bridge.close()
+
+
+async def test_a_store_that_cannot_be_read_is_said_and_the_last_lines_stay(
+        bridge: Bridge, qtbot: Any) -> None:
+    from core.store import StoreUnavailable
+
+    dialog = HostsDialog(bridge)
+    qtbot.addWidget(dialog)
+    await wait_signal(dialog.loaded)
+
+    async def down() -> list[Any]:
+        raise StoreUnavailable("the shared store is not reachable: connection refused")
+
+    bridge.hosts = down  # type: ignore[method-assign]
+    dialog.reload()
+    await wait_signal(dialog.loaded)
+    assert dialog.heading.text() == ("The hosts cannot be read now: the shared store is not "
+                                     "reachable: connection refused")
+    assert cells(dialog) == []  # what was read before
