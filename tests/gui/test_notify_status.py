@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,24 +19,12 @@ from core.settings import Settings
 from gui.main_window import MainWindow
 from gui.widgets.notify_status import FAILING_STYLE, indicator_text
 from tests.notify.conftest import Script, reader_of
-from tests.real.mockhttp import MockServer, Reply, serving
+from tests.notify.conftest import script as script
+from tests.notify.conftest import server as server
+from tests.real.mockhttp import MockServer, Reply
 from tests.support.fakes import until
 
 NOW = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def script() -> Script:
-    return Script()
-
-
-@pytest.fixture
-def server(script: Script) -> Iterator[MockServer]:
-    try:
-        with serving(script, poll_interval=0.02) as srv:
-            yield srv
-    finally:
-        script.release.set()
 
 
 @pytest_asyncio.fixture

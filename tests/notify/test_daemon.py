@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import socket as socketlib
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,41 +12,20 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.paths import resolve_paths
 from tests.notify.conftest import Script
 from tests.pipeline.support import step, write_goal
 from tests.real.mockhttp import MockServer, Reply
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.daemon import running_daemon
 
 
 @pytest.fixture
 def daemon(tmp_path: Path, server: MockServer) -> Iterator[subprocess.Popen[bytes]]:
-    home = os.environ["GOALKEEPER_HOME"]
-    env = {**os.environ, "GOALKEEPER_HOME": home,
-           "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-           "GOALKEEPER_NOTIFY_WEBHOOK_URL": f"{server.url}/hook",
-           "GOALKEEPER_NOTIFY_TIMEOUT_SECONDS": "2", "GOALKEEPER_AUTO_RESUME_DEFAULT": "true",
-           "GOALKEEPER_CODEX_ENABLED": "false", "GOALKEEPER_CLAUDE_ENABLED": "false"}
-    log = open(tmp_path / "daemon.out", "wb")  # noqa: SIM115 - closed at teardown
-    proc = subprocess.Popen([sys.executable, "-m", "core", "daemon"], cwd=ROOT, env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
-    paths = resolve_paths({"GOALKEEPER_HOME": home})
-    deadline = time.monotonic() + 20
-    while not (paths.host_file.exists() and paths.socket_path.exists()):
-        assert proc.poll() is None, (tmp_path / "daemon.out").read_text()
-        assert time.monotonic() < deadline, "the daemon did not start"
-        time.sleep(0.05)
-    try:
+    with running_daemon(tmp_path, {"GOALKEEPER_NOTIFY_WEBHOOK_URL": f"{server.url}/hook",
+                         "GOALKEEPER_NOTIFY_TIMEOUT_SECONDS": "2",
+                         "GOALKEEPER_AUTO_RESUME_DEFAULT": "true",
+                         "GOALKEEPER_CODEX_ENABLED": "false",
+                         "GOALKEEPER_CLAUDE_ENABLED": "false"}) as proc:
         yield proc
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def wait_for(predicate: object, timeout: float = 20.0) -> None:

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,10 +11,8 @@ from typing import Any
 import pytest
 
 from core.cli import main
-from core.paths import resolve_paths
 from tests.pipeline.support import step, toml_text, write_goal
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.daemon import running_daemon
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -65,28 +59,8 @@ def test_run_needs_a_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    home = os.environ["GOALKEEPER_HOME"]
-    env = {**os.environ, "GOALKEEPER_HOME": home,
-           "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
-    log = open(tmp_path / "daemon.out", "wb")  # noqa: SIM115 - closed at teardown
-    proc = subprocess.Popen([sys.executable, "-m", "core", "daemon"], cwd=ROOT, env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
-    paths = resolve_paths({"GOALKEEPER_HOME": home})
-    deadline = time.monotonic() + 20
-    while not (paths.host_file.exists() and paths.socket_path.exists()):
-        assert proc.poll() is None, (tmp_path / "daemon.out").read_text()
-        assert time.monotonic() < deadline, "the daemon did not start"
-        time.sleep(0.05)
-    try:
+    with running_daemon(tmp_path) as proc:
         yield proc
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.mark.slow

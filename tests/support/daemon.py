@@ -1,0 +1,47 @@
+"""A real ``goalkeeper daemon`` process on the test's ``GOALKEEPER_HOME`` (no keyring), for the
+tests that drive the host from outside: started until its lease and control socket exist,
+stopped with SIGTERM (killed if it does not go within 20 s)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from core.paths import resolve_paths
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.contextmanager
+def running_daemon(out_dir: Path, env: Mapping[str, str] | None = None
+                   ) -> Iterator[subprocess.Popen[bytes]]:
+    """The daemon with ``env`` on top of this process's environment; its output goes to
+    ``out_dir/daemon.out`` (shown when it dies before it is up)."""
+    home = os.environ["GOALKEEPER_HOME"]
+    full = {**os.environ, "GOALKEEPER_HOME": home,
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **(env or {})}
+    out = out_dir / "daemon.out"
+    with open(out, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "core", "daemon"], cwd=ROOT, env=full,
+                                stdout=log, stderr=subprocess.STDOUT)
+        try:
+            paths = resolve_paths({"GOALKEEPER_HOME": home})
+            deadline = time.monotonic() + 20
+            while not (paths.host_file.exists() and paths.socket_path.exists()):
+                assert proc.poll() is None, out.read_text()
+                assert time.monotonic() < deadline, "the daemon did not start"
+                time.sleep(0.05)
+            yield proc
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
