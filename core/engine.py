@@ -654,13 +654,11 @@ class Engine:
         """Apply a discovery's observations in one store transaction (one commit, not one per
         goal) when nothing waits for the store; False — and nothing stored — when they must go
         one by one: reports are queued, the store is unavailable, or one goal is another
-        host's (:class:`NotOwner` rolls the whole batch back). Rows are locked in goal-id
-        order, as the goals' own locks are taken (two hosts' batches never wait on each
-        other in a circle); one goal's observations keep their order."""
+        host's (:class:`NotOwner` rolls the whole batch back). They are applied in the
+        provider's order (the store takes their rows' locks in goal-id order first)."""
         if len(observations) < 2 or len(self.inbox) or not self.inbox.health.available:
             return False
-        ordered = sorted(observations, key=lambda o: o.id)
-        changes = [(obs.id, self._observation_decision(provider, obs)) for obs in ordered]
+        changes = [(obs.id, self._observation_decision(provider, obs)) for obs in observations]
         async with contextlib.AsyncExitStack() as held:
             for goal_id in sorted({goal_id for goal_id, _ in changes}):  # as report() does
                 await held.enter_async_context(self.lock_for(goal_id))

@@ -36,7 +36,7 @@ async def test_demo_pauses_for_quota_and_resumes_automatically(paths, clock) -> 
     text = "\n".join(lines)
     assert "paused — quota: demo quota used up (6/6)" in text
     assert "demo:refactor  resumed (auto, scheduler)" in text
-    assert "demo:docs      not scheduled — auto-resume is off" in text
+    assert "demo:docs      not scheduled — auto-resume is off" in text, text
     docs = [line for line in lines if "demo:docs" in line]
     assert not any("resumed" in line for line in docs)
 
