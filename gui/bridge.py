@@ -52,6 +52,7 @@ from core.quota import effective
 from core.results import ActionResult
 from core.settings import Settings
 from core.store import Store
+from core.store import StoreError as StoreError  # what a read may fail with: for the widgets
 from gui.goal_rules import can_pause
 from gui.tasks import TaskKeeper
 

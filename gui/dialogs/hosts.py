@@ -22,9 +22,8 @@ from PySide6.QtWidgets import (
 from core.host_list import HostLine
 from core.i18n import localized
 from core.i18n.words import word
-from core.store import StoreError
 from core.textfmt import age, long_time, short_time
-from gui.bridge import Bridge
+from gui.bridge import Bridge, StoreError
 from gui.i18n import QT_TR_NOOP, tr
 from gui.tasks import TaskKeeper
 
