@@ -24,7 +24,7 @@ from core.settings import Settings
 from tests.real.claude_mock import Answer, ClaudeApi
 from tests.real.claude_world import ClaudeWorld, Tui
 from tests.real.mockhttp import MockServer, serving
-from tests.real.pins import PINS, PinUnavailable, ensure
+from tests.real.pins import Pin, PinUnavailable, ensure, selected
 from tests.real.terminal import need_tmux
 
 _IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -37,25 +37,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.real_cli)
 
 
-def _pinned(name: str) -> Path:
+def _pinned(pin: Pin) -> Path:
     try:
-        return ensure(PINS[name])
+        return ensure(pin)
     except PinUnavailable as exc:
         if _IN_CI:
-            pytest.fail(f"CI=true and the pinned {name} CLI is missing: {exc}")
-        pytest.skip(f"the pinned {name} CLI is not available here: {exc}")
+            pytest.fail(f"CI=true and the pinned {pin.name} {pin.version} CLI is missing: {exc}")
+        pytest.skip(f"the pinned {pin.name} {pin.version} CLI is not available here: {exc}")
+
+
+@pytest.fixture(scope="session", params=selected("codex"), ids=lambda p: f"codex-{p.version}")
+def codex_pin(request: pytest.FixtureRequest) -> Pin:
+    """Each tested end of Codex's supported range (``tests/real/pins.py``)."""
+    pin: Pin = request.param
+    return pin
+
+
+@pytest.fixture(scope="session", params=selected("claude"), ids=lambda p: f"claude-{p.version}")
+def claude_pin(request: pytest.FixtureRequest) -> Pin:
+    """Each tested end of Claude Code's supported range (``tests/real/pins.py``)."""
+    pin: Pin = request.param
+    return pin
 
 
 @pytest.fixture(scope="session")
-def codex_bin() -> Path:
-    """The real ``codex`` binary at the pinned version."""
-    return _pinned("codex")
+def codex_bin(codex_pin: Pin) -> Path:
+    """The real ``codex`` binary at one tested end of the range."""
+    return _pinned(codex_pin)
 
 
 @pytest.fixture(scope="session")
-def claude_bin() -> Path:
-    """The real ``claude`` binary at the pinned version."""
-    return _pinned("claude")
+def claude_bin(claude_pin: Pin) -> Path:
+    """The real ``claude`` binary at one tested end of the range."""
+    return _pinned(claude_pin)
 
 
 # -- the real claude, offline ----------------------------------------------------------------------
