@@ -76,7 +76,7 @@ def claim_latency(store: Store, claims: int) -> dict[str, float]:
             s.goals_on_window("fake:5h", (GoalState.RESUMING, GoalState.RUNNING))  # the slots
             won = current.model_copy(update={"state": GoalState.RESUMING,
                                              "fence": current.fence + 1})
-            from core.goal_ops import note_row
+            from core.goals.changes import note_row
 
             return Mutation(won, None, [note_row(current.id, "resume_requested", T0)])
 

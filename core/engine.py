@@ -39,17 +39,10 @@ from core.events import (
     QuotaObserved,
     QuotaRecovered,
 )
-from core.goal_actions import GoalActions
-from core.goal_machine import GoalEvent
-from core.goal_ops import note_row, transition
-from core.health import HealthChanged, HostHealth, clash_text
-from core.host_actions import RemoteActions
-from core.host_identity import host_id_of
-from core.host_registry import HostRegistry
-from core.host_sync import SharedSync
-from core.i18n import N_
-from core.inbox import ReportQueue, store_unavailable
-from core.intake import (
+from core.goals.changes import note_row, transition
+from core.goals.coordinator import ResumeCoordinator
+from core.goals.door import GoalActions
+from core.goals.intake import (
     IntakeContext,
     decide_limit,
     decide_observation,
@@ -57,19 +50,26 @@ from core.intake import (
     decide_report,
     schedule,
 )
+from core.goals.machine import GoalEvent
+from core.goals.results import ActionResult
+from core.goals.scheduler import Scheduler
+from core.hosts.health import HealthChanged, HostHealth, clash_text
+from core.hosts.identity import host_id_of
+from core.hosts.registry import HostRegistry
+from core.hosts.remote import RemoteActions
+from core.hosts.safe_mode import SafeMode
+from core.hosts.sync import SharedSync
+from core.i18n import N_
 from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
+from core.policies.auto_resume import AutoResumePolicy
 from core.policies.forecast import ForecastBook
 from core.policies.guard import PolicyGuard
 from core.policies.reserve_table import warn_unmatched
-from core.policy import AutoResumePolicy
 from core.providers.base import GoalObservation, LimitHit, Provider
-from core.quota import QuotaEdge, QuotaManager
-from core.quota_view import QuotaView, reading_summary
-from core.results import ActionResult
-from core.resume import ResumeCoordinator
-from core.safe_mode import SafeMode
-from core.scheduler import Scheduler
+from core.providers.supervisor import ProviderSupervisor
+from core.quota.machine import QuotaEdge, QuotaManager
+from core.quota.view import QuotaView, reading_summary
 from core.settings import Settings
 from core.store import (
     Committed,
@@ -80,9 +80,9 @@ from core.store import (
     StoreThread,
     StoreUnavailable,
 )
+from core.store.inbox import ReportQueue, store_unavailable
 from core.store.target import StoreTarget
-from core.supervisor import ProviderSupervisor
-from core.upkeep import StoreKeeper
+from core.store.upkeep import StoreKeeper
 
 log = logging.getLogger("goalkeeper")
 
@@ -730,7 +730,7 @@ class Engine:
 
         await self.transact(goal_id, decide)
 
-    # -- goal actions (every one returns a typed result; see core.goal_actions) -------------------
+    # -- goal actions (every one returns a typed result; see core.goals.door) -------------------
 
     async def resume(self, goal_id: str, origin: str = "gui",
                      trigger: Trigger = Trigger.MANUAL,
@@ -763,7 +763,7 @@ class Engine:
 
     async def restore_store(self, backup: str | None, empty: bool) -> dict[str, Any]:
         """Put a verified backup (or, with ``empty``, nothing) in place of a store safe mode
-        cannot use, then start as usual (see :mod:`core.safe_mode`)."""
+        cannot use, then start as usual (see :mod:`core.hosts.safe_mode`)."""
         return await self.care.restore(backup, empty)
 
     async def leave_safe_mode(self) -> None:

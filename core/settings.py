@@ -23,15 +23,15 @@ from pydantic import (
 )
 
 from core.atomic import atomic_write_text
-from core.host_identity import check_name, check_store_url, redacted_url
+from core.hosts.identity import check_name, check_store_url, redacted_url
 from core.i18n import LANGUAGE_CHOICES, N_, _, localized
 from core.notify.kinds import RANKED, Kind, check_minimum
 from core.notify.urls import check_ntfy_url, check_webhook_url
 from core.policies.hours import parse_hours
 from core.policies.reserve_table import parse_reserve_table
-from core.quota import HysteresisPolicy
+from core.quota.machine import HysteresisPolicy
+from core.quota.user import QUOTA_NAME, UserQuota
 from core.toml_lines import locate
-from core.user_quota import QUOTA_NAME, UserQuota
 from core.zones import zone_named
 
 #: settings that are tables in config.toml rather than flat values (no GOALKEEPER_* override)

@@ -11,8 +11,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QWidget
 
+from core.goals.results import ActionResult
 from core.models import Goal
-from core.results import ActionResult
 from gui import goal_rules as rules
 from gui.bridge import Bridge
 from gui.format import result_is_success, result_text

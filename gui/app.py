@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from core import i18n
 from core.clock import SystemClock
 from core.demo import DEMO_SETTINGS, DemoSession
-from core.host import HostAlreadyRunning, HostInfo
-from core.hosting import Host
+from core.hosts.host import Host
+from core.hosts.lease import HostAlreadyRunning, HostInfo
 from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging
 from core.paths import resolve_paths

@@ -3,7 +3,7 @@
 :class:`Bridge` subscribes to ``engine.bus`` and re-emits every core event as a Qt signal; it is
 also the only way widgets read core state (snapshots of goals and readings, pages of history,
 stored series) and the only way they act (every action goes through the engine's entry points and
-comes back as the typed :class:`~core.results.ActionResult`). No widget imports the engine.
+comes back as the typed :class:`~core.goals.results.ActionResult`). No widget imports the engine.
 
 The bus publishes on the event-loop thread, which under qasync is the GUI thread, so signals are
 emitted directly — no queued hop, no copies. Goal changes are the exception: a provider burst can
@@ -40,16 +40,16 @@ from core.events import (
     QuotaRecovered,
     SchedulerWoke,
 )
-from core.health import HealthChanged, HostHealth
-from core.host_list import HostLine, host_lines
+from core.goals.results import ActionResult
+from core.hosts.health import HealthChanged, HostHealth
+from core.hosts.listing import HostLine, host_lines
 from core.i18n import N_, localized
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.notify.health import ChannelHealth, ChannelState
 from core.notify.service import send_test_now
 from core.policies.forecast import Forecast
 from core.providers.registry import looked_for
-from core.quota import effective
-from core.results import ActionResult
+from core.quota.machine import effective
 from core.settings import Settings
 from core.store import Store
 from core.store import StoreError as StoreError  # what a read may fail with: for the widgets

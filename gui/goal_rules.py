@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from core.models import Goal, GoalState, PauseReason
-from core.policy import NOTE_CAP_REACHED, WAITS_FOR_RESET
+from core.policies.auto_resume import NOTE_CAP_REACHED, WAITS_FOR_RESET
 from gui.i18n import QT_TR_NOOP
 
 # -- legality ----------------------------------------------------------------------------------

@@ -13,9 +13,9 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.control import NoHostRunning, send_request
 from core.demo import demo_settings
-from core.host import HostInfo, host_running
+from core.hosts.control import NoHostRunning, send_request
+from core.hosts.lease import HostInfo, host_running
 from core.i18n import _
 from core.paths import Paths, resolve_paths
 from core.settings import Settings, load_settings

@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from core.demo import DemoSession
-from core.hosting import Host
+from core.hosts.host import Host
 from core.i18n import localized
 from core.integration.autostart import apply_autostart
 from core.settings import Settings
@@ -121,7 +121,7 @@ class GuiSession(QObject):
 
     async def run(self) -> None:
         """Until the user quits (menu, tray, window close without a tray, SIGINT/SIGTERM). A
-        host replaced by another one (it hung, see core.host) says so and stays open, doing
+        host replaced by another one (it hung, see core.hosts.lease) says so and stays open, doing
         nothing more, until the user quits."""
         quit_waiter = asyncio.ensure_future(self._quit.wait())
         waiters: set[asyncio.Future[Any]] = {quit_waiter}

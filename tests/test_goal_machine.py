@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from core.goal_machine import TRANSITIONS, GoalEvent, IllegalTransition, allowed, next_state
+from core.goals.machine import TRANSITIONS, GoalEvent, IllegalTransition, allowed, next_state
 from core.models import GoalState as S
 
 EXPECTED = {

@@ -11,9 +11,9 @@ import pytest
 
 from core.clock import FakeClock
 from core.events import Notice
-from core.intake import IntakeContext, decide_observation
+from core.goals.intake import IntakeContext, decide_observation
 from core.models import Goal, GoalState, PauseReason
-from core.policy import AutoResumePolicy
+from core.policies.auto_resume import AutoResumePolicy
 from core.providers.base import GoalObservation
 from tests.conftest import EngineFactory
 from tests.support.fakes import FakeProvider, until
@@ -97,8 +97,8 @@ def test_the_cli_prints_the_notice_as_one_warning_line(monkeypatch: pytest.Monke
 
     from core.cli import goals
     from core.cli.common import Context
+    from core.goals.results import ActionResult
     from core.models import Outcome
-    from core.results import ActionResult
 
     result = ActionResult("fake:a", Outcome.UPDATED, "auto-resume on", notice="billed differently")
     monkeypatch.setattr(goals, "require_goal", lambda ctx, goal: None)

@@ -101,7 +101,7 @@ async def test_a_refill_lifts_a_no_reset_limit_and_resumes(make_engine: EngineFa
 
 
 async def test_a_no_reset_window_recovers_when_its_authority_says_so(clock: FakeClock) -> None:
-    from core.quota import HysteresisPolicy, QuotaManager
+    from core.quota.machine import HysteresisPolicy, QuotaManager
 
     manager = QuotaManager(HysteresisPolicy(stable_seconds=30))
     kw = {"window_seconds": None, "kind": QuotaKind.CAPACITY, "no_timed_reset": True}
@@ -135,7 +135,7 @@ async def test_starting_a_goal_of_a_disabled_provider_is_refused_and_moves_nothi
 
 async def test_a_refill_never_schedules_a_goal_the_user_paused_meanwhile(
         make_engine: EngineFactory, fake: FakeProvider, clock: FakeClock) -> None:
-    from core.actions import decide_pause
+    from core.goals.decisions import decide_pause
 
     engine = await started(make_engine, fake, windows=("cap:credits",))
     goal = engine.goals["fake:g"]  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ import pytest
 
 from core.events import QuotaExhausted, QuotaRecovered
 from core.models import Exactness, QuotaKind, QuotaReading
-from core.quota import (
+from core.quota.machine import (
     HysteresisPolicy,
     QuotaManager,
     WindowState,

@@ -141,8 +141,8 @@ async def test_a_crash_while_resuming_is_reconciled_once(make_engine, fake, cloc
     quota_paused(fake, clock)
     first = await make_engine(fake)
     # simulate a host that died between the claim and the runner's start
-    from core.goal_machine import GoalEvent
-    from core.goal_ops import transition
+    from core.goals.changes import transition
+    from core.goals.machine import GoalEvent
     from core.store import Mutation
 
     def claim(g):  # type: ignore[no-untyped-def]

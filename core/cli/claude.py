@@ -27,14 +27,14 @@ from core.cli.common import (
     Context,
 )
 from core.clock import SystemClock, iso
-from core.control import NoHostRunning, send_request
-from core.goal_ops import note_row
-from core.host import host_running
+from core.goals.changes import note_row
+from core.goals.intake import IntakeContext, decide_observation
+from core.hosts.control import NoHostRunning, send_request
+from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
-from core.intake import IntakeContext, decide_observation
 from core.models import Outcome
-from core.policy import AutoResumePolicy
+from core.policies.auto_resume import AutoResumePolicy
 from core.providers.claude import config, hook_commands, hooks, sessions, stop_hook
 from core.providers.claude.follow import FileState, read_file
 from core.providers.claude.ledger import UsageLedger

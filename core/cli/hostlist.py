@@ -1,5 +1,5 @@
 """``hosts``: every host registered in the store — its state, last heartbeat, goals, accounts
-(the lines of :mod:`core.host_list`, which the desktop app's Hosts dialog shows too)."""
+(the lines of :mod:`core.hosts.listing`, which the desktop app's Hosts dialog shows too)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from core.cli.common import EXIT_OK, Context
 from core.clock import SystemClock
-from core.host_list import host_lines
+from core.hosts.listing import host_lines
 from core.i18n import _, localized
 from core.i18n.words import word
 from core.textfmt import duration, pad

@@ -15,8 +15,8 @@ from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
 from core.clock import SystemClock
-from core.host import HostAlreadyRunning
-from core.hosting import Host
+from core.hosts.host import Host
+from core.hosts.lease import HostAlreadyRunning
 from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging
 from core.paths import resolve_paths

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context
-from core.host import host_running
-from core.host_identity import account_of, check_store_url
+from core.hosts.identity import account_of, check_store_url
+from core.hosts.lease import host_running
 from core.i18n import _, localized
 from core.store import NoData, StoreError
 from core.store.migrate import Rows, copy_into, read_local

@@ -15,8 +15,8 @@ from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
 from core.clock import SystemClock
-from core.control import NoHostRunning, send_request
-from core.host import host_running
+from core.hosts.control import NoHostRunning, send_request
+from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.notify.channels import channels_from

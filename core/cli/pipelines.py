@@ -25,8 +25,9 @@ from core.cli.common import (
 )
 from core.cli.goals import exit_code, render_result
 from core.clock import SystemClock
-from core.goal_ops import note_row
-from core.host import host_running
+from core.goals.changes import note_row
+from core.goals.results import ActionResult
+from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.limits import MAX_PAGE
@@ -38,7 +39,6 @@ from core.providers.pipeline.envsecrets import move_to_keyring, plain_secrets
 from core.providers.pipeline.goalfile import GOAL_PREFIX, GoalFile, GoalFileError
 from core.providers.pipeline.ledger import QuotaLedger, QuotaLedgerError
 from core.providers.pipeline.schedule import next_fire, parse_schedule
-from core.results import ActionResult
 from core.secrets import SecretStore, SecretStoreError
 from core.textfmt import local_time, pad
 

@@ -1,6 +1,6 @@
 """An action on a goal another host owns, asked from the command line — through the store.
 
-The CLI on any machine reaches any goal's owner the way a host does (:mod:`core.host_actions`):
+The CLI on any machine reaches any goal's owner the way a host does (:mod:`core.hosts.remote`):
 it checks the owner's heartbeat lease (an offline owner: refused, "host X offline since T"),
 posts the request in the shared store and waits for the owner's answer — woken by ``LISTEN``,
 looking at its request itself now and then — and gives up by expiring the request (then it is
@@ -16,7 +16,8 @@ from typing import Any
 import psycopg
 
 from core.clock import SystemClock
-from core.host_actions import (
+from core.goals.results import ActionResult
+from core.hosts.remote import (
     ANSWER_MARGIN_SECONDS,
     no_answer_text,
     not_taken_text,
@@ -25,7 +26,6 @@ from core.host_actions import (
 )
 from core.i18n import N_
 from core.models import Outcome
-from core.results import ActionResult
 from core.store import StoreError
 from core.store.common import CHANNEL
 from core.store.postgres import PostgresStore

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
-from core.host import host_running
+from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.integration.command import goalkeeper_argv

@@ -28,13 +28,13 @@ from core.cli.policies import (
     unmatched_lines,
 )
 from core.clock import SystemClock, iso
-from core.host_identity import account_of
+from core.hosts.identity import account_of
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.models import Goal, GoalState, QuotaReading
 from core.policies.reserve_table import unmatched_windows
 from core.policies.rules import ResumeRules
-from core.quota import effective
+from core.quota.machine import effective
 from core.store import HostRecord, Store
 from core.textfmt import countdown, pad
 

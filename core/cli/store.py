@@ -15,7 +15,7 @@ from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
 from core.clock import SystemClock, iso
-from core.host import HostAlreadyRunning, HostLease, host_running
+from core.hosts.lease import HostAlreadyRunning, HostLease, host_running
 from core.i18n import _, localized
 from core.i18n.words import word
 from core.store.backup import list_backups, restore

@@ -101,7 +101,8 @@ def _scheduled(row: HistoryRow, title: str, now: datetime,
                 title=title, time=short_time(when, now, zone)), body)
 
 
-#: a runner's pause (the row's ``detail.pause_reason``, see ``core.intake.decide_report``) that
+#: a runner's pause (the row's ``detail.pause_reason``, see ``core.goals.intake.decide_report``)
+#: that
 #: waits for the user: never resumed automatically
 _ATTENTION_BODY = {
     PauseReason.AUTH.value: N_("{reason} It is paused until you sign in again and resume it."),

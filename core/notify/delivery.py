@@ -4,7 +4,7 @@ The engine's bus hands a notification to :meth:`ChannelWorker.submit`, which onl
 channel's queue (bounded: when it is full the oldest waiting notification is dropped) and
 returns. The worker task takes them in order and, for each, reads the channel's secret from the
 keyring (in a thread, time-boxed), builds the request and POSTs it in a thread with the
-policy's time-out, retrying per :mod:`core.notify.policy`. Backoff sleeps go through the injected
+policy's time-out, retrying per :mod:`core.notify.retrying`. Backoff sleeps go through the injected
 :class:`~core.clock.Clock`, so tests move a fake clock instead of waiting.
 
 Every outcome updates the channel's :class:`~core.notify.health.ChannelHealth` (announced through
@@ -28,8 +28,8 @@ from core.notify.channels import Channel
 from core.notify.health import ChannelHealth
 from core.notify.http import Request, Response, post
 from core.notify.kinds import Notification
-from core.notify.policy import DeliveryPolicy, Verdict, describe, verdict
-from core.retry import Action, RetryDecision
+from core.notify.retrying import DeliveryPolicy, Verdict, describe, verdict
+from core.retry.policy import Action, RetryDecision
 from core.secrets import SecretStore, SecretStoreError, SecretStoreUnavailable
 from core.textfmt import short_time
 

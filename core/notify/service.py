@@ -43,7 +43,7 @@ from core.notify.delivery import (
 from core.notify.health import ChannelHealth, ChannelState
 from core.notify.http import post
 from core.notify.kinds import Kind, Notification
-from core.notify.policy import DeliveryPolicy
+from core.notify.retrying import DeliveryPolicy
 from core.settings import Settings
 
 log = logging.getLogger("core.notify")

@@ -15,7 +15,7 @@ from typing import Any
 
 from core.clock import iso, parse_iso
 from core.models import Goal, GoalState, QuotaReading
-from core.quota import used_percent
+from core.quota.machine import used_percent
 
 KEY = "budget"
 

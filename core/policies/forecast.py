@@ -21,7 +21,7 @@ from typing import Any
 from core.clock import iso
 from core.i18n import N_, _
 from core.models import QuotaReading
-from core.quota import used_percent
+from core.quota.machine import used_percent
 from core.textfmt import short_time
 
 LOOKBACK = timedelta(minutes=30)

@@ -1,10 +1,11 @@
 """The resume policies at the one resume entry point.
 
 :func:`review` runs inside the claim's ``BEGIN IMMEDIATE`` transaction, after
-:func:`core.policy.decide_resume` said a resume may go ahead:
+:func:`core.policies.auto_resume.decide_resume` said a resume may go ahead:
 
 * an **automatic** resume of a goal waiting for a reset is held back — deferred, with the rule
-  named in the reason and in :attr:`~core.policy.Decision.rule` — by its **budget** (spent in this
+  named in the reason and in :attr:`~core.policies.auto_resume.Decision.rule` — by its **budget**
+  (spent in this
   window period), the **reserve** (a window has no more than R % left), the **allowed hours**
   (deferred to their next start), or the **slots** of its windows (K settling already, or
   better-ranked goals due too). The time-based holds are combined: the deferral is to the first
@@ -22,6 +23,7 @@ from datetime import datetime, timedelta
 from core.i18n import N_
 from core.models import Goal, Outcome, Trigger
 from core.policies import budget
+from core.policies.auto_resume import WAITS_FOR_RESET, AutoResumePolicy, Decision
 from core.policies.rules import (
     RULE_BUDGET,
     RULE_HOURS,
@@ -31,7 +33,6 @@ from core.policies.rules import (
     WindowLevel,
 )
 from core.policies.slots import SlotStore, check_slots
-from core.policy import WAITS_FOR_RESET, AutoResumePolicy, Decision
 
 #: when the next reset of a window over its reserve is unknown, ask again after this
 _RESERVE_RECHECK = timedelta(minutes=5)

@@ -21,15 +21,15 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, Protocol
 
-from core.goal_machine import GoalEvent
-from core.goal_ops import transition
+from core.goals.changes import transition
+from core.goals.intake import IntakeContext, schedule
+from core.goals.machine import GoalEvent
 from core.i18n import N_
-from core.intake import IntakeContext, schedule
 from core.models import Goal, GoalState, PauseReason, QuotaReading
 from core.policies import budget
 from core.policies.marks import last_run_data, policy_pause_mark, ran_automatically
 from core.policies.rules import RULE_BUDGET, RULE_RESERVE
-from core.quota import used_percent
+from core.quota.machine import used_percent
 from core.store import Committed, Mutation
 
 Decide = Callable[[Goal | None], Mutation[Any]]

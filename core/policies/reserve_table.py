@@ -65,7 +65,7 @@ def unmatched_windows(table: Iterable[str], quotas: Collection[str],
                       seen: Collection[str]) -> list[str]:
     """The table's keys that name no window known so far: not a built-in provider's, not
     ``quota:<name>`` of a quota in ``quotas``, not among the windows ``seen`` in readings."""
-    from core.user_quota import WINDOW_PREFIX
+    from core.quota.user import WINDOW_PREFIX
 
     known = {w for windows in known_windows().values() for w in windows}
     known |= {WINDOW_PREFIX + name for name in quotas}

@@ -8,13 +8,13 @@ goal waiting for its reset whose allowed hours changed is planned again.
 
 from __future__ import annotations
 
-from core.actions import Decide, answer, request_row, result
+from core.goals.decisions import Decide, answer, request_row, result
+from core.goals.intake import IntakeContext, schedule
+from core.goals.results import ActionResult
 from core.i18n import N_
-from core.intake import IntakeContext, schedule
 from core.models import Goal, GoalState, Outcome
+from core.policies.auto_resume import WAITS_FOR_RESET
 from core.policies.goal_policy import PolicyValueError
-from core.policy import WAITS_FOR_RESET
-from core.results import ActionResult
 from core.store import Mutation
 
 EVENT = "goal_policy_changed"

@@ -24,8 +24,8 @@ from typing import Protocol
 
 from core.i18n import N_
 from core.models import Goal, GoalState, PauseReason
+from core.policies.auto_resume import WAITS_FOR_RESET
 from core.policies.rules import RULE_SLOT, Hold, ResumeRules
-from core.policy import WAITS_FOR_RESET
 
 
 class SlotStore(Protocol):

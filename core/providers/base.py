@@ -21,8 +21,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
+from core.goals.results import ActionResult
 from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading, Trigger
-from core.results import ActionResult
 
 #: a control-socket op: request object in, reply object out
 ControlHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]

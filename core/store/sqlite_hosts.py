@@ -17,7 +17,7 @@ from typing import Any
 from core.clock import iso, parse_iso
 from core.store.base import ActionRequest, HostRecord
 
-#: the ``meta`` key holding the current host's epoch (see :mod:`core.host`)
+#: the ``meta`` key holding the current host's epoch (see :mod:`core.hosts.lease`)
 EPOCH_KEY = "host_epoch"
 _HOST_COLUMNS = ("host_id, kind, machine, pid, since, heartbeat, epoch, state, stopped_at, "
                  "accounts, version")

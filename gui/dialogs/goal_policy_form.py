@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.goals.results import ActionResult
 from core.i18n import localized
 from core.models import Goal
 from core.policies.goal_policy import GoalPolicy, PolicyValueError
-from core.results import ActionResult
 from gui import format as fmt
 from gui.bridge import Bridge
 from gui.i18n import tr

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.host_list import HostLine
+from core.hosts.listing import HostLine
 from core.i18n import localized
 from core.i18n.words import word
 from core.textfmt import age, long_time, short_time

@@ -12,7 +12,7 @@ from core.clock import FakeClock
 from core.models import Exactness
 from core.providers.base import RunnerError
 from core.providers.claude.runner import HeadlessRun, RunSpec, child_env, command
-from core.retry import RetryPolicy
+from core.retry.policy import RetryPolicy
 from tests.claude.conftest import FakeClaude
 from tests.claude.plays import (
     RESET_EPOCH,

@@ -22,7 +22,7 @@ from core.providers.codex.limits import (
 )
 from core.providers.codex.readings import limit_lifts_at, to_readings
 from core.providers.codex.rollout import MalformedLine, RateLine, parse_line
-from core.quota import HysteresisPolicy, effective
+from core.quota.machine import HysteresisPolicy, effective
 from tests.codex.fixtures import T0, five_and_week, limits, token_count, window
 
 H = timedelta(hours=1)

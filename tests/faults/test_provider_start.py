@@ -8,8 +8,8 @@ import random
 import pytest
 
 from core.clock import FakeClock
-from core.control import ControlServer
 from core.engine import Engine
+from core.hosts.control import ControlServer
 from core.models import GoalState
 from core.paths import Paths
 from core.settings import Settings

@@ -9,8 +9,8 @@ import pytest
 
 from core.atomic import replace
 from core.providers.pipeline.protocol import classify
-from core.retry import Fault
-from core.retry_table import RULES, ErrorSignals, classify_error
+from core.retry.policy import Fault
+from core.retry.table import RULES, ErrorSignals, classify_error
 
 NOW = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
 RESET = NOW + timedelta(hours=3)

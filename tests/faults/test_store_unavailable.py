@@ -19,8 +19,8 @@ import pytest
 import pytest_asyncio
 
 from core.clock import FakeClock
-from core.control import ControlServer
 from core.engine import Engine
+from core.hosts.control import ControlServer
 from core.models import GoalState, Outcome, PauseReason
 from core.paths import Paths, resolve_paths
 from core.settings import Settings
@@ -237,7 +237,7 @@ async def test_a_long_external_reader_does_not_block_the_hosts_writes(
 
 
 def test_store_health_json_round_trips() -> None:
-    from core.health import HostHealth
+    from core.hosts.health import HostHealth
 
     engine_health = {"store": {"available": False, "reason": "disk full",
                                "since": "2026-07-07T12:00:00Z", "waiting": 3},

@@ -13,8 +13,8 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.clock import FakeClock
-from core.host import host_running
-from core.hosting import Host
+from core.hosts.host import Host
+from core.hosts.lease import host_running
 from core.models import GoalState
 from core.paths import Paths
 from core.settings import Settings

@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from core.goals.results import ActionResult
 from core.models import Exactness, GoalState, HistoryRow, Outcome, PauseReason, QuotaKind, Trigger
-from core.results import ActionResult
 from gui import format as fmt
 from tests.gui.factories import T0, goal, quota_paused
 from tests.support.fakes import reading
@@ -114,7 +114,7 @@ def test_history_texts() -> None:
 
 
 def test_every_transition_of_the_goal_machine_has_a_history_label() -> None:
-    from core.goal_machine import HISTORY_EVENT
+    from core.goals.machine import HISTORY_EVENT
     from gui.format import EVENT_LABELS
 
     assert set(HISTORY_EVENT.values()) <= set(EVENT_LABELS)

@@ -11,7 +11,7 @@ import pytest_asyncio
 
 from core.clock import FakeClock
 from core.engine import Engine
-from core.goal_ops import note_row
+from core.goals.changes import note_row
 from core.models import Outcome, Trigger
 from gui.bridge import Bridge
 from gui.models.history_model import HColumn

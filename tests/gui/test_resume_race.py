@@ -10,8 +10,8 @@ import pytest
 
 from core.clock import FakeClock
 from core.engine import Engine
+from core.goals.results import ActionResult
 from core.models import GoalState, Outcome, PauseReason, Trigger
-from core.results import ActionResult
 from gui.format import result_text
 from gui.main_window import MainWindow
 from tests.gui.conftest import wait_signal

@@ -9,8 +9,8 @@ import pytest
 
 from core.clock import FakeClock
 from core.engine import Engine
+from core.goals.results import ActionResult
 from core.models import GoalState, Outcome, PauseReason
-from core.results import ActionResult
 from gui.bridge import Bridge
 from gui.goal_rules import Aggregate, summarise
 from gui.tray import Tray, pause_all_text, tooltip_text

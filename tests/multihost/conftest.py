@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from core.control import NoHostRunning, send_request
+from core.hosts.control import NoHostRunning, send_request
 from core.paths import resolve_paths
 
 ROOT = Path(__file__).resolve().parents[2]

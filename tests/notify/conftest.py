@@ -21,7 +21,7 @@ from core.notify.channels import Channel, NtfyChannel, WebhookChannel
 from core.notify.delivery import ChannelWorker, SecretReader
 from core.notify.health import ChannelHealth
 from core.notify.kinds import Kind
-from core.notify.policy import DeliveryPolicy
+from core.notify.retrying import DeliveryPolicy
 from tests.real.mockhttp import MockServer, Reply, Request, serving
 
 #: a reply that never comes: the handler waits until the test ends

@@ -17,7 +17,7 @@ from core.notify.channels import SIGNATURE_HEADER, WEBHOOK_KEYS, NtfyChannel
 from core.notify.delivery import ChannelWorker
 from core.notify.health import ChannelState
 from core.notify.kinds import Kind, Notification
-from core.notify.policy import DeliveryPolicy
+from core.notify.retrying import DeliveryPolicy
 from core.secrets import SecretStoreError
 from tests.notify.conftest import HANG, RigFactory, Script, drive, ntfy, reader_of, webhook
 from tests.real.mockhttp import MockServer, Reply

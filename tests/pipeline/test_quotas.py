@@ -11,8 +11,8 @@ import pytest
 
 from core.models import QuotaKind
 from core.providers.pipeline.ledger import QuotaLedger, QuotaLedgerError
+from core.quota.user import CapacityQuota, PeriodicQuota, TokenBucketQuota
 from core.settings import Settings, SettingsError, load_settings, save_settings
-from core.user_quota import CapacityQuota, PeriodicQuota, TokenBucketQuota
 
 NOW = datetime(2026, 7, 10, 1, 30, tzinfo=UTC)  # 09:30 in Shanghai
 CONFIG = """\

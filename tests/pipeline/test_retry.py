@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core.providers.pipeline.protocol import classify, fault_from_exit
-from core.retry import (
+from core.retry.policy import (
     Action,
     Fault,
     RetryPolicy,

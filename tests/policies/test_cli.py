@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from core.control import ControlServer
+from core.hosts.control import ControlServer
 from core.models import Deferral, Goal, GoalState, PauseReason
 from core.policies.goal_policy import GoalPolicy
 from core.store import Mutation, SqliteStore

@@ -13,8 +13,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from core.inbox import store_unavailable
 from core.store import StoreError, StoreThread, StoreUnavailable
+from core.store.inbox import store_unavailable
 from core.store.postgres import PostgresStore
 from core.store.target import StoreTarget
 from tests.store.support import goal, put

@@ -57,7 +57,7 @@ from core.providers.claude.resets import ParsedLimit, parse_limit
 from core.providers.claude.runner import HeadlessRun, RunSpec, child_env, command
 from core.providers.claude.state import TrackingFile
 from core.providers.claude.stream import TurnEnded
-from core.retry import RetryPolicy
+from core.retry.policy import RetryPolicy
 from core.settings import Settings
 
 log = logging.getLogger(__name__)

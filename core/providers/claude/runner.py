@@ -38,7 +38,7 @@ from core.i18n import N_
 from core.models import PauseReason
 from core.providers.base import ProviderSink, RunnerError
 from core.providers.claude.stream import StreamState, TurnEnded, interpret
-from core.retry import Action, Fault, RetryPolicy
+from core.retry.policy import Action, Fault, RetryPolicy
 
 log = logging.getLogger(__name__)
 

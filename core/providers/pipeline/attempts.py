@@ -1,7 +1,8 @@
 """One step, attempt after attempt, under its retry policy — with the checkpoint kept current.
 
 :class:`StepDriver` debits the step's quota before every attempt, runs the attempt
-(:func:`core.providers.pipeline.steps.run_attempt`), asks the :class:`~core.retry.RetryPolicy`
+(:func:`core.providers.pipeline.steps.run_attempt`), asks the
+:class:`~core.retry.policy.RetryPolicy`
 what the outcome means, waits in process (on the injected clock) when it says so, and ends with
 a :class:`StepEnd`: ``ok``, ``wait`` (pause for quota until an instant) or ``fail`` (with whether a
 human is needed). Every change of the step's record is saved through the run's ``save`` callback.
@@ -20,7 +21,7 @@ from core.clock import Clock
 from core.providers.pipeline.checkpoint import StepRecord, StepStatus
 from core.providers.pipeline.goalfile import StepSpec
 from core.providers.pipeline.steps import AttemptResult, StepContext, run_attempt
-from core.retry import Action, Fault, RetryPolicy
+from core.retry.policy import Action, Fault, RetryPolicy
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from pydantic import (
 from core.i18n import N_
 from core.limits import MAX_GOAL_FILE_BYTES, MAX_SOURCES, MAX_STAGES, MAX_TITLE_CHARS
 from core.providers.pipeline.schedule import parse_schedule
-from core.retry import RetryPolicy
+from core.retry.policy import RetryPolicy
 from core.toml_lines import locate
 from core.zones import zone_named
 

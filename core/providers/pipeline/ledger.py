@@ -24,7 +24,7 @@ from pathlib import Path
 from core.clock import iso, parse_iso
 from core.models import Exactness, QuotaKind, QuotaReading
 from core.providers.pipeline.attempts import Debit
-from core.user_quota import (
+from core.quota.user import (
     PERIOD_SECONDS,
     CapacityQuota,
     PeriodicQuota,

@@ -3,7 +3,7 @@
 ``run`` starts a run through the engine's entry points — ``start_goal`` for an idle goal, the one
 resume entry point (with a fresh run) for a paused one — and refuses, saying why, while a run is
 unfinished, unless ``new`` is set: then the unfinished run is abandoned (recorded in the history)
-and a fresh one starts. Replies are :class:`~core.results.ActionResult` JSON plus ``run_id``.
+and a fresh one starts. Replies are :class:`~core.goals.results.ActionResult` JSON plus ``run_id``.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from core.goals.results import ActionResult
 from core.models import GoalState, Outcome, Trigger
 from core.providers.base import ControlHandler
 from core.providers.pipeline.catalog import goal_name
@@ -19,7 +20,6 @@ from core.providers.pipeline.checkpoint import CheckpointError
 from core.providers.pipeline.coverage import display_state
 from core.providers.pipeline.goalfile import GOAL_PREFIX
 from core.providers.pipeline.ledger import QuotaLedgerError
-from core.results import ActionResult
 
 if TYPE_CHECKING:
     from core.providers.pipeline.provider import PipelineProvider

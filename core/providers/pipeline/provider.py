@@ -41,10 +41,10 @@ from core.providers.pipeline.ledger import QuotaLedger
 from core.providers.pipeline.reporter import SinkReporter
 from core.providers.pipeline.run import RunDeps, RunExecutor, SecretSource
 from core.providers.pipeline.schedule import next_fire, parse_schedule
+from core.quota.user import WINDOW_PREFIX, window_id
 from core.redact import remember
 from core.secrets import SecretStore
 from core.settings import Settings
-from core.user_quota import WINDOW_PREFIX, window_id
 from core.zones import local_zone
 
 #: how long the host's start waits for the keyring (it may be locked or hung)

@@ -17,7 +17,7 @@ from core.models import Exactness, PauseReason, QuotaReading
 from core.providers.base import LimitHit, ProviderSink
 from core.providers.pipeline.checkpoint import RunRecord
 from core.providers.pipeline.coverage import display_state, missing_sources, sources_ok
-from core.user_quota import WINDOW_PREFIX
+from core.quota.user import WINDOW_PREFIX
 
 
 class SinkReporter:

@@ -39,7 +39,7 @@ from core.providers.pipeline.protocol import (
     timeout_outcome,
 )
 from core.redact import Redactor
-from core.retry import Fault
+from core.retry.policy import Fault
 
 #: a step's stdout artifact beyond this fails the attempt (``output_too_large``); the step's
 #: ``max_output_mb`` changes it

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core.goal_machine import HISTORY_EVENT, GoalEvent, next_state
+from core.goals.machine import HISTORY_EVENT, GoalEvent, next_state
 from core.i18n import N_
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
 

@@ -10,7 +10,7 @@ event loop:
 * **readings of this host's accounts** stored by another host — fed to the quota manager as if
   this host had read them (gauges, rising edges, the scheduler: a reset seen on one machine
   wakes the others' resumes), without being stored again;
-* **requests** for this host — carried out (:mod:`core.host_actions`), and **answers** to this
+* **requests** for this host — carried out (:mod:`core.hosts.remote`), and **answers** to this
   host's own asks;
 * after every (re)connection of the listener, a catch-up: notifications sent while it was away
   are lost, so the others' goals, the readings and the pending requests are read again.
@@ -26,10 +26,10 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from core.events import GoalChanged, GoalRemoved, HostChanged
+from core.goals.scheduler import waiting_for_quota
 from core.i18n import N_
 from core.models import Exactness, Goal, QuotaReading
-from core.quota import HysteresisPolicy, is_exhausted, is_recovered_level
-from core.scheduler import waiting_for_quota
+from core.quota.machine import HysteresisPolicy, is_exhausted, is_recovered_level
 from core.store import StoreError
 from core.store.listen import Listener
 

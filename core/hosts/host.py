@@ -4,7 +4,8 @@ together.
 ``goalkeeper daemon``, ``goalkeeper demo`` and the desktop app each run one :class:`Host`, so a
 headless host notifies through ntfy and webhooks exactly like the desktop app does. While it
 runs it writes a heartbeat into ``host.json`` every ``host_heartbeat_seconds``; a host that finds it
-was replaced (a newer host's epoch, see :mod:`core.host`) ends — :attr:`Host.ended` completes with
+was replaced (a newer host's epoch, see :mod:`core.hosts.lease`) ends — :attr:`Host.ended`
+completes with
 the reason — and stops without writing anything more.
 """
 
@@ -17,9 +18,9 @@ import random
 from collections.abc import Sequence
 
 from core.clock import Clock, SystemClock
-from core.control import ControlServer, NoHostRunning, send_request
 from core.engine import Engine
-from core.host import HostInfo, HostLease
+from core.hosts.control import ControlServer, NoHostRunning, send_request
+from core.hosts.lease import HostInfo, HostLease
 from core.i18n import N_
 from core.notify.service import STATUS_OP, Notifications
 from core.paths import Paths

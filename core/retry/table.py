@@ -2,7 +2,8 @@
 
 :func:`classify_error` takes what is known about an error (:class:`ErrorSignals`: an HTTP status
 and its rate-limit signals, a transport failure, an exit, an SQLite result code) and answers with
-the first row that matches — its :class:`~core.retry.Fault`, whether it is retried, the delay rule
+the first row that matches — its :class:`~core.retry.policy.Fault`, whether it is retried, the
+delay rule
 and the goal-level effect. The rows are in the table's order; where two could match, the more
 specific comes first (``429 insufficient_quota`` before ``429``; ``403`` with rate-limit signals
 before plain ``403``). ``tests/faults/test_retry_table.py`` checks every row.
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.retry import Fault
+from core.retry.policy import Fault
 
 #: server-directed waits up to this are slept in process (OpenAI's ceiling)
 MAX_INLINE_WAIT_SECONDS = 120.0

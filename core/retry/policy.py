@@ -62,9 +62,9 @@ class Fault(StrEnum):
 def classify_http(status: int, **signals: Any) -> Fault:
     """The fault an HTTP status stands for (2xx is success), with what else is known about
     the answer (``code``, ``message``, ``retry_after``, ``remaining_zero``…): the rows of
-    :mod:`core.retry_table` — a 429 ``insufficient_quota`` is a quota stop, a 403 with
+    :mod:`core.retry.table` — a 429 ``insufficient_quota`` is a quota stop, a 403 with
     rate-limit signals a rate limit."""
-    from core.retry_table import ErrorSignals, classify_error
+    from core.retry.table import ErrorSignals, classify_error
 
     return classify_error(ErrorSignals(status=status, **signals)).fault
 

@@ -14,9 +14,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core.models import QuotaReading
+from core.policies.auto_resume import AutoResumePolicy
 from core.policies.rules import WindowLevel
-from core.policy import AutoResumePolicy
-from core.quota import QuotaManager, recovery_instant, used_percent
+from core.quota.machine import QuotaManager, recovery_instant, used_percent
 
 
 class QuotaView:

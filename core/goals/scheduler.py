@@ -32,13 +32,13 @@ from typing import Any, Protocol
 
 from core.clock import Clock
 from core.events import EventBus, SchedulerWoke
+from core.goals.results import ActionResult
 from core.models import Goal, GoalState, QuotaReading, Trigger
+from core.policies.auto_resume import WAITS_FOR_RESET
 from core.policies.rules import RULE_SLOT
 from core.policies.slots import holds_slot, rank_key
-from core.policy import WAITS_FOR_RESET
 from core.providers.base import Provider
-from core.quota import QuotaEdge, QuotaManager
-from core.results import ActionResult
+from core.quota.machine import QuotaEdge, QuotaManager
 from core.settings import Settings
 
 log = logging.getLogger(__name__)

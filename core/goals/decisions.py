@@ -3,7 +3,7 @@
 Each ``decide_*`` returns the function the store runs inside its ``BEGIN IMMEDIATE`` transaction:
 it reads the goal, validates the move against the goal machine, and answers with the new row, the
 history rows (the request itself is always recorded, refusals included) and an
-:class:`~core.results.ActionResult`. The engine runs them and then stops runners as needed.
+:class:`~core.goals.results.ActionResult`. The engine runs them and then stops runners as needed.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from core.goal_machine import GoalEvent
-from core.goal_ops import note_row, transition
+from core.goals.changes import note_row, transition
+from core.goals.intake import IntakeContext, schedule, unschedule
+from core.goals.machine import GoalEvent
+from core.goals.results import ActionResult
 from core.i18n import N_
-from core.intake import IntakeContext, schedule, unschedule
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
-from core.policy import NOTE_AUTO_OFF, WAITS_FOR_RESET
-from core.results import ActionResult
+from core.policies.auto_resume import NOTE_AUTO_OFF, WAITS_FOR_RESET
 from core.store import Mutation
 
 Decide = Callable[[Goal | None], Mutation[ActionResult]]

@@ -107,7 +107,7 @@ class ControlServer:
 
     async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         """One request, already parsed (also those another host routes here, see
-        :mod:`core.host_actions`)."""
+        :mod:`core.hosts.remote`)."""
         try:
             handler = self._ops.get(str(request.get("op")))
             if handler is None:

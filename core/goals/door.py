@@ -1,6 +1,6 @@
 """The engine's goal actions — resume, pause, cancel, auto-resume, start, forget — carried out.
 
-Each returns a typed :class:`~core.results.ActionResult`, also when the store cannot take the
+Each returns a typed :class:`~core.goals.results.ActionResult`, also when the store cannot take the
 change: in safe mode the action is refused (``safe mode: …``); when a write fails because the
 store is unavailable the result is ``failed`` with "store unavailable: <reason> since T". A
 change that must be recorded after a runner already moved (a start that failed) waits in the
@@ -13,23 +13,23 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from core.actions import (
+from core.events import GoalRemoved, Notice
+from core.goals.changes import note_row
+from core.goals.decisions import (
     decide_auto_resume,
     decide_cancel,
     decide_pause,
     decide_start,
     result,
 )
-from core.events import GoalRemoved, Notice
-from core.goal_machine import GoalEvent
-from core.goal_ops import note_row
+from core.goals.intake import decide_report
+from core.goals.machine import GoalEvent
+from core.goals.results import ActionResult
 from core.i18n import N_
-from core.inbox import store_unavailable
-from core.intake import decide_report
 from core.models import Goal, GoalState, Outcome, Trigger
 from core.policies.setting import decide_goal_policy
-from core.results import ActionResult
 from core.store import LeaseLost, NotOwner
+from core.store.inbox import store_unavailable
 
 if TYPE_CHECKING:
     from core.engine import Engine
@@ -46,7 +46,7 @@ class GoalActions:
     async def guarded(self, goal_id: str, act: Callable[[], Awaitable[ActionResult]],
                       request: dict[str, Any] | None = None) -> ActionResult:
         """Run ``act`` — or, for a goal another host owns, send ``request`` to its owner
-        (:mod:`core.host_actions`); answer safe mode, a lost lease and an unavailable store as
+        (:mod:`core.hosts.remote`); answer safe mode, a lost lease and an unavailable store as
         results."""
         e = self.e
         known = e.goals.get(goal_id)

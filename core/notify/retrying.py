@@ -1,7 +1,7 @@
 """How a notification is retried: ``../shared/retry-table.md`` applied to one HTTP POST.
 
-The classification and the backoff are :mod:`core.retry`'s (``classify_http``,
-``parse_retry_after``, :class:`~core.retry.RetryPolicy`); this module only maps an HTTP
+The classification and the backoff are :mod:`core.retry.policy`'s (``classify_http``,
+``parse_retry_after``, :class:`~core.retry.policy.RetryPolicy`); this module only maps an HTTP
 :class:`~core.notify.http.Response` onto them, with the table's rows for a call like ours:
 
 * connection refused / reset, DNS, TLS, time-outs, 408, 500/502/504: full-jitter backoff (1 s,
@@ -26,7 +26,7 @@ from http import HTTPStatus
 
 from core.i18n import N_
 from core.notify.http import Response, Transport
-from core.retry import Fault, RetryDecision, RetryPolicy, classify_http, parse_retry_after
+from core.retry.policy import Fault, RetryDecision, RetryPolicy, classify_http, parse_retry_after
 
 _RETRYABLE = (Fault.TEMPORARY, Fault.RATE_LIMITED)
 

@@ -1,0 +1,1 @@
+"""Hosts: the lease, this host in the store, other hosts, remote actions, the control socket."""

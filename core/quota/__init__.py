@@ -1,0 +1,1 @@
+"""Quotas: the quota machine with its hysteresis, the view decisions read, user quotas."""

@@ -1,0 +1,1 @@
+"""Retries: the classification table and the backoff policies, apart from any sleeping."""
