@@ -14,7 +14,7 @@ from typing import Any
 
 from core.clock import Clock
 from core.events import Event, GoalChanged, HistoryRecorded
-from core.hosts.host import Host
+from core.host import Host
 from core.i18n import N_, _, localized
 from core.i18n.words import origin_word, word
 from core.models import GoalState, HistoryRow

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from core.atomic import remove_leftovers
 from core.clock import Clock, SystemClock
+from core.commands import ActionResult
 from core.events import (
     EventBus,
     GoalChanged,
@@ -42,6 +43,7 @@ from core.events import (
 from core.goals.changes import note_row, transition
 from core.goals.coordinator import ResumeCoordinator
 from core.goals.door import GoalActions
+from core.goals.guard import PolicyGuard
 from core.goals.intake import (
     IntakeContext,
     decide_limit,
@@ -51,25 +53,23 @@ from core.goals.intake import (
     schedule,
 )
 from core.goals.machine import GoalEvent
-from core.goals.results import ActionResult
+from core.goals.quota_view import QuotaView, reading_summary
 from core.goals.scheduler import Scheduler
-from core.hosts.health import HealthChanged, HostHealth, clash_text
-from core.hosts.identity import host_id_of
+from core.health import HealthChanged, HostHealth, clash_text
 from core.hosts.registry import HostRegistry
 from core.hosts.remote import RemoteActions
 from core.hosts.safe_mode import SafeMode
 from core.hosts.sync import SharedSync
 from core.i18n import N_
+from core.identity import host_id_of
 from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading, Trigger
 from core.paths import Paths
 from core.policies.auto_resume import AutoResumePolicy
 from core.policies.forecast import ForecastBook
-from core.policies.guard import PolicyGuard
 from core.policies.reserve_table import warn_unmatched
 from core.providers.base import GoalObservation, LimitHit, Provider
 from core.providers.supervisor import ProviderSupervisor
 from core.quota.machine import QuotaEdge, QuotaManager
-from core.quota.view import QuotaView, reading_summary
 from core.settings import Settings
 from core.store import (
     Committed,
@@ -528,7 +528,7 @@ class Engine:
         if self._not_ours.pop(goal_id, None) is not None:  # the other one is gone: ours now
             self.health_changed()
 
-    # -- the policy guard's host (core.policies.guard.GuardHost) -------------------------------
+    # -- the policy guard's host (core.goals.guard.GuardHost) -------------------------------
 
     async def report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
                      ) -> Committed[Any]:

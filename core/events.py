@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from core.hosts.health import HealthChanged
+from core.health import HealthChanged
 from core.models import Goal, HistoryRow, QuotaReading
 from core.notify.health import ChannelHealth
 from core.notify.kinds import Notification

@@ -23,8 +23,8 @@ from pydantic import (
 )
 
 from core.atomic import atomic_write_text
-from core.hosts.identity import check_name, check_store_url, redacted_url
 from core.i18n import LANGUAGE_CHOICES, N_, _, localized
+from core.identity import check_name, check_store_url, redacted_url
 from core.notify.kinds import RANKED, Kind, check_minimum
 from core.notify.urls import check_ntfy_url, check_webhook_url
 from core.policies.hours import parse_hours

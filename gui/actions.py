@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QWidget
 
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.models import Goal
 from gui import goal_rules as rules
 from gui.bridge import Bridge

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from core import i18n
 from core.clock import SystemClock
 from core.demo import DEMO_SETTINGS, DemoSession
-from core.hosts.host import Host
+from core.host import Host
 from core.hosts.lease import HostAlreadyRunning, HostInfo
 from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging

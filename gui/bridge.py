@@ -3,7 +3,7 @@
 :class:`Bridge` subscribes to ``engine.bus`` and re-emits every core event as a Qt signal; it is
 also the only way widgets read core state (snapshots of goals and readings, pages of history,
 stored series) and the only way they act (every action goes through the engine's entry points and
-comes back as the typed :class:`~core.goals.results.ActionResult`). No widget imports the engine.
+comes back as the typed :class:`~core.commands.ActionResult`). No widget imports the engine.
 
 The bus publishes on the event-loop thread, which under qasync is the GUI thread, so signals are
 emitted directly — no queued hop, no copies. Goal changes are the exception: a provider burst can
@@ -24,6 +24,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from core.commands import ActionResult
 from core.engine import Engine
 from core.events import (
     Event,
@@ -40,8 +41,7 @@ from core.events import (
     QuotaRecovered,
     SchedulerWoke,
 )
-from core.goals.results import ActionResult
-from core.hosts.health import HealthChanged, HostHealth
+from core.health import HealthChanged, HostHealth
 from core.hosts.listing import HostLine, host_lines
 from core.i18n import N_, localized
 from core.models import Goal, HistoryRow, Outcome, QuotaReading

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.i18n import localized
 from core.i18n.words import word
 from core.models import Exactness, Goal, GoalState, HistoryRow, Outcome, QuotaReading, Trigger

@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from core.demo import DemoSession
-from core.hosts.host import Host
+from core.host import Host
 from core.i18n import localized
 from core.integration.autostart import apply_autostart
 from core.settings import Settings

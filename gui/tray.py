@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.i18n import localized
 from core.i18n.words import word
 from core.models import Goal, Outcome

@@ -213,7 +213,7 @@ def test_the_daemon_loads_only_what_its_start_needs() -> None:
     """Timed to its first gauges (bench/startup_gauges.py): no other command's module, no demo,
     no PostgreSQL driver for a one-machine store."""
     code = ("import sys; from core.cli import build_parser; build_parser(['daemon']); "
-            "import core.hosts.host, core.providers.registry; "
+            "import core.host, core.providers.registry; "
             "print(sorted(m for m in sys.modules if m.startswith('core.cli.') "
             "or m in ('core.demo', 'psycopg')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

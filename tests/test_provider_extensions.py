@@ -97,7 +97,7 @@ def test_the_cli_prints_the_notice_as_one_warning_line(monkeypatch: pytest.Monke
 
     from core.cli import goals
     from core.cli.common import Context
-    from core.goals.results import ActionResult
+    from core.commands import ActionResult
     from core.models import Outcome
 
     result = ActionResult("fake:a", Outcome.UPDATED, "auto-resume on", notice="billed differently")

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from core.clock import SystemClock
+from core.health import HostHealth
 from core.hosts.control import NoHostRunning, send_request
-from core.hosts.health import HostHealth
-from core.hosts.identity import host_id_of
 from core.hosts.lease import HostInfo, host_running
 from core.i18n import N_, _, localized
+from core.identity import host_id_of
 from core.paths import Paths, resolve_paths
 from core.settings import Settings, SettingsError, load_settings
 from core.store import NoData, Store, StoreError

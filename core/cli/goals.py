@@ -20,7 +20,7 @@ from core.cli.common import (
 )
 from core.cli.status import cmd_status
 from core.clock import iso
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.i18n import _, localized
 from core.i18n.words import origin_word, word
 from core.limits import MAX_PAGE

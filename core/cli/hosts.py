@@ -15,7 +15,7 @@ from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
 from core.clock import SystemClock
-from core.hosts.host import Host
+from core.host import Host
 from core.hosts.lease import HostAlreadyRunning
 from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context
-from core.hosts.identity import account_of, check_store_url
 from core.hosts.lease import host_running
 from core.i18n import _, localized
+from core.identity import account_of, check_store_url
 from core.store import NoData, StoreError
 from core.store.migrate import Rows, copy_into, read_local
 from core.store.postgres import PostgresStore, where_of

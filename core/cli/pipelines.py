@@ -25,8 +25,8 @@ from core.cli.common import (
 )
 from core.cli.goals import exit_code, render_result
 from core.clock import SystemClock
+from core.commands import ActionResult
 from core.goals.changes import note_row
-from core.goals.results import ActionResult
 from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word

@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 
 from core.clock import SystemClock
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.hosts.remote import (
     ANSWER_MARGIN_SECONDS,
     no_answer_text,

@@ -28,9 +28,9 @@ from core.cli.policies import (
     unmatched_lines,
 )
 from core.clock import SystemClock, iso
-from core.hosts.identity import account_of
 from core.i18n import N_, _, localized
 from core.i18n.words import word
+from core.identity import account_of
 from core.models import Goal, GoalState, QuotaReading
 from core.policies.reserve_table import unmatched_windows
 from core.policies.rules import ResumeRules

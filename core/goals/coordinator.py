@@ -25,9 +25,9 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from core.clock import Clock
+from core.commands import ActionResult
 from core.goals.changes import note_row, transition
 from core.goals.machine import GoalEvent
-from core.goals.results import ActionResult
 from core.i18n import N_
 from core.models import Deferral, Goal, GoalState, Outcome, PauseReason, Trigger
 from core.policies.auto_resume import (

@@ -3,7 +3,7 @@
 Each ``decide_*`` returns the function the store runs inside its ``BEGIN IMMEDIATE`` transaction:
 it reads the goal, validates the move against the goal machine, and answers with the new row, the
 history rows (the request itself is always recorded, refusals included) and an
-:class:`~core.goals.results.ActionResult`. The engine runs them and then stops runners as needed.
+:class:`~core.commands.ActionResult`. The engine runs them and then stops runners as needed.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from core.commands import ActionResult
 from core.goals.changes import note_row, transition
 from core.goals.intake import IntakeContext, schedule, unschedule
 from core.goals.machine import GoalEvent
-from core.goals.results import ActionResult
 from core.i18n import N_
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
 from core.policies.auto_resume import NOTE_AUTO_OFF, WAITS_FOR_RESET

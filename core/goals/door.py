@@ -1,6 +1,6 @@
 """The engine's goal actions — resume, pause, cancel, auto-resume, start, forget — carried out.
 
-Each returns a typed :class:`~core.goals.results.ActionResult`, also when the store cannot take the
+Each returns a typed :class:`~core.commands.ActionResult`, also when the store cannot take the
 change: in safe mode the action is refused (``safe mode: …``); when a write fails because the
 store is unavailable the result is ``failed`` with "store unavailable: <reason> since T". A
 change that must be recorded after a runner already moved (a start that failed) waits in the
@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from core.commands import ActionResult
 from core.events import GoalRemoved, Notice
 from core.goals.changes import note_row
 from core.goals.decisions import (
@@ -24,10 +25,9 @@ from core.goals.decisions import (
 )
 from core.goals.intake import decide_report
 from core.goals.machine import GoalEvent
-from core.goals.results import ActionResult
+from core.goals.policy_setting import decide_goal_policy
 from core.i18n import N_
 from core.models import Goal, GoalState, Outcome, Trigger
-from core.policies.setting import decide_goal_policy
 from core.store import LeaseLost, NotOwner
 from core.store.inbox import store_unavailable
 

@@ -31,8 +31,8 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from core.clock import Clock
+from core.commands import ActionResult
 from core.events import EventBus, SchedulerWoke
-from core.goals.results import ActionResult
 from core.models import Goal, GoalState, QuotaReading, Trigger
 from core.policies.auto_resume import WAITS_FOR_RESET
 from core.policies.rules import RULE_SLOT

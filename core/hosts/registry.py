@@ -11,7 +11,7 @@ a second machine misconfigured with this name, or a replacement of a hung host) 
 was replaced: it stops writing, exactly like a fence refusal.
 
 The registry also keeps which account each provider's quota belongs to
-(:mod:`core.hosts.identity`): what the user named, what the provider says, or this host's own.
+(:mod:`core.identity`): what the user named, what the provider says, or this host's own.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import os
 from typing import TYPE_CHECKING
 
 from core import __version__
-from core.hosts.identity import account_of, detected_account, machine_name
 from core.i18n import N_
+from core.identity import account_of, detected_account, machine_name
 from core.providers.base import Provider
 from core.store import HostRecord, LeaseLost
 from core.store.inbox import store_unavailable

@@ -3,7 +3,7 @@
 Only a goal's owner runs, resumes or pauses its agent. When the window, the CLI or a control
 request on one host acts on a goal of another, :meth:`RemoteActions.ask` posts the request in
 the store (``requests``; ``NOTIFY`` wakes the owner) and waits for the owner's answer — the
-usual typed :class:`~core.goals.results.ActionResult` — which the owner produced through the same
+usual typed :class:`~core.commands.ActionResult` — which the owner produced through the same
 entry point a click on its own window uses (:meth:`RemoteActions.serve`, through the control
 server's ops). An owner that is offline is not asked: the action is refused with "host X
 offline since T"; an owner that does not take the request in time has it expired (a conditional
@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from core.clock import iso
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.i18n import N_
 from core.models import Outcome
 from core.store import ActionRequest, HostRecord

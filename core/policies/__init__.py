@@ -6,9 +6,9 @@
 * :mod:`core.policies.gate` — what the resume entry point asks before an automatic resume;
 * :mod:`core.policies.slots` — who holds a resume slot on a window, who waits, in which order;
 * :mod:`core.policies.budget` — how much of a window a goal spent in this window's period;
-* :mod:`core.policies.guard` — pauses a goal Goalkeeper resumed at the reserve or its budget;
+* :mod:`core.goals.guard` — pauses a goal Goalkeeper resumed at the reserve or its budget;
 * :mod:`core.policies.forecast` — when a window runs out at the current pace.
 
-Everything here is pure over frozen values except :class:`core.policies.guard.PolicyGuard`, the
+Everything here is pure over frozen values except :class:`core.goals.guard.PolicyGuard`, the
 engine's hook on every stored reading. Nothing imports the engine.
 """

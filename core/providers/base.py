@@ -21,7 +21,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading, Trigger
 
 #: a control-socket op: request object in, reply object out

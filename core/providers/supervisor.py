@@ -1,7 +1,7 @@
 """Starting providers: a start that fails is shown as failed and tried again, with backoff.
 
 A provider that cannot start (its home is unreadable, a file it needs is broken) must neither
-take the host down nor be forgotten: its :class:`~core.hosts.health.ProviderHealth` says ``failed``
+take the host down nor be forgotten: its :class:`~core.health.ProviderHealth` says ``failed``
 with the reason — in the window and in ``goalkeeper status`` — and the start is tried again
 after :class:`StartRetryPolicy`'s delay, until it succeeds or the host stops.
 """
@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 from core.clock import Clock
-from core.hosts.health import ProviderHealth
+from core.health import ProviderHealth
 from core.providers.base import Provider
 
 log = logging.getLogger("goalkeeper")

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
 from core.clock import Clock, iso
-from core.hosts.health import StoreHealth
+from core.health import StoreHealth
 from core.store.base import StoreUnavailable
 
 log = logging.getLogger("goalkeeper")

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.i18n import localized
 from core.models import Goal
 from core.policies.goal_policy import GoalPolicy, PolicyValueError

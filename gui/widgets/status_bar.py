@@ -7,7 +7,7 @@ from datetime import datetime
 
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
-from core.hosts.health import HostHealth
+from core.health import HostHealth
 from core.i18n import localized
 from core.textfmt import countdown, long_time, short_time
 from gui.bridge import Bridge

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
-from core.procstat import start_time
+from core.providers.procstat import start_time
 from tests.support.jsonl import read_jsonl
 
 FIXTURES = Path(__file__).parent / "fixtures"

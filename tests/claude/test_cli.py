@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 
 from core.clock import FakeClock
-from core.hosts.host import Host
+from core.host import Host
 from core.models import Exactness, GoalState
 from core.paths import Paths
 from core.providers.claude.events import event_from_json

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
-from core.hosts.host import Host
+from core.host import Host
 from core.models import GoalState, Outcome
 from core.paths import Paths
 from core.settings import Settings

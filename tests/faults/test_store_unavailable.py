@@ -237,7 +237,7 @@ async def test_a_long_external_reader_does_not_block_the_hosts_writes(
 
 
 def test_store_health_json_round_trips() -> None:
-    from core.hosts.health import HostHealth
+    from core.health import HostHealth
 
     engine_health = {"store": {"available": False, "reason": "disk full",
                                "since": "2026-07-07T12:00:00Z", "waiting": 3},

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.clock import FakeClock
-from core.hosts.host import Host
+from core.host import Host
 from core.hosts.lease import host_running
 from core.models import GoalState
 from core.paths import Paths

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.models import Exactness, GoalState, HistoryRow, Outcome, PauseReason, QuotaKind, Trigger
 from gui import format as fmt
 from tests.gui.factories import T0, goal, quota_paused

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 
 from core.clock import FakeClock
+from core.commands import ActionResult
 from core.engine import Engine
-from core.goals.results import ActionResult
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from gui.format import result_text
 from gui.main_window import MainWindow

@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 
 from core.clock import FakeClock
-from core.hosts.host import Host
+from core.host import Host
 from core.models import GoalState
 from core.paths import Paths
 from core.settings import Settings, load_settings

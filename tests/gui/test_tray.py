@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import ActionResult
 from core.engine import Engine
-from core.goals.results import ActionResult
 from core.models import GoalState, Outcome, PauseReason
 from gui.bridge import Bridge
 from gui.goal_rules import Aggregate, summarise

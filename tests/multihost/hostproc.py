@@ -1,6 +1,6 @@
 """A host process for the multi-host tests: ``python -m tests.multihost.hostproc``.
 
-The real :class:`~core.hosts.host.Host` (engine, control socket, heartbeat, the shared store's
+The real :class:`~core.host.Host` (engine, control socket, heartbeat, the shared store's
 listener), its settings from ``$GOALKEEPER_HOME/config.toml``, its one provider the scripted
 agent of ``$FAKE_AGENT_HOME``. With ``$GK_WAIT_FOR`` set it waits for that file to appear
 before it opens the store (so several hosts start at the same instant). Stops on SIGTERM.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from core.cli.hosts import serve_until_signal
 from core.clock import SystemClock
-from core.hosts.host import Host
+from core.host import Host
 from core.logs import setup_logging
 from core.paths import resolve_paths
 from core.settings import load_settings

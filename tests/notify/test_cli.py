@@ -13,7 +13,7 @@ import pytest
 
 from core.cli import main
 from core.clock import FakeClock
-from core.hosts.host import Host
+from core.host import Host
 from core.models import HistoryRow
 from core.paths import Paths
 from core.settings import Settings

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.procstat import state
+from core.providers.procstat import state
 from tests.real.terminal import Terminal, wait_for
 from tests.support.jsonl import read_jsonl
 

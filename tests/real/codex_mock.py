@@ -28,8 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.procstat import state
 from core.providers.codex.rpc import AppServer
+from core.providers.procstat import state
 from tests.real.mockhttp import MockServer, Reply, Request
 
 ACCOUNT = "acct-goalkeeper-test"

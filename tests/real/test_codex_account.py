@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.hosts.identity import detected_account
+from core.identity import detected_account
 from core.providers.codex.account import read_identity
 from core.providers.codex.config import CodexConfig
 from tests.real import codex_mock

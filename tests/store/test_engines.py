@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
-from core.hosts.health import HostHealth
+from core.health import HostHealth
 from core.models import GoalState, Outcome, PauseReason
 from tests.support.fakes import FakeProvider, later, reading, until
 

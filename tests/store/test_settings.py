@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.hosts.identity import host_id_of, machine_name
+from core.identity import host_id_of, machine_name
 from core.settings import Settings, SettingsError, load_settings
 from core.store.target import StoreTarget
 

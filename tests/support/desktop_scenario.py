@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from core import i18n  # noqa: E402
 from core.clock import FakeClock  # noqa: E402
-from core.hosts.host import Host  # noqa: E402
+from core.host import Host  # noqa: E402
 from core.models import GoalState, PauseReason  # noqa: E402
 from core.notify.kinds import Kind  # noqa: E402
 from core.paths import resolve_paths  # noqa: E402

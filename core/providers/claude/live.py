@@ -26,7 +26,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.procstat import start_time
+from core.providers.procstat import start_time
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.procstat import parent
+from core.providers.procstat import parent
 
 _PROC = Path("/proc")
 RECENT_WRITE_SECONDS = 60.0

@@ -3,7 +3,7 @@
 ``run`` starts a run through the engine's entry points — ``start_goal`` for an idle goal, the one
 resume entry point (with a fresh run) for a paused one — and refuses, saying why, while a run is
 unfinished, unless ``new`` is set: then the unfinished run is abandoned (recorded in the history)
-and a fresh one starts. Replies are :class:`~core.goals.results.ActionResult` JSON plus ``run_id``.
+and a fresh one starts. Replies are :class:`~core.commands.ActionResult` JSON plus ``run_id``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.goals.results import ActionResult
+from core.commands import ActionResult
 from core.models import GoalState, Outcome, Trigger
 from core.providers.base import ControlHandler
 from core.providers.pipeline.catalog import goal_name

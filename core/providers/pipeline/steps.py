@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from core.atomic import atomic_write_bytes
-from core.procstat import start_time, state
 from core.providers.pipeline.capture import CappedFile, open_partial, pump, sync_close
 from core.providers.pipeline.checkpoint import file_sha256
 from core.providers.pipeline.goalfile import StepSpec
@@ -38,6 +37,7 @@ from core.providers.pipeline.protocol import (
     spawn_failure,
     timeout_outcome,
 )
+from core.providers.procstat import start_time, state
 from core.redact import Redactor
 from core.retry.policy import Fault
 
