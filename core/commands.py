@@ -1,13 +1,162 @@
-"""The typed result every goal action returns — views render it, never their own guess."""
+"""What a person (or the scheduler, or a provider) asks of a goal, and the typed answer.
+
+One frozen command type per intent — :class:`Resume`, :class:`Pause`, :class:`Cancel`,
+:class:`SetAutoResume`, :class:`SetGoalPolicy`, :class:`Start`, :class:`Forget` — each with one
+wire name (the control socket's ``op``, a routed request's ``op``) and ``to_json``/``from_json``.
+Every one goes through :meth:`core.goals.door.GoalDoor.perform` and comes back as an
+:class:`ActionResult`: views render that, never their own guess.
+
+Adding an action: a command here, its decision (:mod:`core.goals.decisions`) and its handler in
+the door, and its words; the control socket, routed requests, the CLI and the bridge take it
+from :data:`COMMANDS`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from core.clock import iso, parse_iso
-from core.models import GoalState, Outcome
+from core.models import GoalState, Outcome, Trigger
+
+
+@dataclass(frozen=True)
+class Command:
+    """One intent about one goal. ``wire`` is its one name on the socket and between hosts.
+
+    Class attributes:
+        wire: the ``op`` of its JSON form.
+        starts_runner: it may start an agent (the host lets it finish before it stops).
+    """
+
+    wire: ClassVar[str] = ""
+    starts_runner: ClassVar[bool] = False
+
+    goal: str
+
+    def travels(self) -> bool:
+        """Whether, for a goal another host owns, it is sent to the owner (else refused)."""
+        return True
+
+    def fields(self) -> dict[str, Any]:
+        """The command's own fields beyond the goal, for its JSON form."""
+        return {}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.wire, "goal": self.goal, **self.fields()}
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Command:
+        """The command of this type that ``data`` (its JSON form) says."""
+        return cls(goal=_text(data, "goal"))
+
+
+@dataclass(frozen=True)
+class Resume(Command):
+    """Resume a paused goal — the one resume intent, whoever triggers it (see
+    :mod:`core.goals.coordinator`). From outside the host (the socket, another host) a resume is
+    always a person's: its wire form carries the goal only."""
+
+    wire = "resume"
+    starts_runner = True
+
+    trigger: Trigger = Trigger.MANUAL
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+    def travels(self) -> bool:
+        return self.trigger is Trigger.MANUAL  # the scheduler never acts on others' goals
+
+
+@dataclass(frozen=True)
+class Pause(Command):
+    """Pause a goal for the user: never resumed automatically."""
+
+    wire = "pause"
+
+
+@dataclass(frozen=True)
+class Cancel(Command):
+    """Cancel a goal for good."""
+
+    wire = "cancel"
+
+
+@dataclass(frozen=True)
+class SetAutoResume(Command):
+    """Switch a goal's automatic resume on or off."""
+
+    wire = "auto-resume"
+
+    enabled: bool = False
+
+    def fields(self) -> dict[str, Any]:
+        return {"enabled": self.enabled}
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Command:
+        enabled = data.get("enabled")
+        if not isinstance(enabled, bool):
+            raise ValueError("'enabled' must be true or false")
+        return cls(goal=_text(data, "goal"), enabled=enabled)
+
+
+@dataclass(frozen=True)
+class SetGoalPolicy(Command):
+    """Set one of a goal's own resume policies (``goalkeeper goal set``, the details dialog)."""
+
+    wire = "goal-set"
+
+    key: str = ""
+    value: str = ""
+
+    def fields(self) -> dict[str, Any]:
+        return {"key": self.key, "value": self.value}
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Command:
+        return cls(goal=_text(data, "goal"), key=_text(data, "key"),
+                   value=_text(data, "value", empty=True))
+
+
+@dataclass(frozen=True)
+class Start(Command):
+    """Start an idle goal (``idle → running``) through its provider's runner."""
+
+    wire = "start"
+    starts_runner = True
+
+
+@dataclass(frozen=True)
+class Forget(Command):
+    """Stop watching a goal: its runner is stopped and its row removed (history stays). Only
+    its owner does it: for another host's goal it is refused before any runner is touched."""
+
+    wire = "forget"
+
+    def travels(self) -> bool:
+        return False
+
+
+#: every command by its wire name
+COMMANDS: dict[str, type[Command]] = {c.wire: c for c in (
+    Resume, Pause, Cancel, SetAutoResume, SetGoalPolicy, Start, Forget)}
+
+
+def command_from_json(data: Mapping[str, Any]) -> Command:
+    """The command a JSON request names (``ValueError`` for an unknown op or a bad field)."""
+    kind = COMMANDS.get(str(data.get("op")))
+    if kind is None:
+        raise ValueError(f"unknown command {data.get('op')!r}")
+    return kind.parse(data)
+
+
+def _text(data: Mapping[str, Any], key: str, empty: bool = False) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not (value or empty):
+        raise ValueError(f"{key!r} must be a non-empty string")
+    return value
 
 
 @dataclass(frozen=True)

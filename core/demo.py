@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from core.clock import Clock
+from core.commands import Forget, Start
 from core.events import Event, GoalChanged, HistoryRecorded
 from core.host import Host
 from core.i18n import N_, _, localized
@@ -102,12 +103,12 @@ class DemoSession:
         engine = host.engine
         for goal in list(engine.goals.values()):
             if goal.provider == "demo" and goal.state is not GoalState.IDLE:
-                await engine.forget_goal(goal.id, origin="demo")
+                await engine.perform(Forget(goal.id), "demo")
         await engine.refresh()
         await engine.drain()
         for goal in list(engine.goals.values()):
             if goal.provider == "demo" and goal.state is GoalState.IDLE:
-                await engine.start_goal(goal.id, origin="demo")
+                await engine.perform(Start(goal.id), "demo")
 
     def _on_event(self, event: Event, host: Host, done: asyncio.Future[None]) -> None:
         if isinstance(event, HistoryRecorded):
@@ -119,7 +120,7 @@ class DemoSession:
 
     def _check_done(self, host: Host, done: asyncio.Future[None]) -> None:
         # every host's: a second machine on the same shared store watches the first one's demo
-        goals = [g for g in host.engine.all_goals() if g.provider == "demo" and g.auto_resume]
+        goals = [g for g in host.engine.reads.goals() if g.provider == "demo" and g.auto_resume]
         if goals and all(g.state is GoalState.DONE for g in goals) and not done.done():
             done.set_result(None)
 

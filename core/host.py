@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from core.clock import Clock, SystemClock
 from core.engine import Engine
-from core.hosts.control import ControlServer, NoHostRunning, send_request
+from core.hosts.control import ControlServer, HostOps, NoHostRunning, send_request
 from core.hosts.lease import HostInfo, HostLease
 from core.i18n import N_
 from core.notify.service import STATUS_OP, Notifications
@@ -50,10 +50,10 @@ class Host:
         self.engine.on_lease_lost = self._replaced
         self.notifications = Notifications(self.engine.bus, settings, self.clock,
                                            lambda goal_id: self.engine.goals.get(goal_id))
-        self.control = ControlServer(self.engine, paths)
-        # another host's requests for this host's goals go through the same ops as the socket
-        self.engine.remote.dispatch = self.control.handle
-        self.engine.registry.kind = kind
+        engine = self.engine
+        self.control = ControlServer(paths, engine.perform, HostOps(
+            engine.reads.ping, engine.refresh, engine.safe_mode.restore))
+        engine.host_registry.kind = kind
         self.control.register(STATUS_OP, self.notifications.status_op)
         for provider in providers:
             for op, handler in provider.control_ops().items():

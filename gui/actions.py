@@ -7,11 +7,21 @@ bridge to the engine and the window shows the engine's typed answer, never its o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QWidget
 
-from core.commands import ActionResult
+from core.commands import (
+    ActionResult,
+    Cancel,
+    Command,
+    Pause,
+    Resume,
+    SetAutoResume,
+    Start,
+)
 from core.models import Goal
 from gui import goal_rules as rules
 from gui.bridge import Bridge
@@ -138,26 +148,26 @@ class GoalActions(QObject):
 
     # -- handlers ------------------------------------------------------------------------------
 
-    def _request(self, verb: str, **kw: object) -> None:
+    def _request(self, make: Callable[[str], Command]) -> None:
         if self._goal_id:
-            self._bridge.request(verb, self._goal_id, **kw)
+            self._bridge.request(make(self._goal_id))
 
     def _on_start(self) -> None:
-        self._request("start")
+        self._request(Start)
 
     def _on_resume(self) -> None:
-        self._request("resume")
+        self._request(Resume)
 
     def _on_pause(self) -> None:
-        self._request("pause")
+        self._request(Pause)
 
     def _on_auto_resume(self, checked: bool) -> None:
-        self._request("auto_resume", enabled=checked)
+        self._request(lambda goal_id: SetAutoResume(goal_id, checked))
         self._refresh()  # show the goal's state until the engine answers
 
     def request_auto_resume(self, goal_id: str, enabled: bool) -> None:
         """From the table's checkbox."""
-        self._bridge.request("auto_resume", goal_id, enabled=enabled)
+        self._bridge.request(SetAutoResume(goal_id, enabled))
 
     def _on_cancel(self) -> None:
         goal = self.current()
@@ -181,7 +191,7 @@ class GoalActions(QObject):
         self.confirm_box = None
         box.deleteLater()
         if confirmed:
-            self._bridge.request("cancel", goal_id)
+            self._bridge.request(Cancel(goal_id))
 
     def _on_open_terminal(self) -> None:
         goal = self.current()
@@ -207,9 +217,9 @@ class GoalActions(QObject):
         if self._goal_id:
             self.details_requested.emit(self._goal_id)
 
-    def _on_bridge_action_finished(self, verb: str, result: ActionResult) -> None:
+    def _on_bridge_action_finished(self, command: Command, result: ActionResult) -> None:
         goal = self._bridge.goal(result.goal)
         title = goal.title if goal else result.goal
-        text = result_text(verb, result, now=self._bridge.now())
+        text = result_text(command, result, now=self._bridge.now())
         self.message.emit(tr("{title}: {message}").format(title=title, message=text),
                           result_is_success(result))

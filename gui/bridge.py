@@ -1,9 +1,10 @@
 """The one crossing between the core and the widgets.
 
-:class:`Bridge` subscribes to ``engine.bus`` and re-emits every core event as a Qt signal; it is
-also the only way widgets read core state (snapshots of goals and readings, pages of history,
-stored series) and the only way they act (every action goes through the engine's entry points and
-comes back as the typed :class:`~core.commands.ActionResult`). No widget imports the engine.
+:class:`Bridge` subscribes to the host's bus and re-emits every core event as a Qt signal; it is
+also the only way widgets read core state — through the read model (:mod:`core.reads`: goals,
+readings, pages of history, stored series, hosts) — and the only way they act: a
+:mod:`core.commands` value through the one door (``perform``), answered by the typed
+:class:`~core.commands.ActionResult`. Neither the bridge nor any widget imports the engine.
 
 The bus publishes on the event-loop thread, which under qasync is the GUI thread, so signals are
 emitted directly — no queued hop, no copies. Goal changes are the exception: a provider burst can
@@ -18,16 +19,17 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from core.commands import ActionResult
-from core.engine import Engine
+from core.clock import Clock
+from core.commands import ActionResult, Command, Pause
 from core.events import (
     Event,
+    EventBus,
     GoalChanged,
     GoalRemoved,
     HistoryRecorded,
@@ -42,33 +44,37 @@ from core.events import (
     SchedulerWoke,
 )
 from core.health import HealthChanged, HostHealth
-from core.hosts.listing import HostLine, host_lines
+from core.hosts.listing import HostLine
 from core.i18n import N_, localized
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
 from core.notify.health import ChannelHealth, ChannelState
 from core.notify.service import send_test_now
+from core.paths import Paths
 from core.policies.forecast import Forecast
 from core.providers.registry import looked_for
-from core.quota.machine import effective
+from core.reads import LiveReads
+from core.reads import Marker as Marker  # the chart's markers: for the widgets
+from core.reads import marker_for as marker_for
 from core.settings import Settings
-from core.store import Store
 from core.store import StoreError as StoreError  # what a read may fail with: for the widgets
 from gui.goal_rules import can_pause
 from gui.tasks import TaskKeeper
 
 log = logging.getLogger("gui")
 
-#: history scanned at most this far back for chart markers
-MARKER_SCAN_LIMIT = 20_000
+class HostCore(Protocol):
+    """What the bridge is handed of a host's core (the engine has these): its bus, read model,
+    one door, refresh, settings, paths and clock."""
 
+    bus: EventBus
+    reads: LiveReads
+    settings: Settings
+    paths: Paths
+    clock: Clock
 
-@dataclass(frozen=True)
-class Marker:
-    """A pause or resume on the chart's time axis."""
+    async def perform(self, command: Command, origin: str = ...) -> ActionResult: ...
 
-    at: datetime
-    kind: str  # "paused" | "resumed"
-    goal: str
+    async def refresh(self) -> None: ...
 
 
 class Bridge(QObject):
@@ -88,7 +94,7 @@ class Bridge(QObject):
             decided; the tray only shows it).
         notify_channel_changed(ChannelHealth): a remote channel (ntfy, webhook) delivered,
             is retrying, failing, or was switched off.
-        action_finished(str, ActionResult): a requested action (verb) came back.
+        action_finished(Command, ActionResult): a requested command came back.
         host_state_changed(str): ``starting`` / ``running`` / ``replaced`` / ``stopping`` /
             ``stopped``.
         health_changed(HostHealth): the store's availability, a provider's start, safe mode.
@@ -106,15 +112,16 @@ class Bridge(QObject):
     notice = Signal(str, str)
     notification_issued = Signal(object)
     notify_channel_changed = Signal(object)
-    action_finished = Signal(str, object)
+    action_finished = Signal(object, object)
     host_state_changed = Signal(str)
     health_changed = Signal(object)
     host_changed = Signal(str)
 
-    def __init__(self, engine: Engine, host_text: str = "", parent: QObject | None = None
+    def __init__(self, core: HostCore, host_text: str = "", parent: QObject | None = None
                  ) -> None:
         super().__init__(parent)
-        self._engine = engine
+        self._core = core
+        self._reads = core.reads
         self._tasks = TaskKeeper()
         self._readings: dict[str, QuotaReading] = {}
         self._channels: dict[str, ChannelHealth] = {}
@@ -125,24 +132,22 @@ class Bridge(QObject):
         self._flush_timer.timeout.connect(self.flush)
         self.host_text = host_text
         self.host_state = "starting"
-        self._unsubscribe: Callable[[], None] | None = engine.bus.subscribe(self._on_event)
+        self._unsubscribe: Callable[[], None] | None = core.bus.subscribe(self._on_event)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     def sync(self) -> None:
         """Announce the engine's current goals and readings (it loads them without events)."""
-        now = self.now()
-        for reading in self._engine.quotas.readings(now):
-            raw = self._engine.quotas.tracker(reading.window_id).reading
-            self._readings[reading.window_id] = raw or reading
+        for reading in self._reads.raw_readings():
+            self._readings[reading.window_id] = reading
         self.goals_reset.emit(self.goals())
         for reading in list(self._readings.values()):
             self.quota_observed.emit(reading)
-        self.scheduler_woke.emit(self._engine.scheduler.next_wake)
+        self.scheduler_woke.emit(self._reads.next_wake)
         for health in list(self._channels.values()):
             self.notify_channel_changed.emit(health)
-        if self._engine.last_refresh is not None:
-            self.providers_refreshed.emit(self._engine.last_refresh)
+        if self._reads.last_refresh is not None:
+            self.providers_refreshed.emit(self._reads.last_refresh)
         self.health_changed.emit(self.health)
 
     def set_host_state(self, state: str) -> None:
@@ -219,74 +224,70 @@ class Bridge(QObject):
             changed, self._changed = list(self._changed.values()), {}
             self.goals_changed.emit(changed)
 
-    # -- snapshots -----------------------------------------------------------------------------
+    # -- snapshots (the read model's) -------------------------------------------------------------
 
     def now(self) -> datetime:
-        return self._engine.clock.now()
+        return self._reads.now()
 
     @property
     def settings(self) -> Settings:
-        return self._engine.settings
+        return self._core.settings
 
     @property
     def max_attempts(self) -> int:
-        return self._engine.settings.max_auto_attempts
+        return self._core.settings.max_auto_attempts
 
     @property
     def data_dir(self) -> str:
-        return str(self._engine.paths.data_dir)
+        return str(self._core.paths.data_dir)
 
     @property
-    def config_file(self) -> Any:
-        return self._engine.paths.config_file
+    def config_file(self) -> Path:
+        return self._core.paths.config_file
 
     @property
     def health(self) -> HostHealth:
-        return self._engine.health()
+        return self._reads.health()
 
     @property
     def next_wake(self) -> datetime | None:
-        return self._engine.scheduler.next_wake
+        return self._reads.next_wake
 
     @property
     def last_refresh(self) -> datetime | None:
-        return self._engine.last_refresh
+        return self._reads.last_refresh
 
     @property
     def host_id(self) -> str:
         """This host's id in the store ('' for a bare engine)."""
-        return self._engine.host_id or ""
+        return self._reads.host_id
 
     def goals(self) -> list[Goal]:
         """Every goal: this host's and, on a shared store, every other host's."""
-        return self._engine.all_goals()
+        return self._reads.goals()
 
     def goal(self, goal_id: str) -> Goal | None:
-        return self._engine.goals.get(goal_id) or self._engine.sync.others.get(goal_id)
+        return self._reads.goal(goal_id)
 
     def readings(self) -> list[QuotaReading]:
         """The latest reading of every window as it stands now (resets passed, age marked)."""
-        now = self.now()
-        policy = self._engine.settings.hysteresis()
-        return [effective(r, now, policy) for _, r in sorted(self._readings.items())]
+        return [self._reads.effective(r) for _, r in sorted(self._readings.items())]
 
     def reading(self, window_id: str) -> QuotaReading | None:
         raw = self._readings.get(window_id)
-        return effective(raw, self.now(), self._engine.settings.hysteresis()) if raw else None
+        return self._reads.effective(raw) if raw else None
 
     def is_exhausted(self, window_id: str) -> bool:
-        return not self._engine.quotas.is_recovered(window_id)
+        return self._reads.is_exhausted(window_id)
 
     def reserve_percent(self, window_id: str) -> float:
         """The share of the window kept for the user (the gauge's reserve line); 0: none."""
-        return self._engine.policy.rules.reserve_for(window_id)
+        return self._reads.reserve_percent(window_id)
 
     def forecast(self, window_id: str) -> Forecast | None:
         """The window's forecast at the recent pace (None: no reading)."""
         reading = self.reading(window_id)
-        if reading is None:
-            return None
-        return self._engine.forecasts.forecast(reading, self.now())
+        return self._reads.forecast(reading) if reading is not None else None
 
     def forecast_text(self, window_id: str) -> str:
         """``runs out ≈ 14:20`` / ``lasts until reset`` / nothing, at the recent pace."""
@@ -294,11 +295,10 @@ class Bridge(QObject):
         return found.text(self.now()) if found is not None else ""
 
     def open_command(self, goal: Goal) -> list[str] | None:
-        provider = self._engine.providers.get(goal.provider)
-        return provider.open_command(goal) if provider is not None else None
+        return self._reads.open_command(goal)
 
     def provider_names(self) -> list[str]:
-        return sorted(self._engine.providers)
+        return self._reads.provider_names()
 
     def notify_channels(self) -> list[ChannelHealth]:
         """The remote notification channels' records, as last announced."""
@@ -307,120 +307,65 @@ class Bridge(QObject):
     async def send_test_notification(self, settings: Settings) -> list[tuple[str, bool, str]]:
         """A test message through the channels ``settings`` configure (saved or not):
         (channel, delivered, why not) for each."""
-        reports = await send_test_now(settings, self._engine.clock)
+        reports = await send_test_now(settings, self._core.clock)
         return [(r.channel, r.delivered, r.reason or "") for r in reports]
 
     def looked_for(self) -> list[tuple[str, str]]:
         """(provider, what it looked for and where) for every known provider, on or off."""
-        return looked_for(self._engine.settings, os.environ)
+        return looked_for(self._core.settings, os.environ)
 
     # -- stored data (read on the store's thread) -----------------------------------------------
 
     async def history_page(self, goal: str | None, limit: int, offset: int
                            ) -> tuple[list[HistoryRow], int]:
-        def _read(store: Store) -> tuple[list[HistoryRow], int]:
-            return store.history(goal, limit, offset), store.count_history(goal)
-
-        return await self._engine.store.run(_read)
+        return await self._reads.history_page(goal, limit, offset)
 
     @property
     def store_text(self) -> str:
         """The store, in words: ``the shared store db/goals`` / ``the database /…/goalkeeper.db``
         (stored English, shown through ``localized()``)."""
-        return self._engine.store.target.describe()
+        return self._reads.store_text
 
     async def hosts(self) -> list[HostLine]:
         """The store's hosts as ``goalkeeper hosts`` lists them, judged now."""
-        lease, me, now = self.settings.host_stale_seconds, self.host_id, self.now()
-
-        def _read(store: Store) -> list[HostLine]:
-            return host_lines(store.list_hosts(), (g.host for g in store.list_goals()), now,
-                              lease, me)
-
-        return await self._engine.store.run(_read)
+        return await self._reads.hosts()
 
     async def series(self, window_id: str, since: datetime | None
                      ) -> list[tuple[datetime, float]]:
         reading = self.reading(window_id)
         account = reading.account if reading is not None else ""
-        return await self._engine.store.run(lambda s: s.series(window_id, since, account))
+        return await self._reads.series(window_id, since, account)
 
     async def markers(self, window_id: str, since: datetime) -> list[Marker]:
         """Pauses for quota and resumes of the goals that draw on ``window_id`` since ``since``."""
-        goals = {g.id for g in self._engine.goals.values() if window_id in g.windows}
-        return await self._engine.store.run(lambda s: _scan_markers(s, goals, since))
+        return await self._reads.markers(window_id, since)
 
-    # -- actions -------------------------------------------------------------------------------
+    # -- actions: commands through the one door -------------------------------------------------
 
-    def request(self, verb: str, goal_id: str, **kw: Any) -> asyncio.Task[ActionResult]:
-        """Start ``verb`` on a goal; ``action_finished`` reports the result."""
-        return self._tasks.spawn(self._run(verb, goal_id, **kw), f"{verb}:{goal_id}")
+    def request(self, command: Command, origin: str = "gui") -> asyncio.Task[ActionResult]:
+        """Carry out ``command``; ``action_finished`` reports the result."""
+        return self._tasks.spawn(self._run(command, origin), f"{command.wire}:{command.goal}")
 
-    async def _run(self, verb: str, goal_id: str, **kw: Any) -> ActionResult:
-        result = await self.perform_rendered(verb, goal_id, **kw)
-        self.action_finished.emit(verb, result)
+    async def _run(self, command: Command, origin: str) -> ActionResult:
+        result = await self.perform_rendered(command, origin)
+        self.action_finished.emit(command, result)
         return result
 
-    async def perform_rendered(self, verb: str, goal_id: str, **kw: Any) -> ActionResult:
+    async def perform_rendered(self, command: Command, origin: str = "gui") -> ActionResult:
         """:meth:`perform`, with an engine failure turned into a ``failed`` result."""
         try:
-            return await self.perform(verb, goal_id, **kw)
+            return await self.perform(command, origin)
         except Exception as exc:  # an engine failure is rendered, never taken for success
-            log.exception("%s %s failed", verb, goal_id)
-            return ActionResult(goal_id, Outcome.FAILED,
+            log.exception("%s %s failed", command.wire, command.goal)
+            return ActionResult(command.goal, Outcome.FAILED,
                                 N_("internal error: {error}").format(error=exc))
 
-    async def perform(self, verb: str, goal_id: str, origin: str = "gui",
-                      enabled: bool | None = None, key: str = "", value: str = ""
-                      ) -> ActionResult:
-        engine = self._engine
-        if verb == "goal_set":
-            return await engine.set_goal_policy(goal_id, key, value, origin=origin)
-        if verb == "resume":
-            return await engine.resume(goal_id, origin=origin)
-        if verb == "start":
-            return await engine.start_goal(goal_id, origin=origin)
-        if verb == "pause":
-            return await engine.pause(goal_id, origin=origin)
-        if verb == "cancel":
-            return await engine.cancel(goal_id, origin=origin)
-        if verb == "auto_resume":
-            if enabled is None:
-                raise ValueError("auto_resume needs enabled=True/False")
-            return await engine.set_auto_resume(goal_id, enabled, origin=origin)
-        raise ValueError(f"unknown action {verb!r}")
+    async def perform(self, command: Command, origin: str = "gui") -> ActionResult:
+        return await self._core.perform(command, origin)
 
     def pause_all(self, origin: str = "tray") -> list[asyncio.Task[ActionResult]]:
         """Pause every goal that can be paused (each result is reported on its own)."""
-        return [self.request("pause", g.id, origin=origin) for g in self.goals() if can_pause(g)]
+        return [self.request(Pause(g.id), origin) for g in self.goals() if can_pause(g)]
 
     def refresh(self) -> asyncio.Task[None]:
-        return self._tasks.spawn(self._engine.refresh(), "refresh")
-
-
-def _scan_markers(store: Store, goals: set[str], since: datetime) -> list[Marker]:
-    markers: list[Marker] = []
-    offset, page = 0, 500
-    while offset < MARKER_SCAN_LIMIT:
-        rows = store.history(None, page, offset)
-        for row in rows:
-            if row.at < since:
-                return markers
-            marker = marker_for(row, goals)
-            if marker is not None:
-                markers.append(marker)
-        if len(rows) < page:
-            break
-        offset += page
-    return markers
-
-
-def marker_for(row: HistoryRow, goals: set[str]) -> Marker | None:
-    """The chart marker a history row makes for one of ``goals``, if any."""
-    if row.goal is None or row.goal not in goals:
-        return None
-    if row.event == "paused" and (row.reason or "").startswith("quota"):
-        return Marker(row.at, "paused", row.goal)
-    if row.event == "resumed":
-        return Marker(row.at, "resumed", row.goal)
-    return None
+        return self._tasks.spawn(self._core.refresh(), "refresh")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
-from core.commands import ActionResult
+from core.commands import ActionResult, Command, SetAutoResume, SetGoalPolicy, Start
 from core.i18n import localized
 from core.i18n.words import word
 from core.models import Exactness, Goal, GoalState, HistoryRow, Outcome, QuotaReading, Trigger
@@ -112,7 +112,7 @@ def last_change_text(goal: Goal, now: datetime, zone: tzinfo | None = None) -> s
 # -- action results ----------------------------------------------------------------------------
 
 
-def result_text(verb: str, result: ActionResult, zone: tzinfo | None = None,
+def result_text(command: Command, result: ActionResult, zone: tzinfo | None = None,
                 now: datetime | None = None) -> str:
     """``Already running``, ``Deferred until 18:40``, ``Refused: cancelled`` — from the result."""
     reason = result.reason.strip()
@@ -132,8 +132,8 @@ def result_text(verb: str, result: ActionResult, zone: tzinfo | None = None,
         return tr("Failed: {reason}").format(
             reason=localized(reason) if reason else tr("the agent could not be started"))
     if outcome is Outcome.RESUMED:
-        return _resumed_text(verb, reason)
-    if outcome is Outcome.UPDATED and verb in ("auto_resume", "goal_set"):
+        return _resumed_text(command, reason)
+    if outcome is Outcome.UPDATED and isinstance(command, SetAutoResume | SetGoalPolicy):
         return _capitalised(localized(reason))
     if outcome is Outcome.UNCHANGED:
         return _capitalised(localized(reason)) if reason else tr("Unchanged")
@@ -153,8 +153,8 @@ _FIXED = {
 }
 
 
-def _resumed_text(verb: str, reason: str) -> str:
-    if verb == "start":
+def _resumed_text(command: Command, reason: str) -> str:
+    if isinstance(command, Start):
         return tr("Started")
     if reason == "already done":
         return tr("Already done (the agent had finished it)")

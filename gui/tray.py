@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from core.commands import ActionResult
+from core.commands import ActionResult, Pause
 from core.i18n import localized
 from core.i18n.words import word
 from core.models import Goal, Outcome
@@ -185,7 +185,7 @@ class Tray(QObject):
 
     async def _pause_all(self) -> list[ActionResult]:
         goals = [g for g in self._bridge.goals() if rules.can_pause(g)]
-        results = [await self._bridge.perform_rendered("pause", g.id, origin="tray")
+        results = [await self._bridge.perform_rendered(Pause(g.id), origin="tray")
                    for g in goals]
         ok = all(r.carried_out for r in results)
         self.message.emit(pause_all_text(results), ok)

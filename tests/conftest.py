@@ -95,8 +95,8 @@ async def make_host(pg_url: str, tmp_path: Path, clock: FakeClock) -> AsyncItera
         engine = Engine(paths, Settings(**values), list(providers), clock, random.Random(7))
         await engine.start()
         await engine.drain()
-        await until(lambda: engine.sync.listening, 10)
-        await until(lambda: engine.registry.registered, 10)
+        await until(lambda: engine.shared_sync.listening, 10)
+        await until(lambda: engine.host_registry.registered, 10)
         engines.append(engine)
         return engine
 

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from core.commands import Resume
 from core.demo import DEMO_SETTINGS, DemoSession
 from core.models import GoalState, PauseReason
 from core.settings import Settings
@@ -53,7 +54,7 @@ async def test_demo_goal_with_auto_resume_off_waits_for_a_manual_resume(paths, c
             clock.advance(1)
         docs = engine.goals["demo:docs"]
         assert (docs.state, docs.pause_reason) == (GoalState.PAUSED, PauseReason.QUOTA)
-        result = await engine.resume("demo:docs", "cli")
+        result = await engine.perform(Resume("demo:docs"), "cli")
         assert result.outcome.value == "resumed"
         for _ in range(10):
             await settled(engine)

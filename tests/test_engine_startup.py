@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Resume
 from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.paths import Paths
@@ -55,7 +56,7 @@ async def left_running(paths: Paths, clock: FakeClock) -> None:
     engine = engine_on(paths, clock, slow)
     await engine.start()
     await settled(engine)
-    assert (await engine.resume("slow:g")).outcome is Outcome.RESUMED
+    assert (await engine.perform(Resume("slow:g"))).outcome is Outcome.RESUMED
     assert engine.goals["slow:g"].state is GoalState.RUNNING and engine.goals["slow:g"].hosted
     await crash(engine)
 
@@ -90,7 +91,7 @@ async def test_a_started_provider_s_goals_are_stored_while_a_slow_one_starts(
     assert slow.started and slow.resume_calls == [("slow:g", goal.fence)]
     assert (fast.told, slow.told) == (1, 1)
     assert goal.state is GoalState.RUNNING and goal.hosted
-    rows = [r for r in await engine.history("slow:g") if r.event == "resume_requested"]
+    rows = [r for r in await engine.reads.history("slow:g") if r.event == "resume_requested"]
     assert [(r.trigger, r.origin) for r in rows] == [(Trigger.STARTUP, "startup"),
                                                       (Trigger.MANUAL, "gui")]
     await engine.stop()
@@ -113,7 +114,7 @@ async def test_a_discovery_is_stored_in_one_transaction(
     assert calls == ["many 5"]
     assert sorted(engine.goals) == [f"fake:{i}" for i in range(5)]
     assert all(g.state is GoalState.PAUSED for g in engine.goals.values())
-    assert [r.event for r in await engine.history("fake:3")] == ["discovered"]
+    assert [r.event for r in await engine.reads.history("fake:3")] == ["discovered"]
     await engine.stop()
 
 
@@ -132,5 +133,5 @@ async def test_a_refused_batch_is_stored_goal_by_goal(
     await settled(engine)
     stored = await engine.store.run(lambda s: [g.id for g in s.list_goals()])
     assert stored == ["fake:0", "fake:1", "fake:2"]
-    assert [r.event for r in await engine.history("fake:1")] == ["discovered"]
+    assert [r.event for r in await engine.reads.history("fake:1")] == ["discovered"]
     await engine.stop()

@@ -79,14 +79,14 @@ async def test_the_auto_resume_notice_comes_once(make_engine: EngineFactory,
     engine = await make_engine(provider)
     notices: list[Any] = []
     engine.bus.subscribe(lambda e: notices.append(e) if isinstance(e, Notice) else None)
-    first = await engine.set_auto_resume("fake:a", True, "test")
+    first = await engine.perform(SetAutoResume("fake:a", True), "test")
     assert first.notice == "headless runs may be billed differently"
     assert first.to_json()["notice"] == first.notice
     await until(lambda: bool(notices))
     assert notices[0].text == first.notice
-    second = await engine.set_auto_resume("fake:b", True, "test")
+    second = await engine.perform(SetAutoResume("fake:b", True), "test")
     assert second.notice is None
-    off = await engine.set_auto_resume("fake:a", False, "test")
+    off = await engine.perform(SetAutoResume("fake:a", False), "test")
     assert off.notice is None
 
 
@@ -97,7 +97,7 @@ def test_the_cli_prints_the_notice_as_one_warning_line(monkeypatch: pytest.Monke
 
     from core.cli import goals
     from core.cli.common import Context
-    from core.commands import ActionResult
+    from core.commands import ActionResult, SetAutoResume
     from core.models import Outcome
 
     result = ActionResult("fake:a", Outcome.UPDATED, "auto-resume on", notice="billed differently")

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Start
 from core.models import GoalState, Outcome, PauseReason, QuotaKind
 from core.providers.base import LimitHit
 from tests.conftest import EngineFactory
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.asyncio
 async def started(make_engine: EngineFactory, fake: FakeProvider, **kw: object) -> object:
     fake.observe("fake:g", GoalState.IDLE, auto_resume=True, **kw)  # type: ignore[arg-type]
     engine = await make_engine(fake)
-    await engine.start_goal("fake:g")
+    await engine.perform(Start("fake:g"))
     return engine
 
 
@@ -30,9 +31,9 @@ async def test_a_rested_goal_is_idle_again_and_can_start_anew(make_engine: Engin
     await engine.drain()  # type: ignore[attr-defined]
     rested = engine.goals["fake:g"]  # type: ignore[attr-defined]
     assert rested.state is GoalState.IDLE and not rested.hosted
-    rows = await engine.history("fake:g")  # type: ignore[attr-defined]
+    rows = await engine.reads.history("fake:g")  # type: ignore[attr-defined]
     assert rows[0].event == "rested" and rows[0].reason == "round 1 done"
-    assert (await engine.start_goal("fake:g")).carried_out  # type: ignore[attr-defined]
+    assert (await engine.perform(Start("fake:g"))).carried_out  # type: ignore[attr-defined]
 
 
 async def test_a_stale_rest_is_ignored(make_engine: EngineFactory, fake: FakeProvider) -> None:
@@ -46,7 +47,7 @@ async def test_notes_go_to_the_history(make_engine: EngineFactory, fake: FakePro
     engine = await started(make_engine, fake)
     fake.sink.goal_noted("fake:g", "step_retry", "github: timeout", {"attempt": 1})
     await engine.drain()  # type: ignore[attr-defined]
-    row = (await engine.history("fake:g"))[0]  # type: ignore[attr-defined]
+    row = (await engine.reads.history("fake:g"))[0]  # type: ignore[attr-defined]
     assert (row.event, row.reason, row.detail) == ("step_retry", "github: timeout",
                                                    {"attempt": 1})
 
@@ -94,7 +95,7 @@ async def test_a_refill_lifts_a_no_reset_limit_and_resumes(make_engine: EngineFa
     refilled = reading("cap:credits", 10.0, clock.now(), None, window_seconds=None,
                        kind=QuotaKind.CAPACITY, no_timed_reset=True)
     fake.readings = [refilled]
-    await engine.record_reading(refilled)  # type: ignore[attr-defined]
+    await engine.quota_intake.record_reading(refilled)  # type: ignore[attr-defined]
     await clock.run_for(120, step=5)
     await until(lambda: engine.goals["fake:g"].state is GoalState.RUNNING)  # type: ignore
     assert len(fake.starts) == 2
@@ -126,7 +127,7 @@ async def test_starting_a_goal_of_a_disabled_provider_is_refused_and_moves_nothi
     engine = await make_engine(fake)
     await engine.stop()  # type: ignore[attr-defined]
     again = await make_engine(FakeProvider(clock, name="other"))  # the fake provider is off
-    result = await again.start_goal("fake:g")  # type: ignore[attr-defined]
+    result = await again.perform(Start("fake:g"))  # type: ignore[attr-defined]
     assert result.outcome is Outcome.REFUSED and "not enabled" in result.reason
     goal = again.goals["fake:g"]  # type: ignore[attr-defined]
     assert goal.state is GoalState.IDLE and not goal.hosted
@@ -149,14 +150,14 @@ async def test_a_refill_never_schedules_a_goal_the_user_paused_meanwhile(
     store = engine.store  # type: ignore[attr-defined]
     await store.run(lambda s: s.transact("fake:g", decide_pause("fake:g", clock.now(), "gui")))
     clock.advance(60)
-    await engine.record_reading(reading(  # type: ignore[attr-defined]
+    await engine.quota_intake.record_reading(reading(  # type: ignore[attr-defined]
         "cap:credits", 10.0, clock.now(), None, window_seconds=None, kind=QuotaKind.CAPACITY,
         no_timed_reset=True))
     clock.advance(31)
     await engine.scheduler.tick()  # type: ignore[attr-defined]
     stored = await store.run(lambda s: s.get_goal("fake:g"))
     assert stored.pause_reason is PauseReason.USER and stored.next_resume_at is None
-    rows = await engine.history("fake:g", limit=5)  # type: ignore[attr-defined]
+    rows = await engine.reads.history("fake:g", limit=5)  # type: ignore[attr-defined]
     assert "resume_scheduled" not in [r.event for r in rows]
 
 

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from core.commands import Resume
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.settings import Settings
 from tests.support.fakes import advance, reading, settled
@@ -47,7 +48,7 @@ async def test_a_suspend_through_the_reset_resumes_within_a_minute_of_waking(mak
     clock.jump(3 * H)  # the laptop slept; the monotonic clock did not move
     await advance(engine, clock, 60)
     assert fake.starts == [("fake:g", 1)]
-    row = next(r for r in await engine.history("fake:g") if r.event == "resume_requested")
+    row = next(r for r in await engine.reads.history("fake:g") if r.event == "resume_requested")
     assert row.trigger is Trigger.WAKE and row.outcome is Outcome.RESUMED
 
 
@@ -61,7 +62,7 @@ async def test_an_overdue_deadline_at_startup_is_rechecked_then_resumed_once(mak
     await settled(engine)
     assert fake.fresh_reads == 1
     assert fake.starts == [("fake:g", 1)]
-    row = next(r for r in await engine.history("fake:g") if r.event == "resume_requested")
+    row = next(r for r in await engine.reads.history("fake:g") if r.event == "resume_requested")
     assert row.trigger is Trigger.STARTUP and row.origin == "scheduler"
     await advance(engine, clock, H)
     assert len(fake.starts) == 1
@@ -96,14 +97,14 @@ async def test_a_rising_edge_releases_a_goal_waiting_for_stability(make_engine, 
     # a reading at 40 % arrives; 30 s later the window is stably recovered
     fake.fresh_readings = lambda: [reading("fake:5h", 40, clock.now(), clock.now() + timedelta(
         hours=4))]
-    await engine.record_reading(reading("fake:5h", 40, clock.now(),
+    await engine.quota_intake.record_reading(reading("fake:5h", 40, clock.now(),
                                         clock.now() + timedelta(hours=4)))
     await advance(engine, clock, 29)
     assert fake.starts == []
     await advance(engine, clock, 2)
-    assert [r.event for r in await engine.history(limit=50)].count("quota_recovered") == 1
+    assert [r.event for r in await engine.reads.history(limit=50)].count("quota_recovered") == 1
     assert fake.starts == [("fake:g", 1)]  # released by the rising edge, hours early
-    row = next(r for r in await engine.history("fake:g") if r.event == "resume_requested")
+    row = next(r for r in await engine.reads.history("fake:g") if r.event == "resume_requested")
     assert row.detail["rising_edge"] == ["fake:5h"]
 
 
@@ -156,7 +157,7 @@ async def test_a_crash_while_resuming_is_reconciled_once(make_engine, fake, cloc
     await settled(engine)
     g = engine.goals["fake:g"]
     assert g.state is GoalState.RUNNING and fake.starts == [("fake:g", 3)]
-    events = [(r.event, r.trigger) for r in reversed(await engine.history("fake:g"))]
+    events = [(r.event, r.trigger) for r in reversed(await engine.reads.history("fake:g"))]
     assert ("paused", None) in events
     assert ("resume_requested", Trigger.STARTUP) in events
 
@@ -165,7 +166,7 @@ async def test_a_clean_shutdown_leaves_running_goals_recoverable(make_engine, fa
                                                                  clock) -> None:
     quota_paused(fake, clock)
     first = await make_engine(fake)
-    await first.resume("fake:g")
+    await first.perform(Resume("fake:g"))
     await first.stop()
     g = await _stored(first, "fake:g")
     assert g.state is GoalState.PAUSED and g.pause_reason is PauseReason.INTERRUPTED
@@ -198,7 +199,7 @@ async def test_a_rising_edge_from_a_provider_reading_releases_at_once(make_engin
     # not from the scheduler's own evaluation, and still releases the goal without a clock tick
     fake.fresh_readings = lambda: [reading("fake:5h", 10, clock.now(), clock.now() + timedelta(
         hours=4))]
-    await engine.record_reading(reading("fake:5h", 10, clock.now(),
+    await engine.quota_intake.record_reading(reading("fake:5h", 10, clock.now(),
                                         clock.now() + timedelta(hours=4)))
     await settled(engine)
     assert fake.starts == [("fake:g", 1)]
@@ -229,7 +230,7 @@ async def test_a_rising_edge_during_a_pass_is_not_lost(make_engine, fake, clock)
     # meanwhile B's window recovers, reported by its provider's watcher
     other.fresh_readings = lambda: [reading("other:5h", 5, clock.now(),
                                             clock.now() + timedelta(hours=4), provider="other")]
-    await engine.record_reading(reading("other:5h", 5, clock.now(),
+    await engine.quota_intake.record_reading(reading("other:5h", 5, clock.now(),
                                         clock.now() + timedelta(hours=4), provider="other"))
     fake.gate.set()
     await settled(engine)  # no clock movement: the edge is handled by an immediate next pass

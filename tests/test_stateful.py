@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from core.clock import FakeClock
+from core.commands import Cancel, Pause, Resume, SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.paths import resolve_paths
@@ -73,23 +74,23 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule()
     def manual_resume(self) -> None:
-        self.check(self.run(self.engine.resume(GOAL, "gui")))
+        self.check(self.run(self.engine.perform(Resume(GOAL), "gui")))
 
     @rule(trigger=st.sampled_from([Trigger.AUTO, Trigger.WAKE, Trigger.STARTUP]))
     def automatic_resume(self, trigger: Trigger) -> None:
         user_paused = self.goal.pause_reason is PauseReason.USER
-        result = self.run(self.engine.resume(GOAL, "hypothesis", trigger))
+        result = self.run(self.engine.perform(Resume(GOAL, trigger), "hypothesis"))
         if user_paused:
             assert result.outcome is Outcome.REFUSED
         self.check(result)
 
     @rule()
     def pause(self) -> None:
-        self.check(self.run(self.engine.pause(GOAL)))
+        self.check(self.run(self.engine.perform(Pause(GOAL))))
 
     @rule(enabled=st.booleans())
     def toggle_auto_resume(self, enabled: bool) -> None:
-        self.check(self.run(self.engine.set_auto_resume(GOAL, enabled)))
+        self.check(self.run(self.engine.perform(SetAutoResume(GOAL, enabled))))
 
     @rule(resets_in=st.integers(min_value=1, max_value=7200))
     def limit_hit(self, resets_in: int) -> None:
@@ -135,7 +136,7 @@ class EngineMachine(RuleBasedStateMachine):
     @rule()
     def cancel_rarely(self) -> None:
         if random.Random(len(self.fake.starts)).random() < 0.1:
-            self.check(self.run(self.engine.cancel(GOAL)))
+            self.check(self.run(self.engine.perform(Cancel(GOAL))))
 
     @invariant()
     def one_start_per_resume(self) -> None:
@@ -146,7 +147,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     def _scheduler_resumes(self) -> int:
         """Resumes nobody asked for through a call here: the scheduler's and start-up's."""
-        rows = self.run(self.engine.history(GOAL, limit=10_000))
+        rows = self.run(self.engine.reads.history(GOAL, limit=10_000))
         return sum(1 for r in rows if r.event == "resume_requested"
                    and r.origin in ("scheduler", "startup")
                    and r.outcome is Outcome.RESUMED and r.trigger is not None)

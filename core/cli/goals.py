@@ -20,7 +20,7 @@ from core.cli.common import (
 )
 from core.cli.status import cmd_status
 from core.clock import iso
-from core.commands import ActionResult
+from core.commands import COMMANDS, ActionResult, Command, SetAutoResume
 from core.i18n import _, localized
 from core.i18n.words import origin_word, word
 from core.limits import MAX_PAGE
@@ -205,10 +205,10 @@ def render_result(result: ActionResult) -> str:
     return f"{result.goal}: {text}"
 
 
-def _run_action(ctx: Context, request: dict[str, Any]) -> int:
-    goal = require_goal(ctx, str(request["goal"]))
+def _run_action(ctx: Context, command: Command) -> int:
+    goal = require_goal(ctx, command.goal)
     owner = getattr(goal, "host", "")  # (tests stand in for require_goal)
-    result = ActionResult.from_json(ctx.ask_owner(owner, request))
+    result = ActionResult.from_json(ctx.ask_owner(owner, command.to_json()))
     if result.notice:
         warn(localized(result.notice))  # a line on stderr, never a prompt: scripts keep running
     ctx.emit(result.to_json(), lambda: render_result(result))
@@ -216,12 +216,11 @@ def _run_action(ctx: Context, request: dict[str, Any]) -> int:
 
 
 def cmd_action(ctx: Context) -> int:
-    return _run_action(ctx, {"op": ctx.args.op, "goal": ctx.args.goal})
+    return _run_action(ctx, COMMANDS[ctx.args.op](goal=ctx.args.goal))
 
 
 def cmd_auto_resume(ctx: Context) -> int:
-    return _run_action(ctx, {"op": "auto-resume", "goal": ctx.args.goal,
-                             "enabled": ctx.args.switch == "on"})
+    return _run_action(ctx, SetAutoResume(ctx.args.goal, ctx.args.switch == "on"))
 
 
 __all__ = ["EXIT_REFUSED", "register"]

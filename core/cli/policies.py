@@ -10,6 +10,7 @@ from typing import Any
 
 from core.cli.common import EXIT_USAGE, CliError, Context
 from core.clock import iso
+from core.commands import SetGoalPolicy
 from core.i18n import _, localized
 from core.models import Goal, QuotaReading
 from core.policies import budget
@@ -39,8 +40,7 @@ def cmd_goal_set(ctx: Context) -> int:
         GoalPolicy().with_value(ctx.args.key, ctx.args.value)  # the same check the host makes
     except PolicyValueError as exc:
         raise CliError(localized(str(exc)), EXIT_USAGE) from None
-    return _run_action(ctx, {"op": "goal-set", "goal": ctx.args.goal, "key": ctx.args.key,
-                             "value": ctx.args.value})
+    return _run_action(ctx, SetGoalPolicy(ctx.args.goal, ctx.args.key, ctx.args.value))
 
 
 # -- status --------------------------------------------------------------------------------------

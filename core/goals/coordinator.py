@@ -45,7 +45,7 @@ from core.store import Committed, Mutation, Store, StoreThread, StoreUnavailable
 log = logging.getLogger(__name__)
 
 
-class QuotaView(Protocol):
+class QuotaLevels(Protocol):
     def blockers(self, windows: tuple[str, ...], now: datetime) -> dict[str, datetime | None]:
         """The goal's windows that are not recovered, each with when to check again."""
         ...
@@ -74,7 +74,7 @@ class ResumeCoordinator:
         store: StoreThread,
         clock: Clock,
         providers: Mapping[str, Provider],
-        quotas: QuotaView,
+        quotas: QuotaLevels,
         policy: AutoResumePolicy,
         on_committed: OnCommitted,
         start_timeout: float = 60.0,

@@ -1,21 +1,44 @@
-"""The engine's goal actions — resume, pause, cancel, auto-resume, start, forget — carried out.
+"""The one door: every intent about a goal — from a click, the tray, the CLI over the control
+socket, another host, the scheduler, start-up recovery or a provider — is carried out here.
 
-Each returns a typed :class:`~core.commands.ActionResult`, also when the store cannot take the
-change: in safe mode the action is refused (``safe mode: …``); when a write fails because the
-store is unavailable the result is ``failed`` with "store unavailable: <reason> since T". A
-change that must be recorded after a runner already moved (a start that failed) waits in the
-engine's report queue instead of being lost, so no goal stays ``running`` without a runner.
+``perform(command, origin)`` takes a :mod:`core.commands` value and answers with a typed
+:class:`~core.commands.ActionResult`, also when the store cannot take the change. Before any
+handler runs, the same guards hold for every caller:
+
+* safe mode refuses (``safe mode: …``); a lost lease refuses with its reason;
+* the host stopping refuses an action that would start a runner (a runner started behind a
+  stopped provider would run unwatched); one under way is let finish before the providers stop;
+* a goal another host owns: the command is sent to its owner (:mod:`core.hosts.remote`) when it
+  travels, else refused before any runner here is touched;
+* a write the store refuses is a ``failed`` result saying "store unavailable: <reason> since T".
+
+Each command type has one handler in :attr:`GoalDoor._handlers` (no verb chains). The resume
+coordinator (:mod:`core.goals.coordinator`) is this door's own: nothing else imports it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
-from core.commands import ActionResult
-from core.events import GoalRemoved, Notice
+from core.clock import Clock
+from core.commands import (
+    ActionResult,
+    Cancel,
+    Command,
+    Forget,
+    Pause,
+    Resume,
+    SetAutoResume,
+    SetGoalPolicy,
+    Start,
+)
+from core.events import EventBus, Notice
+from core.goals.book import GoalBook
 from core.goals.changes import note_row
+from core.goals.coordinator import QuotaLevels, ResumeCoordinator
 from core.goals.decisions import (
     decide_auto_resume,
     decide_cancel,
@@ -23,195 +46,208 @@ from core.goals.decisions import (
     decide_start,
     result,
 )
-from core.goals.intake import decide_report
+from core.goals.intake import IntakeContext, decide_report
 from core.goals.machine import GoalEvent
 from core.goals.policy_setting import decide_goal_policy
 from core.i18n import N_
-from core.models import Goal, GoalState, Outcome, Trigger
+from core.models import Goal, GoalState, Outcome
+from core.policies.auto_resume import AutoResumePolicy
+from core.providers.base import Provider
+from core.providers.calls import ProviderCalls
 from core.store import LeaseLost, NotOwner
 from core.store.inbox import store_unavailable
-
-if TYPE_CHECKING:
-    from core.engine import Engine
+from core.store.writer import StoreWriter
 
 HOST_STOPPING = N_("the host is stopping")
 
+Handler = Callable[[Any, str], Awaitable[ActionResult]]
 
-class GoalActions:
-    """Carries out the actions for one :class:`~core.engine.Engine` (which owns everything)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.e = engine
+class HostGuards(Protocol):
+    """What the door asks of the host before it acts (the engine answers)."""
 
-    async def guarded(self, goal_id: str, act: Callable[[], Awaitable[ActionResult]],
-                      request: dict[str, Any] | None = None) -> ActionResult:
-        """Run ``act`` — or, for a goal another host owns, send ``request`` to its owner
-        (:mod:`core.hosts.remote`); answer safe mode, a lost lease and an unavailable store as
-        results."""
-        e = self.e
-        known = e.goals.get(goal_id)
+    @property
+    def safe_mode_problem(self) -> str | None:
+        """Why the store cannot be written (nothing runs), or None."""
+        ...
+
+    @property
+    def lease_lost(self) -> str | None:
+        """Why this host may no longer write (another took over), or None."""
+        ...
+
+    def action(self) -> AbstractAsyncContextManager[bool]:
+        """Track an action that may start a runner; yields False when the host is stopping."""
+        ...
+
+
+class Owners(Protocol):
+    """Who owns a goal on a shared store, and how to ask them (:mod:`core.hosts`)."""
+
+    async def owner_elsewhere(self, goal_id: str) -> str | None: ...
+
+    async def ask(self, owner: str, request: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class ResumeParts:
+    """What the door builds its resume coordinator from."""
+
+    policy: AutoResumePolicy
+    levels: QuotaLevels
+    start_timeout: float
+
+
+class GoalDoor:
+    """Carries out every command on a goal. Owns the resume coordinator."""
+
+    def __init__(self, book: GoalBook, writer: StoreWriter, providers: Mapping[str, Provider],
+                 calls: ProviderCalls, guards: HostGuards, owners: Owners, bus: EventBus,
+                 clock: Clock, ctx: Callable[[], IntakeContext], parts: ResumeParts) -> None:
+        self._book = book
+        self._writer = writer
+        self._providers = providers
+        self._calls = calls
+        self._guards = guards
+        self._owners = owners
+        self._bus = bus
+        self._clock = clock
+        self._ctx = ctx
+        self._coordinator = ResumeCoordinator(
+            writer.store, clock, providers, parts.levels, parts.policy, book.committed,
+            parts.start_timeout, writer.lock_for, writer.record_or_queue, writer.written)
+        self._handlers: dict[type[Command], Handler] = {
+            Resume: self._resume, Pause: self._pause, Cancel: self._cancel,
+            SetAutoResume: self._set_auto_resume, SetGoalPolicy: self._set_goal_policy,
+            Start: self._start, Forget: self._forget,
+        }
+
+    async def perform(self, command: Command, origin: str = "gui") -> ActionResult:
+        """Carry out ``command`` for ``origin`` (``gui``, ``cli``, ``tray``, ``scheduler``,
+        ``startup``, ``host:<id>``, ``provider:<name>``…) and answer with a typed result."""
+        if not command.starts_runner:
+            return await self._guarded(command, origin)
+        async with self._guards.action() as allowed:
+            if not allowed:
+                return result(command.goal, Outcome.REFUSED, HOST_STOPPING)
+            return await self._guarded(command, origin)
+
+    async def _guarded(self, command: Command, origin: str) -> ActionResult:
+        goal_id = command.goal
+        known = self._book.goals.get(goal_id)
         state = known.state if known else None
-        if e.safe_mode is not None:
+        if (problem := self._guards.safe_mode_problem) is not None:
             return result(goal_id, Outcome.REFUSED,
-                          N_("safe mode: {reason}").format(reason=e.safe_mode), state)
-        if e.lease_lost is not None:
-            return result(goal_id, Outcome.REFUSED, e.lease_lost, state)
+                          N_("safe mode: {reason}").format(reason=problem), state)
+        if (lost := self._guards.lease_lost) is not None:
+            return result(goal_id, Outcome.REFUSED, lost, state)
         try:
-            if request is not None and (owner := await e.owner_elsewhere(goal_id)):
-                return await self._ask_owner(owner, goal_id, request)
-            return await act()
+            if owner := await self._owners.owner_elsewhere(goal_id):
+                if not command.travels():  # only the owner stops its agent
+                    raise NotOwner(goal_id, owner)
+                return await self._ask_owner(owner, command)
+            return await self._handlers[type(command)](command, origin)
         except (LeaseLost, NotOwner) as exc:
             return result(goal_id, Outcome.REFUSED, str(exc), state)
         except Exception as exc:
             if store_unavailable(exc) is None:
                 raise
-            return result(goal_id, Outcome.FAILED, e.inbox.health.describe(), state)
+            return result(goal_id, Outcome.FAILED, self._writer.queue.health.describe(), state)
 
-    async def _ask_owner(self, owner: str, goal_id: str, request: dict[str, Any]
-                         ) -> ActionResult:
-        reply = await self.e.remote.ask(owner, {**request, "goal": goal_id})
+    async def _ask_owner(self, owner: str, command: Command) -> ActionResult:
+        reply = await self._owners.ask(owner, command.to_json())
         if "error" in reply:
-            return result(goal_id, Outcome.FAILED, N_("host {host}: {error}").format(
+            return result(command.goal, Outcome.FAILED, N_("host {host}: {error}").format(
                 host=owner, error=reply["error"]))
         return ActionResult.from_json(reply)
 
-    async def resume(self, goal_id: str, origin: str, trigger: Trigger,
-                     context: dict[str, Any] | None) -> ActionResult:
-        async with self.e.action() as allowed:
-            if not allowed:
-                return result(goal_id, Outcome.REFUSED, HOST_STOPPING)
-            return await self.guarded(goal_id, lambda: self.e.coordinator.resume(
-                goal_id, trigger, origin, context), _manual("resume", trigger))
+    # -- the handlers, one per command ----------------------------------------------------------
 
-    async def pause(self, goal_id: str, origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._pause(goal_id, origin),
-                                  {"op": "pause"})
+    async def _resume(self, command: Resume, origin: str) -> ActionResult:
+        return await self._coordinator.resume(command.goal, command.trigger, origin,
+                                              dict(command.context) or None)
 
-    async def _pause(self, goal_id: str, origin: str) -> ActionResult:
-        committed = await self.e.transact(goal_id, decide_pause(goal_id, self.e.clock.now(),
-                                                                origin))
+    async def _pause(self, command: Pause, origin: str) -> ActionResult:
+        committed = await self._writer.transact(
+            command.goal, decide_pause(command.goal, self._clock.now(), origin))
         before = committed.before
         if committed.result.outcome is Outcome.PAUSED and before is not None and (
             before.state in (GoalState.RUNNING, GoalState.RESUMING)
         ):
-            await self.stop_runner(before, cancel=False)
-        return committed.result  # type: ignore[no-any-return]
+            await self._calls.stop_runner(before, cancel=False)
+        return committed.result
 
-    async def cancel(self, goal_id: str, origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._cancel(goal_id, origin),
-                                  {"op": "cancel"})
-
-    async def _cancel(self, goal_id: str, origin: str) -> ActionResult:
-        committed = await self.e.transact(goal_id, decide_cancel(goal_id, self.e.clock.now(),
-                                                                 origin))
+    async def _cancel(self, command: Cancel, origin: str) -> ActionResult:
+        committed = await self._writer.transact(
+            command.goal, decide_cancel(command.goal, self._clock.now(), origin))
         before = committed.before
         if committed.result.outcome is Outcome.CANCELLED and before is not None and (
             not before.state.terminal
         ):
-            await self.stop_runner(before, cancel=True)
-        return committed.result  # type: ignore[no-any-return]
+            await self._calls.stop_runner(before, cancel=True)
+        return committed.result
 
-    async def stop_runner(self, goal: Goal, cancel: bool) -> None:
-        provider = self.e.providers.get(goal.provider)
-        if provider is None:
-            return
-        action = provider.cancel_goal(goal) if cancel else provider.pause_goal(goal)
-        await self.e.guarded_call(provider.name, "cancel" if cancel else "pause", action)
-
-    async def set_auto_resume(self, goal_id: str, enabled: bool, origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._set_auto_resume(
-            goal_id, enabled, origin), {"op": "auto-resume", "enabled": enabled})
-
-    async def _set_auto_resume(self, goal_id: str, enabled: bool, origin: str) -> ActionResult:
-        decide = decide_auto_resume(goal_id, enabled, self.e.ctx(), origin)
-        committed = await self.e.transact(goal_id, decide)
-        reply: ActionResult = committed.result
-        if enabled and reply.outcome is Outcome.UPDATED and committed.after is not None:
+    async def _set_auto_resume(self, command: SetAutoResume, origin: str) -> ActionResult:
+        decide = decide_auto_resume(command.goal, command.enabled, self._ctx(), origin)
+        committed = await self._writer.transact(command.goal, decide)
+        reply = committed.result
+        if command.enabled and reply.outcome is Outcome.UPDATED and committed.after is not None:
             reply = await self._first_time_notice(committed.after, reply)
         return reply
 
-    async def set_goal_policy(self, goal_id: str, key: str, value: str,
-                              origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._set_goal_policy(
-            goal_id, key, value, origin), {"op": "goal-set", "key": key, "value": value})
-
-    async def _set_goal_policy(self, goal_id: str, key: str, value: str,
-                               origin: str) -> ActionResult:
-        decide = decide_goal_policy(goal_id, key, value, self.e.ctx(), origin)
-        committed = await self.e.transact(goal_id, decide)
-        reply: ActionResult = committed.result
-        return reply
+    async def _set_goal_policy(self, command: SetGoalPolicy, origin: str) -> ActionResult:
+        decide = decide_goal_policy(command.goal, command.key, command.value, self._ctx(),
+                                    origin)
+        return (await self._writer.transact(command.goal, decide)).result
 
     async def _first_time_notice(self, goal: Goal, reply: ActionResult) -> ActionResult:
         """Attach (and announce) the provider's auto-resume notice the first time only."""
-        e = self.e
-        provider = e.providers.get(goal.provider)
+        provider = self._providers.get(goal.provider)
         notice = provider.auto_resume_notice(goal) if provider is not None else None
         if notice is None:
             return reply
         key, text = notice
         meta_key = f"notice_shown:{key}"
-        if await e.store.run(lambda s: s.get_meta(meta_key)) is not None:
+        if await self._writer.store.run(lambda s: s.get_meta(meta_key)) is not None:
             return reply
-        await e.written(lambda s: s.set_meta(meta_key, e.clock.now().isoformat()))
-        e.bus.publish(Notice("warning", text))
+        await self._writer.written(lambda s: s.set_meta(meta_key, self._clock.now().isoformat()))
+        self._bus.publish(Notice("warning", text))
         return dataclasses.replace(reply, notice=text)
 
-    async def start_goal(self, goal_id: str, origin: str) -> ActionResult:
-        async with self.e.action() as allowed:
-            if not allowed:
-                return result(goal_id, Outcome.REFUSED, HOST_STOPPING)
-            return await self.guarded(goal_id, lambda: self._start_goal(goal_id, origin),
-                                      {"op": "start"})
-
-    async def _start_goal(self, goal_id: str, origin: str) -> ActionResult:
-        e = self.e
-        known = e.goals.get(goal_id)
-        if known is not None and known.provider not in e.providers:
+    async def _start(self, command: Start, origin: str) -> ActionResult:
+        goal_id = command.goal
+        known = self._book.goals.get(goal_id)
+        if known is not None and known.provider not in self._providers:
             # checked before the move: a goal running with no runner would be stuck there
             return result(goal_id, Outcome.REFUSED, N_("provider {provider!r} is not enabled")
-                          .format(provider=known.provider),
-                          known.state)
-        committed = await e.transact(goal_id, decide_start(goal_id, e.clock.now(), origin))
+                          .format(provider=known.provider), known.state)
+        committed = await self._writer.transact(
+            goal_id, decide_start(goal_id, self._clock.now(), origin))
         goal = committed.after
         if committed.result.outcome is not Outcome.RESUMED or goal is None:
-            return committed.result  # type: ignore[no-any-return]
-        provider = e.providers[goal.provider]
-        async with e.lock_for(goal_id):
+            return committed.result
+        provider = self._providers[goal.provider]
+        async with self._writer.lock_for(goal_id):
             try:
                 await provider.start_goal(goal, goal.fence)
             except Exception as exc:
                 why = N_("could not start: {error}").format(error=exc)
-                await e.record_or_queue(goal_id, lambda g: decide_report(
-                    g, goal.fence, GoalEvent.FAIL, why, e.ctx()))
+                await self._writer.record_or_queue(goal_id, lambda g: decide_report(
+                    g, goal.fence, GoalEvent.FAIL, why, self._ctx()))
                 return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
-        return committed.result  # type: ignore[no-any-return]
+        return committed.result
 
-    async def forget_goal(self, goal_id: str, origin: str) -> ActionResult:
-        return await self.guarded(goal_id, lambda: self._forget_goal(goal_id, origin))
-
-    async def _forget_goal(self, goal_id: str, origin: str) -> ActionResult:
+    async def _forget(self, command: Forget, origin: str) -> ActionResult:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""
-        e = self.e
-        if owner := await e.owner_elsewhere(goal_id):  # before any runner here is touched:
-            raise NotOwner(goal_id, owner)  # only the owner stops its agent
-        goal = e.goals.get(goal_id) or await e.store.run(lambda s: s.get_goal(goal_id))
+        goal_id = command.goal
+        goal = self._book.goals.get(goal_id) or await self._writer.store.run(
+            lambda s: s.get_goal(goal_id))
         if goal is None:
             return result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal"))
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
-            await self.stop_runner(goal, cancel=False)
-        row = note_row(goal_id, "removed", e.clock.now(), origin=origin,
+            await self._calls.stop_runner(goal, cancel=False)
+        row = note_row(goal_id, "removed", self._clock.now(), origin=origin,
                        reason=N_("no longer watched"), outcome=Outcome.UPDATED)
-        saved = await e.written(lambda s: s.remove_goal(goal_id, row))
-        e.goals.pop(goal_id, None)
-        e.bus.publish(GoalRemoved(goal_id))
-        if saved is not None:
-            e.announce(saved)
-        e.scheduler.poke()
+        saved = await self._writer.written(lambda s: s.remove_goal(goal_id, row))
+        self._book.removed(goal_id, saved)
         return result(goal_id, Outcome.UPDATED, N_("removed"))
-
-
-def _manual(op: str, trigger: Trigger) -> dict[str, Any] | None:
-    """The request another host's goal gets: only a person's action travels (the scheduler
-    never acts on goals it does not own)."""
-    return {"op": op} if trigger is Trigger.MANUAL else None

@@ -17,7 +17,7 @@ spending still counts towards its budget.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -35,12 +35,8 @@ from core.store import Committed, Mutation
 Decide = Callable[[Goal | None], Mutation[Any]]
 
 
-class GuardHost(Protocol):
-    """What the guard needs of the engine."""
-
-    goals: dict[str, Goal]
-
-    def intake_context(self) -> IntakeContext: ...
+class GuardWriter(Protocol):
+    """How the guard stores its changes (:class:`~core.store.writer.StoreWriter`)."""
 
     async def report(self, goal_id: str, decide: Decide) -> Committed[Any]:
         """Apply ``decide`` in a transaction, never between a resume's claim and its settling."""
@@ -48,32 +44,36 @@ class GuardHost(Protocol):
 
     def enqueue(self, job: Callable[[], Awaitable[None]]) -> None: ...
 
-    def stop_gracefully(self, goal: Goal) -> None:
-        """Ask the goal's provider to stop it, at the end of its turn where it can."""
-        ...
-
 
 class PolicyGuard:
-    """Watches running goals against the reserve and their budgets; owns no state."""
+    """Watches running goals against the reserve and their budgets; owns no state.
 
-    def __init__(self, host: GuardHost) -> None:
-        self._host = host
+    Handed: this host's goals, the planning context, the writer, and how to ask a goal's
+    provider to stop at the end of its turn.
+    """
+
+    def __init__(self, goals: Mapping[str, Goal], ctx: Callable[[], IntakeContext],
+                 writer: GuardWriter, stop_gracefully: Callable[[Goal], None]) -> None:
+        self._goals = goals
+        self._ctx = ctx
+        self._writer = writer
+        self._stop_gracefully = stop_gracefully
 
     async def reading_recorded(self, previous: QuotaReading | None, reading: QuotaReading,
                                effective: QuotaReading | None) -> None:
-        running = [g for g in list(self._host.goals.values())
+        running = [g for g in list(self._goals.values())
                    if g.state is GoalState.RUNNING and reading.window_id in g.windows]
         for goal in running:
             entries = budget.charge(goal, previous, reading)
             if entries is not None:
-                committed = await self._host.report(goal.id, _budget_update(goal.id, entries))
+                committed = await self._writer.report(goal.id, _budget_update(goal.id, entries))
                 goal = committed.after or goal
             self._check(goal, effective or reading)
 
     def _check(self, goal: Goal, reading: QuotaReading) -> None:
         if not ran_automatically(goal):
             return
-        ctx = self._host.intake_context()
+        ctx = self._ctx()
         breach = reserve_breach(goal, reading, ctx) or budget_breach(goal, ctx.now)
         if breach is None:
             return
@@ -81,12 +81,12 @@ class PolicyGuard:
         fence = goal.fence
 
         async def pause() -> None:
-            committed = await self._host.report(goal.id, lambda current: decide_policy_pause(
-                current, fence, rule, why, resets_at, self._host.intake_context()))
+            committed = await self._writer.report(goal.id, lambda current: decide_policy_pause(
+                current, fence, rule, why, resets_at, self._ctx()))
             if committed.result and committed.before is not None:
-                self._host.stop_gracefully(committed.before)
+                self._stop_gracefully(committed.before)
 
-        self._host.enqueue(pause)
+        self._writer.enqueue(pause)
 
 
 def reserve_breach(goal: Goal, reading: QuotaReading, ctx: IntakeContext

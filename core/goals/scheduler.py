@@ -26,12 +26,13 @@ import asyncio
 import logging
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from core.clock import Clock
-from core.commands import ActionResult
+from core.commands import ActionResult, Command, Resume
 from core.events import EventBus, SchedulerWoke
 from core.models import Goal, GoalState, QuotaReading, Trigger
 from core.policies.auto_resume import WAITS_FOR_RESET
@@ -48,11 +49,9 @@ JUMP_THRESHOLD_SECONDS = 10.0
 DEFAULT_PERIOD_SECONDS = 3600.0
 
 
-class SchedulerHost(Protocol):
-    goals: dict[str, Goal]
-    quotas: QuotaManager
-    providers: dict[str, Provider]
-    bus: EventBus
+class Readings(Protocol):
+    """The quota intake, as the scheduler uses it (:class:`~core.goals.quota_intake.
+    QuotaIntake`)."""
 
     async def handle_edges(self, edges: Sequence[QuotaEdge]) -> None: ...
 
@@ -63,16 +62,23 @@ class SchedulerHost(Protocol):
 
     def take_recovered(self) -> set[str]: ...
 
-    def store_ready(self) -> bool:
-        """Whether a claim could be committed now (the shared store may be unreachable)."""
-        ...
-
     def has_recovered(self) -> bool: ...
 
     async def release(self, goal_id: str, windows: list[str], reason: str = ...) -> None: ...
 
-    async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
-                     context: dict[str, Any] | None = None) -> ActionResult: ...
+
+@dataclass(frozen=True)
+class SchedulerParts:
+    """What the scheduler is handed: this host's goals, the quota machine, the providers, the
+    bus, the quota intake, whether a claim could be committed now, and the one door."""
+
+    goals: Mapping[str, Goal]
+    quotas: QuotaManager
+    providers: Mapping[str, Provider]
+    bus: EventBus
+    readings: Readings
+    store_ready: Callable[[], bool]
+    perform: Callable[[Command, str], Awaitable[ActionResult]]
 
 
 def waiting_for_quota(goal: Goal) -> bool:
@@ -83,7 +89,7 @@ def waiting_for_quota(goal: Goal) -> bool:
 class Scheduler:
     """Owns the scheduling task. Attributes: ``wakeups`` (count), ``next_wake`` (instant)."""
 
-    def __init__(self, host: SchedulerHost, clock: Clock, settings: Settings,
+    def __init__(self, host: SchedulerParts, clock: Clock, settings: Settings,
                  rng: random.Random) -> None:
         self._host = host
         self._clock = clock
@@ -135,7 +141,7 @@ class Scheduler:
                 log.exception("scheduler pass failed")
             # changes made during this pass are planned for right now, not by another wake —
             # except a rising edge that arrived meanwhile (e.g. during a slow fresh read)
-            if not self._host.has_recovered():
+            if not self._host.readings.has_recovered():
                 self._poke.clear()
             delay = self._delay(self._clock.now())
             await self._sleep(delay)
@@ -200,8 +206,8 @@ class Scheduler:
         now = self._clock.now()
         # authoritative readings first: a fresh read outranks what the last reading implies
         notes = await self._fresh_reads(self._due(now), {})
-        await self._host.handle_edges(self._host.quotas.evaluate(now))
-        recovered = self._host.take_recovered()
+        await self._host.readings.handle_edges(self._host.quotas.evaluate(now))
+        recovered = self._host.readings.take_recovered()
         await self._release(now, recovered)
         await self._release_slots(now)
         await self._wake_providers(now)
@@ -223,7 +229,7 @@ class Scheduler:
                     and goal.next_resume_at > now and goal.resets_at is not None
                     and goal.resets_at + margin <= now and recovered & set(goal.windows)
                     and all(self._host.quotas.is_recovered(w) for w in goal.windows)):
-                await self._host.release(goal.id, sorted(recovered & set(goal.windows)))
+                await self._host.readings.release(goal.id, sorted(recovered & set(goal.windows)))
 
     async def _release_slots(self, now: datetime) -> None:
         """A goal waiting for a slot need not wait for its settle deadline once a holder stopped:
@@ -244,12 +250,13 @@ class Scheduler:
             if limit == 0 or all(held.get(w, 0) < limit for w in goal.windows):
                 for window in goal.windows:
                     held[window] = held.get(window, 0) + 1
-                await self._host.release(goal.id, list(goal.windows), "a resume slot is free")
+                await self._host.readings.release(goal.id, list(goal.windows),
+                                                  "a resume slot is free")
 
     async def _fresh_reads(self, due: list[Goal],
                            notes: dict[str, str | None]) -> dict[str, str | None]:
         for provider in sorted({g.provider for g in due} - set(notes)):
-            notes[provider] = await self._host.fresh_read(provider)
+            notes[provider] = await self._host.readings.fresh_read(provider)
         return notes
 
     def _due(self, now: datetime) -> list[Goal]:
@@ -273,7 +280,7 @@ class Scheduler:
             fired_at = self._clock.now()
             if goal.next_resume_at is not None:
                 self.fired.append((goal.id, goal.next_resume_at, fired_at))
-            await self._host.resume(goal.id, "scheduler", trigger, context)
+            await self._host.perform(Resume(goal.id, trigger, context), "scheduler")
 
     async def _poll(self) -> None:
         self._next_poll = None
@@ -289,7 +296,7 @@ class Scheduler:
                 log.warning("fallback poll of %s failed: %s", name, exc)
                 continue
             for reading in readings:
-                await self._host.record_reading(reading)
+                await self._host.readings.record_reading(reading)
 
     # -- planning ------------------------------------------------------------------------------
 

@@ -2,8 +2,10 @@
 
 A Unix socket in the runtime directory (the directory is 0700, the socket 0600). One JSON request
 per line, one JSON reply per line: ``{"op": "resume", "goal": "demo:docs"}`` →
-``{"goal": ..., "outcome": ..., "reason": ..., "not_before": ..., "state": ...}``. Every op goes
-through the engine's entry points, exactly like a click in the window.
+``{"goal": ..., "outcome": ..., "reason": ..., "not_before": ..., "state": ...}``. A goal op is
+a command's JSON form (:data:`core.commands.COMMANDS`, by its wire name) and goes through the one
+door (``perform``), exactly like a click in the window; the others are ``ping`` (the read
+model's answer about the host), ``refresh`` and ``store-restore``.
 
 Other modules add ops with :meth:`ControlServer.register` (e.g. the pipeline's ``run``).
 """
@@ -17,18 +19,28 @@ import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from core.commands import COMMANDS, ActionResult, Command, command_from_json
 from core.i18n import N_
 from core.paths import Paths
-
-if TYPE_CHECKING:  # the CLI imports this module for send_request: keep the engine out of it
-    from core.engine import Engine
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+Perform = Callable[[Command, str], Awaitable[ActionResult]]
+
+
+@dataclass(frozen=True)
+class HostOps:
+    """What the socket serves besides commands: the host's answer to a ping, a refresh of every
+    provider, and safe mode's restore of a store backup."""
+
+    ping: Callable[[], dict[str, Any]]
+    refresh: Callable[[], Awaitable[None]]
+    restore: Callable[[str | None, bool], Awaitable[dict[str, Any]]]
 MAX_REQUEST_BYTES = 1 << 20
 
 
@@ -39,21 +51,17 @@ class NoHostRunning(Exception):
 class ControlServer:
     """Serves the control socket for one engine. Owns the listening socket."""
 
-    def __init__(self, engine: Engine, paths: Paths) -> None:
-        self.engine = engine
+    def __init__(self, paths: Paths, perform: Perform, ops: HostOps) -> None:
         self.path = paths.socket_path
+        self._perform = perform
+        self._host = ops
         self._server: asyncio.AbstractServer | None = None
         self._inode: int | None = None
         self._ops: dict[str, Handler] = {
             "ping": self._ping,
-            "resume": self._resume,
-            "pause": self._pause,
-            "cancel": self._cancel,
-            "auto-resume": self._auto_resume,
-            "start": self._start,
             "refresh": self._refresh,
             "store-restore": self._store_restore,
-            "goal-set": self._goal_set,
+            **{wire: self._command for wire in COMMANDS},
         }
 
     def register(self, op: str, handler: Handler) -> None:
@@ -120,41 +128,19 @@ class ControlServer:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
     async def _ping(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "pid": os.getpid(), "health": self.engine.health().to_json(),
-                "host_id": self.engine.host_id, "listening": self.engine.sync.listening}
+        return {"ok": True, "pid": os.getpid(), **self._host.ping()}
 
     async def _store_restore(self, request: dict[str, Any]) -> dict[str, Any]:
         backup = request.get("backup")
-        return await self.engine.restore_store(str(backup) if backup else None,
-                                               bool(request.get("empty")))
+        return await self._host.restore(str(backup) if backup else None,
+                                        bool(request.get("empty")))
 
-    async def _resume(self, request: dict[str, Any]) -> dict[str, Any]:
-        result = await self.engine.resume(str(request["goal"]), origin=_origin(request))
-        return result.to_json()
-
-    async def _pause(self, request: dict[str, Any]) -> dict[str, Any]:
-        return (await self.engine.pause(str(request["goal"]), origin=_origin(request))).to_json()
-
-    async def _cancel(self, request: dict[str, Any]) -> dict[str, Any]:
-        return (await self.engine.cancel(str(request["goal"]), origin=_origin(request))).to_json()
-
-    async def _auto_resume(self, request: dict[str, Any]) -> dict[str, Any]:
-        result = await self.engine.set_auto_resume(
-            str(request["goal"]), bool(request["enabled"]), origin=_origin(request))
-        return result.to_json()
-
-    async def _start(self, request: dict[str, Any]) -> dict[str, Any]:
-        result = await self.engine.start_goal(str(request["goal"]), origin=_origin(request))
-        return result.to_json()
-
-    async def _goal_set(self, request: dict[str, Any]) -> dict[str, Any]:
-        result = await self.engine.set_goal_policy(
-            str(request["goal"]), str(request["key"]), str(request["value"]),
-            origin=_origin(request))
-        return result.to_json()
+    async def _command(self, request: dict[str, Any]) -> dict[str, Any]:
+        command = command_from_json(request)  # a bad field: ValueError, "bad request: …"
+        return (await self._perform(command, _origin(request))).to_json()
 
     async def _refresh(self, request: dict[str, Any]) -> dict[str, Any]:
-        await self.engine.refresh()
+        await self._host.refresh()
         return {"ok": True}
 
 

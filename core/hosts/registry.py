@@ -19,17 +19,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
 
 from core import __version__
+from core.clock import Clock
 from core.i18n import N_
 from core.identity import account_of, detected_account, machine_name
 from core.providers.base import Provider
+from core.settings import Settings
 from core.store import HostRecord, LeaseLost
 from core.store.inbox import store_unavailable
-
-if TYPE_CHECKING:
-    from core.engine import Engine
+from core.store.thread import StoreThread
+from core.store.writer import StoreWriter
 
 log = logging.getLogger("goalkeeper")
 
@@ -40,11 +41,20 @@ class HostRegistry:
     """Owns this host's registry row and its account map. Attributes: ``host_id``, ``kind``,
     ``accounts`` (provider → account key)."""
 
-    def __init__(self, engine: Engine, host_id: str, kind: str = "host") -> None:
-        self.e = engine
+    def __init__(self, store: StoreThread, writer: StoreWriter, clock: Clock,
+                 settings: Settings, providers: Mapping[str, Provider], host_id: str,
+                 replaced: Callable[[LeaseLost], None], lease_lost: Callable[[], str | None],
+                 kind: str = "host") -> None:
+        self._store = store
+        self._writer = writer
+        self._clock = clock
+        self._settings = settings
+        self._providers = providers
+        self._replaced = replaced
+        self._lease_lost = lease_lost
         self.host_id = host_id
         self.kind = kind
-        self.since = engine.clock.now()
+        self.since = clock.now()
         self.accounts: dict[str, str] = {}
         self.registered = False
 
@@ -52,21 +62,21 @@ class HostRegistry:
 
     def account_for(self, provider: str) -> str:
         """The account a provider's windows belong to ('' on a one-machine store)."""
-        if not self.e.store.shared:
+        if not self._store.shared:
             return ""
-        return account_of(provider, self.e.settings, self.host_id, self.accounts)
+        return account_of(provider, self._settings, self.host_id, self.accounts)
 
     async def resolve_accounts(self) -> None:
         """Every provider's account: named by the user, else what the provider says (on a
         shared store only: asking may start the agent's server), else this host's own."""
         accounts = {}
-        for name, provider in self.e.providers.items():
-            account = str(getattr(self.e.settings, f"{name}_account", "") or "")
-            if not account and self.e.store.shared:
+        for name, provider in self._providers.items():
+            account = str(getattr(self._settings, f"{name}_account", "") or "")
+            if not account and self._store.shared:
                 account = await self._detect(name, provider)
-            accounts[name] = account_of(name, self.e.settings, self.host_id,
+            accounts[name] = account_of(name, self._settings, self.host_id,
                                         {name: account} if account else None)
-        self.accounts = accounts if self.e.store.shared else {}
+        self.accounts = accounts if self._store.shared else {}
         if self.accounts:
             log.info("accounts: %s", ", ".join(f"{p}={a}" for p, a in sorted(accounts.items())))
 
@@ -82,15 +92,15 @@ class HostRegistry:
     # -- the lease ------------------------------------------------------------------------------
 
     def record(self, state: str = "online") -> HostRecord:
-        now = self.e.clock.now()
+        now = self._clock.now()
         return HostRecord(self.host_id, self.kind, machine_name(), os.getpid(), self.since, now,
-                          self.e.store.opened_epoch or 0, state, None, dict(self.accounts),
+                          self._store.opened_epoch or 0, state, None, dict(self.accounts),
                           __version__)
 
     async def beat(self) -> bool:
         """Say this host is alive; False when it was replaced (and the engine is told)."""
         try:
-            alive = await self.e.written(lambda s: s.beat_host(self.record()))
+            alive = await self._writer.written(lambda s: s.beat_host(self.record()))
         except Exception as exc:  # the store's health says so (window, status)
             if store_unavailable(exc) is None:
                 raise
@@ -98,7 +108,7 @@ class HostRegistry:
             return True
         self.registered = True
         if not alive:
-            self.e.lease_was_lost(LeaseLost(N_(
+            self._replaced(LeaseLost(N_(
                 "another Goalkeeper started as host {host} (a newer epoch holds its registry "
                 "row): this one may no longer write").format(host=self.host_id)))
         return alive
@@ -106,15 +116,15 @@ class HostRegistry:
     async def run(self) -> None:
         """Beat every ``host_heartbeat_seconds`` until replaced (an engine task)."""
         while await self.beat():
-            await self.e.clock.sleep(self.e.settings.host_heartbeat_seconds)
+            await self._clock.sleep(self._settings.host_heartbeat_seconds)
 
     async def stopped(self) -> None:
         """Mark this host stopped (so others say "offline since" at once, not after the lease)."""
-        if not self.registered or self.e.lease_lost is not None:
+        if not self.registered or self._lease_lost() is not None:
             return
-        epoch = self.e.store.opened_epoch or 0
-        now = self.e.clock.now()
+        epoch = self._store.opened_epoch or 0
+        now = self._clock.now()
         try:
-            await self.e.store.run(lambda s: s.stop_host(self.host_id, epoch, now))
+            await self._store.run(lambda s: s.stop_host(self.host_id, epoch, now))
         except Exception as exc:
             log.warning("could not mark host %s stopped: %s", self.host_id, exc)

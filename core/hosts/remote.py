@@ -8,34 +8,36 @@ entry point a click on its own window uses (:meth:`RemoteActions.serve`, through
 server's ops). An owner that is offline is not asked: the action is refused with "host X
 offline since T"; an owner that does not take the request in time has it expired (a conditional
 update: it is then never carried out) and the action fails with that reason.
+
+The request is the command's own JSON form (:mod:`core.commands`); only commands that travel
+(:meth:`~core.commands.Command.travels`) are carried out for another host.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from core.clock import iso
-from core.commands import ActionResult
+from core.clock import Clock, iso
+from core.commands import ActionResult, Command, command_from_json
 from core.i18n import N_
-from core.models import Outcome
+from core.models import Goal, Outcome
 from core.store import ActionRequest, HostRecord
-
-if TYPE_CHECKING:
-    from core.engine import Engine
+from core.store.thread import StoreThread
+from core.store.writer import StoreWriter
 
 log = logging.getLogger("goalkeeper")
 
-Dispatch = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+Perform = Callable[[Command, str], Awaitable[ActionResult]]
+Spawn = Callable[[Awaitable[Any], str], "asyncio.Task[Any]"]
 #: what the owner gets beyond its runner-start time to answer
 ANSWER_MARGIN_SECONDS = 30.0
 #: how often a waiting asker looks at its request itself (a notification may be missed)
 RECHECK_SECONDS = 1.0
-#: the ops that act on a goal, and so go to its owner
-ROUTED_OPS = frozenset({"resume", "pause", "cancel", "auto-resume", "start", "goal-set"})
 
 
 def offline_text(host_id: str, record: HostRecord | None, lease_seconds: float,
@@ -66,35 +68,61 @@ def refused(goal_id: str, why: str) -> dict[str, Any]:
     return ActionResult(goal_id, Outcome.REFUSED, why).to_json()
 
 
+@dataclass(frozen=True)
+class HostsView:
+    """Where this host stands among the store's hosts (what remote actions need to know)."""
+
+    host_id: str | None  # None: a bare engine on a one-machine store
+    shared: Callable[[], bool]  # whether the store is a shared one
+    own: Mapping[str, Goal]  # this host's goals
+    others: Mapping[str, Goal]  # every other host's, as last heard
+    lease_seconds: float  # a host is online while its heartbeat is younger
+    answer_seconds: float  # how long an asker waits for the owner
+
+
 class RemoteActions:
     """Asks owners and serves this host's requests. Owns the asks waiting for their answer.
 
-    Attributes:
-        dispatch: carries out one request here (the host sets its control server's).
+    Handed: the store (its requests table), the writer, the hosts view, the clock, the door's
+    ``perform`` (what a request is carried out with), ``spawn`` and the safe-mode check.
     """
 
-    def __init__(self, engine: Engine) -> None:
-        self.e = engine
-        self.dispatch: Dispatch = self._dispatch
+    def __init__(self, store: StoreThread, writer: StoreWriter, hosts: HostsView, clock: Clock,
+                 perform: Perform, spawn: Spawn, safe_mode: Callable[[], str | None]) -> None:
+        self._store = store
+        self._writer = writer
+        self._hosts = hosts
+        self._clock = clock
+        self._perform = perform
+        self._spawn = spawn
+        self._safe_mode = safe_mode
         self._answers: dict[int, asyncio.Event] = {}
 
     @property
     def timeout(self) -> float:
-        return self.e.settings.runner_start_timeout_seconds + ANSWER_MARGIN_SECONDS
+        return self._hosts.answer_seconds + ANSWER_MARGIN_SECONDS
+
+    async def owner_elsewhere(self, goal_id: str) -> str | None:
+        """The host that owns ``goal_id`` when it is not this one (a shared store), else None."""
+        me = self._hosts.host_id
+        if me is None or not self._hosts.shared() or goal_id in self._hosts.own:
+            return None
+        goal = self._hosts.others.get(goal_id) or await self._store.run(
+            lambda s: s.get_goal(goal_id))
+        return goal.host if goal is not None and goal.host not in ("", me) else None
 
     # -- asking ---------------------------------------------------------------------------------
 
     async def ask(self, owner: str, request: dict[str, Any]) -> dict[str, Any]:
-        """The owner's reply to ``request`` (a control request), or a refusal saying why."""
+        """The owner's reply to ``request`` (a command's JSON form), or a refusal saying why."""
         goal_id = str(request.get("goal") or "")
-        now = self.e.clock.now()
-        record = await self.e.store.run(lambda s: s.get_host(owner))
-        lease = self.e.settings.host_stale_seconds
-        if (why := offline_text(owner, record, lease, now)) is not None:
+        now = self._clock.now()
+        record = await self._store.run(lambda s: s.get_host(owner))
+        if (why := offline_text(owner, record, self._hosts.lease_seconds, now)) is not None:
             return refused(goal_id, why)
-        me = self.e.host_id or ""
+        me = self._hosts.host_id or ""
         expires = now + timedelta(seconds=self.timeout)
-        request_id = await self.e.store.run(
+        request_id = await self._store.run(
             lambda s: s.post_request(owner, request, me, now, expires))
         answered = self._answers.setdefault(request_id, asyncio.Event())
         try:
@@ -104,16 +132,16 @@ class RemoteActions:
 
     async def _wait(self, request_id: int, answered: asyncio.Event, owner: str,
                     goal_id: str) -> dict[str, Any]:
-        deadline = self.e.clock.monotonic() + self.timeout
+        deadline = self._clock.monotonic() + self.timeout
         expired = False
         while True:
-            found = await self.e.store.run(lambda s: s.get_request(request_id))
+            found = await self._store.run(lambda s: s.get_request(request_id))
             if found is not None and found.answer is not None:
                 return found.answer
-            left = deadline - self.e.clock.monotonic()
+            left = deadline - self._clock.monotonic()
             if left <= 0 and not expired:
-                if await self.e.store.run(lambda s: s.expire_request(request_id,
-                                                                     self.e.clock.now())):
+                if await self._store.run(lambda s: s.expire_request(request_id,
+                                                                    self._clock.now())):
                     return ActionResult(goal_id, Outcome.FAILED,
                                         not_taken_text(owner, self.timeout)).to_json()
                 expired, deadline = True, deadline + self.timeout  # taken: its answer comes
@@ -123,7 +151,7 @@ class RemoteActions:
 
     async def _until(self, event: asyncio.Event, seconds: float) -> None:
         waiter = asyncio.ensure_future(event.wait())
-        sleeper = asyncio.ensure_future(self.e.clock.sleep(seconds))
+        sleeper = asyncio.ensure_future(self._clock.sleep(seconds))
         try:
             await asyncio.wait({waiter, sleeper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -141,23 +169,30 @@ class RemoteActions:
 
     async def serve(self) -> None:
         """Take this host's pending requests and carry each out (each in its own task)."""
-        if self.e.host_id is None or self.e.safe_mode is not None:
+        me = self._hosts.host_id
+        if me is None or self._safe_mode() is not None:
             return
-        now = self.e.clock.now()
-        taken = await self.e.store.run(lambda s: s.take_requests(self.e.host_id or "", now))
+        now = self._clock.now()
+        taken = await self._store.run(lambda s: s.take_requests(me, now))
         for request in taken:
-            self.e.spawn(self._carry_out(request), f"request:{request.id}")
+            self._spawn(self._carry_out(request), f"request:{request.id}")
 
     async def _carry_out(self, request: ActionRequest) -> None:
-        body = {**request.request, "origin": f"host:{request.by}"}
-        if str(body.get("op")) not in ROUTED_OPS:
-            reply: dict[str, Any] = {"error": N_(
-                "op {op!r} is not carried out for another host").format(op=body.get("op"))}
-        else:
-            reply = await self.dispatch(body)
-        await self.e.written(lambda s: s.answer_request(request.id, reply, self.e.clock.now()))
+        reply = await self._reply(request)
+        await self._writer.written(
+            lambda s: s.answer_request(request.id, reply, self._clock.now()))
 
-    async def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
-        from core.hosts.control import ControlServer
-
-        return await ControlServer(self.e, self.e.paths).handle(request)
+    async def _reply(self, request: ActionRequest) -> dict[str, Any]:
+        body = request.request
+        try:
+            command = command_from_json(body)
+        except ValueError:
+            command = None
+        if command is None or not command.travels():
+            return {"error": N_("op {op!r} is not carried out for another host").format(
+                op=body.get("op"))}
+        try:
+            return (await self._perform(command, f"host:{request.by}")).to_json()
+        except Exception as exc:  # answered, so the asker is not left waiting
+            log.exception("carrying out request %s failed", request.id)
+            return {"error": f"{type(exc).__name__}: {exc}"}

@@ -12,16 +12,40 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from core.events import Notice
+from core.clock import Clock
+from core.events import EventBus, Notice
 from core.i18n import N_
+from core.models import Goal
 from core.store import StoreError
 from core.store.sqlite import is_corruption
+from core.store.thread import StoreThread
+from core.store.upkeep import StoreKeeper
 
-if TYPE_CHECKING:
-    from core.engine import Engine
+Spawn = Callable[[Awaitable[Any], str], "asyncio.Task[Any]"]
+
+
+@dataclass(frozen=True)
+class SafeModeParts:
+    """What safe mode is handed: the store and its keeper (backups), this host's goals (shown
+    read-only), the clock, the bus, the database's path, and the host's ``spawn``,
+    ``health_changed``, ``halt`` (stop the scheduler and the providers) and ``start``."""
+
+    store: StoreThread
+    keeper: StoreKeeper
+    goals: MutableMapping[str, Goal]
+    clock: Clock
+    bus: EventBus
+    database: Path
+    spawn: Spawn
+    health_changed: Callable[[], None]
+    halt: Callable[[], Awaitable[None]]
+    start: Callable[[datetime], Awaitable[None]]
 
 log = logging.getLogger("goalkeeper")
 
@@ -29,27 +53,27 @@ log = logging.getLogger("goalkeeper")
 class SafeMode:
     """Owns the engine's safe-mode state. Attributes: ``problem`` (None: not in safe mode)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.e = engine
+    def __init__(self, parts: SafeModeParts) -> None:
+        self._parts = parts
         self.problem: str | None = None
         self._checking: asyncio.Task[Any] | None = None
 
     async def enter(self, problem: str) -> None:
         """The store cannot be written: show what can be read, run nothing, offer a restore."""
-        e = self.e
+        e = self._parts
         self.problem = problem
+        e.goals.clear()
         try:
-            e.goals = {g.id: g for g in await e.store.run(lambda s: s.list_goals())}
+            e.goals.update((g.id, g) for g in await e.store.run(lambda s: s.list_goals()))
         except Exception as exc:  # a damaged file may not even show its goals
             log.warning("safe mode: the goals cannot be read either: %s", exc)
-            e.goals = {}
         log.error("safe mode: %s", problem)
         e.bus.publish(Notice("error", N_("Safe mode: {problem}").format(problem=problem)))
         e.health_changed()
 
     async def leave(self) -> None:
         """After a restore: open the store again and start as usual."""
-        e = self.e
+        e = self._parts
         now = e.clock.now()
         await e.store.open(now)
         if e.store.problem is not None:
@@ -58,16 +82,16 @@ class SafeMode:
         self.problem = None
         self._checking = None
         e.health_changed()
-        await e.start_normally(now)
+        await e.start(now)
 
     def maybe_damaged(self, exc: BaseException) -> None:
         """SQLite said the file is damaged: check it and, if the check agrees, go to safe
         mode — once."""
         if is_corruption(exc) and self._checking is None and self.problem is None:
-            self._checking = self.e.spawn(self._check_after_error(str(exc)), "integrity-check")
+            self._checking = self._parts.spawn(self._check_after_error(str(exc)), "integrity-check")
 
     async def _check_after_error(self, error: str) -> None:
-        e = self.e
+        e = self._parts
         try:
             complaint = await e.store.run(lambda s: s.quick_check())
         except sqlite3.DatabaseError as exc:
@@ -76,21 +100,17 @@ class SafeMode:
             log.warning("the store reported %r, but its integrity check passes", error)
             self._checking = None
             return
-        await e.scheduler.stop()
-        await e.supervisor.stop()
-        for name in sorted(e.supervisor.started):
-            await e.guarded_call(name, "stop", e.providers[name].stop())
-        e.supervisor.started.clear()
+        await e.halt()
         await self.enter(
             N_("the database {file} is damaged: SQLite's integrity check says {complaint!r} "
                "(after {error!r}); `goalkeeper store restore` puts a verified backup in its "
                "place (the damaged files are kept aside)").format(
-                   file=e.paths.database, complaint=complaint, error=error))
+                   file=e.database, complaint=complaint, error=error))
 
     async def restore(self, backup: str | None, empty: bool) -> dict[str, Any]:
         """Refused while the store is healthy; else the newest backup (or ``backup``, or with
         ``empty`` nothing) replaces the files, which are kept aside."""
-        e = self.e
+        e = self._parts
         if self.problem is None:
             return {"error": N_("the store is healthy and in use; stop the host first to "
                                 "restore a backup over it")}

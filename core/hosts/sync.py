@@ -23,29 +23,62 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
-from core.events import GoalChanged, GoalRemoved, HostChanged
+from core.clock import Clock
+from core.events import EventBus, GoalChanged, GoalRemoved, HostChanged
+from core.goals.quota_intake import QuotaIntake
 from core.goals.scheduler import waiting_for_quota
+from core.hosts.remote import RemoteActions
 from core.i18n import N_
 from core.models import Exactness, Goal, QuotaReading
-from core.quota.machine import HysteresisPolicy, is_exhausted, is_recovered_level
+from core.quota.machine import HysteresisPolicy, QuotaManager, is_exhausted, is_recovered_level
 from core.store import StoreError
+from core.store.inbox import ReportQueue
 from core.store.listen import Listener
-
-if TYPE_CHECKING:
-    from core.engine import Engine
+from core.store.thread import StoreThread
 
 log = logging.getLogger("goalkeeper")
+
+
+Spawn = Callable[[Awaitable[Any], str], "asyncio.Task[Any]"]
+
+
+@dataclass(frozen=True)
+class SyncParts:
+    """What the shared-store sync is handed: the store and its report queue, this host's id,
+    goals and accounts, the quota machine and intake (what is heard counts as read here), the
+    remote actions (requests and answers), and the host's ``spawn``, scheduler ``poke`` and
+    ``start`` (run once an unreachable store is back)."""
+
+    store: StoreThread
+    queue: ReportQueue
+    clock: Clock
+    bus: EventBus
+    host_id: str | None
+    own: Mapping[str, Goal]
+    others: dict[str, Goal]  # filled here: every other host's goal, as last heard
+    account_for: Callable[[str], str]
+    accounts: Callable[[], list[str]]
+    quotas: QuotaManager
+    intake: QuotaIntake
+    remote: RemoteActions
+    hysteresis: HysteresisPolicy
+    spawn: Spawn
+    poke: Callable[[], None]
+    start: Callable[[datetime], Awaitable[None]]
 
 
 class SharedSync:
     """Owns the listener and the copy of other hosts' goals. Attributes: ``others`` (id →
     Goal), ``heard`` (notifications applied, for tests and benchmarks)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.e = engine
-        self.others: dict[str, Goal] = {}
+    def __init__(self, parts: SyncParts) -> None:
+        self._parts = parts
+        self.others = parts.others
         self.heard = 0
         self._listener: Listener | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -53,17 +86,18 @@ class SharedSync:
 
     @property
     def me(self) -> str:
-        return self.e.host_id or ""
+        return self._parts.host_id or ""
 
     def split(self, goals: list[Goal]) -> dict[str, Goal]:
         """This host's goals out of every goal in the store; the others are kept here."""
-        self.others = {g.id: g for g in goals if g.host and g.host != self.me}
+        self.others.clear()
+        self.others.update((g.id, g) for g in goals if g.host and g.host != self.me)
         return {g.id: g for g in goals if g.id not in self.others}
 
     async def own_readings(self) -> list[QuotaReading]:
         """The latest readings of this host's accounts (every reading, on a one-machine store)."""
-        readings = await self.e.store.run(lambda s: s.latest_readings())
-        return [r for r in readings if self.e.registry.account_for(r.provider) == r.account]
+        readings = await self._parts.store.run(lambda s: s.latest_readings())
+        return [r for r in readings if self._parts.account_for(r.provider) == r.account]
 
     # -- an unreachable shared store --------------------------------------------------------------
 
@@ -73,15 +107,15 @@ class SharedSync:
         failures = 0
         while True:
             failures += 1
-            await self.e.clock.sleep(self._delay(failures))
+            await self._parts.clock.sleep(self._delay(failures))
             try:
-                await self.e.store.open(self.e.clock.now())
+                await self._parts.store.open(self._parts.clock.now())
             except StoreError as exc:
-                self.e.inbox.failed(str(exc))
+                self._parts.queue.failed(str(exc))
                 continue
-            self.e.inbox.succeeded()
+            self._parts.queue.succeeded()
             log.warning("the shared store is reachable: starting")
-            await self.e.start_normally(self.e.clock.now())
+            await self._parts.start(self._parts.clock.now())
             return
 
     def health_changed(self, available: bool) -> None:
@@ -89,32 +123,32 @@ class SharedSync:
         report waiting (the scheduler sleeps meanwhile): a probe, with the report queue's
         backoff."""
         if available:
-            self.e.scheduler.poke()
-        elif self.e.store.is_open and (self._probe is None or self._probe.done()):
-            self._probe = self.e.spawn(self._probing(), "store-probe")
+            self._parts.poke()
+        elif self._parts.store.is_open and (self._probe is None or self._probe.done()):
+            self._probe = self._parts.spawn(self._probing(), "store-probe")
 
     async def _probing(self) -> None:
         failures = 0
-        while not self.e.inbox.health.available:
+        while not self._parts.queue.health.available:
             failures += 1
-            await self.e.clock.sleep(self._delay(failures))
-            if self.e.inbox.health.available:
+            await self._parts.clock.sleep(self._delay(failures))
+            if self._parts.queue.health.available:
                 return
             try:
-                await self.e.store.run(lambda s: s.ping())
+                await self._parts.store.run(lambda s: s.ping())
             except StoreError as exc:
-                self.e.inbox.failed(str(exc))
+                self._parts.queue.failed(str(exc))
                 continue
-            self.e.inbox.succeeded()
+            self._parts.queue.succeeded()
 
     def _delay(self, failures: int) -> float:
-        return self.e.inbox.policy.delay(failures, self.e.inbox.health.reason or "")
+        return self._parts.queue.policy.delay(failures, self._parts.queue.health.reason or "")
 
     # -- listening ------------------------------------------------------------------------------
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._listener = self.e.store.listener(self._deliver)
+        self._listener = self._parts.store.listener(self._deliver)
         if self._listener is not None:
             self._listener.start()
 
@@ -136,21 +170,21 @@ class SharedSync:
     def _on_note(self, payload: dict[str, Any]) -> None:
         kind = payload.get("k")
         if kind == "lost":  # the server went away (or the network): say so, probe for it
-            self.e.inbox.failed(N_("the shared store is unavailable: {error}").format(
+            self._parts.queue.failed(N_("the shared store is unavailable: {error}").format(
                 error=payload.get("why")))
             return
         if kind == "answer":
-            self.e.remote.answered(_int(payload.get("id")))
+            self._parts.remote.answered(_int(payload.get("id")))
             return
         if kind == "host":  # came online, stopped: the views of the hosts say so
-            self.e.bus.publish(HostChanged(str(payload.get("id"))))
+            self._parts.bus.publish(HostChanged(str(payload.get("id"))))
             return
         if kind == "request" and payload.get("to") != self.me:
             return
         if kind in ("goal", "reading") and payload.get("h") == self.me:
             return  # our own change: applied when it was committed
         if kind in ("goal", "reading", "request", "listening"):
-            self.e.spawn(self._apply(payload), f"heard:{kind}")
+            self._parts.spawn(self._apply(payload), f"heard:{kind}")
 
     async def _apply(self, payload: dict[str, Any]) -> None:
         kind = payload.get("k")
@@ -161,7 +195,7 @@ class SharedSync:
                 await self._reading(str(payload.get("a")), str(payload.get("w")),
                                     str(payload.get("h") or ""))
             elif kind == "request":
-                await self.e.remote.serve()
+                await self._parts.remote.serve()
             elif kind == "listening":
                 await self.catch_up()
             self.heard += 1
@@ -169,63 +203,63 @@ class SharedSync:
             log.warning("applying a change of another host failed: %s", exc)
 
     async def _goal(self, goal_id: str) -> None:
-        goal = await self.e.store.run(lambda s: s.get_goal(goal_id))
+        goal = await self._parts.store.run(lambda s: s.get_goal(goal_id))
         if goal is not None and goal.host == self.me:
             return
         before = self.others.pop(goal_id, None)
         if goal is None:
             if before is not None:
-                self.e.bus.publish(GoalRemoved(goal_id))
+                self._parts.bus.publish(GoalRemoved(goal_id))
             return
         self.others[goal_id] = goal
         if goal != before:
-            self.e.bus.publish(GoalChanged(goal, before))
+            self._parts.bus.publish(GoalChanged(goal, before))
 
     async def _reading(self, account: str, window_id: str, by: str = "") -> None:
-        reading = await self.e.store.run(lambda s: s.latest_reading(account, window_id))
-        if reading is None or self.e.registry.account_for(reading.provider) != account:
+        reading = await self._parts.store.run(lambda s: s.latest_reading(account, window_id))
+        if reading is None or self._parts.account_for(reading.provider) != account:
             return
         await self._heard(reading, by)
 
     async def _heard(self, reading: QuotaReading, by: str) -> None:
-        previous = self.e.quotas.tracker(reading.window_id).reading
+        previous = self._parts.quotas.tracker(reading.window_id).reading
         if previous is not None and reading.observed_at <= previous.observed_at:
             return
-        await self.e.reading_heard(reading)
-        if early_reset(previous, reading, self.e.settings.hysteresis()):
+        await self._parts.intake.reading_heard(reading)
+        if early_reset(previous, reading, self._parts.hysteresis):
             await self._wake_waiting(reading, by)
 
     async def _wake_waiting(self, reading: QuotaReading, by: str) -> None:
         """Another host read, exactly, that a window this host's goals wait on is back before
         its planned reset: their not-before becomes now (the claim's checks still decide) —
         what a provider's own early-reset read does on one machine."""
-        now = self.e.clock.now()
-        for goal in list(self.e.goals.values()):
+        now = self._parts.clock.now()
+        for goal in list(self._parts.own.values()):
             if (waiting_for_quota(goal) and reading.window_id in goal.windows
                     and goal.next_resume_at is not None and goal.next_resume_at > now):
                 why = (N_("quota recovered (read by host {host})").format(host=by) if by
                        else N_("quota recovered (read by another host)"))
                 log.info("%s: waking %s for %s", why, goal.id, reading.window_id)
-                await self.e.release(goal.id, [reading.window_id], why)
+                await self._parts.intake.release(goal.id, [reading.window_id], why)
 
     async def catch_up(self) -> None:
         """Read again what notifications may have said while nobody listened."""
-        goals = await self.e.store.run(lambda s: s.list_goals())
+        goals = await self._parts.store.run(lambda s: s.list_goals())
         seen = {g.id for g in goals if g.host and g.host != self.me}
         for goal_id in set(self.others) - seen:
             del self.others[goal_id]
-            self.e.bus.publish(GoalRemoved(goal_id))
+            self._parts.bus.publish(GoalRemoved(goal_id))
         for goal in goals:
             if goal.id in seen and self.others.get(goal.id) != goal:
                 before = self.others.get(goal.id)
                 self.others[goal.id] = goal
-                self.e.bus.publish(GoalChanged(goal, before))
-        accounts = sorted(set(self.e.registry.accounts.values()))
-        for reading in await self.e.store.run(lambda s: s.latest_readings(accounts)):
-            if self.e.registry.account_for(reading.provider) == reading.account:
+                self._parts.bus.publish(GoalChanged(goal, before))
+        accounts = self._parts.accounts()
+        for reading in await self._parts.store.run(lambda s: s.latest_readings(accounts)):
+            if self._parts.account_for(reading.provider) == reading.account:
                 await self._heard(reading, "")
-        await self.e.remote.serve()
-        self.e.remote.answered()
+        await self._parts.remote.serve()
+        self._parts.remote.answered()
 
 
 def early_reset(previous: QuotaReading | None, reading: QuotaReading,

@@ -21,8 +21,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from core.commands import ActionResult
-from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading, Trigger
+from core.commands import ActionResult, Command
+from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading
 
 #: a control-socket op: request object in, reply object out
 ControlHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -127,12 +127,10 @@ class ProviderSink(Protocol):
         """Record a milestone of the goal's work in the history (no state change, no fence)."""
         ...
 
-    async def start_goal(self, goal_id: str, origin: str = ...) -> ActionResult: ...
-
-    async def forget_goal(self, goal_id: str, origin: str = ...) -> ActionResult: ...
-
-    async def resume(self, goal_id: str, origin: str = ..., trigger: Trigger = ...,
-                     context: dict[str, Any] | None = None) -> ActionResult: ...
+    async def perform(self, command: Command, origin: str = ...) -> ActionResult:
+        """Carry out a command on one of this provider's goals through the one door, like a
+        click (origin ``provider:<name>``, ``schedule``…)."""
+        ...
 
     async def release(self, goal_id: str, windows: list[str]) -> None:
         """Bring a quota-paused goal's not-before time forward to now: its provider has an

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.commands import ActionResult
+from core.commands import ActionResult, Command, SetGoalPolicy
 from core.i18n import localized
 from core.models import Goal
 from core.policies.goal_policy import GoalPolicy, PolicyValueError
@@ -150,13 +150,13 @@ class GoalPolicyForm(QGroupBox):
         if not self.revalidate():
             return
         for key, text in self.changes().items():
-            self._bridge.request("goal_set", self.goal_id, key=key, value=text)
+            self._bridge.request(SetGoalPolicy(self.goal_id, key, text))
         self.apply_button.setEnabled(False)
 
-    def _on_bridge_action_finished(self, verb: str, result: ActionResult) -> None:
-        if verb != "goal_set" or result.goal != self.goal_id:
+    def _on_bridge_action_finished(self, command: Command, result: ActionResult) -> None:
+        if not isinstance(command, SetGoalPolicy) or result.goal != self.goal_id:
             return
-        self.result.setText(fmt.result_text(verb, result, now=self._bridge.now()))
+        self.result.setText(fmt.result_text(command, result, now=self._bridge.now()))
         goal = self._bridge.goal(self.goal_id)
         if goal is not None and result.outcome.carried_out:
             self._shown = goal.policy

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
+from core.commands import SetAutoResume
 from core.models import GoalState, PauseReason
 from core.paths import Paths
 from tests.claude.conftest import FakeClaude
@@ -54,10 +55,10 @@ async def test_the_reserve_pauses_an_automatic_resume_after_its_turn(
     world.session()
     world.fake.play(slow(1.0))
     engine, provider = await start(make_engine, paths, clock, world, resume_reserve_percent=30)
-    await engine.set_auto_resume(GOAL, True, "test")
+    await engine.perform(SetAutoResume(GOAL, True), "test")
     await run_until(clock, datetime(2026, 7, 7, 14, 2, tzinfo=UTC))
     await until(lambda: engine.goals[GOAL].state is GoalState.RUNNING, timeout=10)
-    await engine.record_reading(reading("claude:5h", 75.0, clock.now(),
+    await engine.quota_intake.record_reading(reading("claude:5h", 75.0, clock.now(),
                                         clock.now() + timedelta(hours=4), provider="claude"))
     await until(lambda: engine.goals[GOAL].state is GoalState.PAUSED, timeout=10)
     assert GOAL in provider.runs  # the turn goes on

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Pause, Resume, SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from core.paths import Paths
@@ -86,7 +87,7 @@ async def test_exactly_one_resume_per_limit_episode(make_engine: EngineFactory, 
     # "resets 2pm" may mean any second of 14:00: the last one, so never before the real reset
     assert goal.resets_at == datetime(2026, 7, 7, 14, 0, 59, tzinfo=UTC)
     assert goal.title == "Make the integration tests pass"
-    turned_on = await engine.set_auto_resume(GOAL, True, "test")
+    turned_on = await engine.perform(SetAutoResume(GOAL, True), "test")
     assert turned_on.notice == BILLING_NOTICE  # said once, plainly
     assert engine.goals[GOAL].next_resume_at == datetime(2026, 7, 7, 14, 1, 44, tzinfo=UTC)
 
@@ -97,7 +98,7 @@ async def test_exactly_one_resume_per_limit_episode(make_engine: EngineFactory, 
     await run_until(clock, datetime(2026, 7, 7, 20, 0, tzinfo=UTC), step=60)
     assert len(world.fake.invocations()) == 1
     assert engine.goals[GOAL].state is GoalState.DONE
-    rows = await engine.history(GOAL)
+    rows = await engine.reads.history(GOAL)
     assert [r.trigger.value for r in rows if r.event == "resumed" and r.trigger] == ["auto"]
 
 
@@ -135,7 +136,7 @@ async def test_claudes_own_auto_continue_means_no_resume(make_engine: EngineFact
     goal = engine.goals[GOAL]
     assert goal.auto_resume_note is not None and goal.auto_resume_note.startswith(NATIVE_BLOCK)
     assert goal.next_resume_at is None
-    rows = await engine.history(GOAL)
+    rows = await engine.reads.history(GOAL)
     assert any(r.event == "resume_not_scheduled" and (r.reason or "").startswith(NATIVE_BLOCK)
                for r in rows)
     await run_until(clock, datetime(2026, 7, 7, 15, 0, tzinfo=UTC), step=60)
@@ -177,7 +178,7 @@ async def test_a_wait_that_will_not_happen_is_goalkeepers_once_the_tui_is_gone(
         assert note.startswith(LIVE_BLOCK) and "waits for it to exit" in note
         await run_until(clock, datetime(2026, 7, 7, 15, 0, tzinfo=UTC), step=60)
         assert world.fake.invocations() == []  # the reset passed; the TUI is still open
-        manual = await engine.resume(GOAL, origin="test")  # not even by hand
+        manual = await engine.perform(Resume(GOAL), "test")  # not even by hand
         assert manual.outcome.value == "deferred" and LIVE_BLOCK in manual.reason
         process.unlink()  # the TUI exits
     else:  # killed during the wait: its file stays behind, its pid is dead
@@ -198,10 +199,10 @@ async def test_pause_stops_the_headless_run_with_sigint(make_engine: EngineFacto
     world.session()
     world.fake.play(hanging())
     engine, _ = await start(make_engine, paths, clock, world)
-    result = await engine.resume(GOAL, origin="test")
+    result = await engine.perform(Resume(GOAL), "test")
     assert result.outcome.value == "resumed"
     assert engine.goals[GOAL].state is GoalState.RUNNING and engine.goals[GOAL].hosted
-    paused = await engine.pause(GOAL, origin="test")
+    paused = await engine.perform(Pause(GOAL), "test")
     assert paused.outcome.value == "paused"
     assert world.fake.signals() == ["SIGINT"]
     await engine.drain()
@@ -226,7 +227,7 @@ async def test_resume_is_a_no_op_when_the_session_went_on_meanwhile(
     write_session(world.config, [user("continue", "2026-07-07T12:00:00.000Z", session=SESSION,
                                       cwd=str(world.repo))],
                   session=SESSION, cwd=str(world.repo), append=True)
-    result = await engine.resume(GOAL, origin="test")
+    result = await engine.perform(Resume(GOAL), "test")
     assert result.reason == "the agent was already working on it"
     assert engine.goals[GOAL].state is GoalState.RUNNING and not engine.goals[GOAL].hosted
     assert world.fake.invocations() == []
@@ -238,11 +239,11 @@ async def test_a_missing_binary_or_directory_fails_the_resume_clearly(
     world.session()
     world.environ["PATH"] = "/nonexistent"
     engine, _ = await start(make_engine, paths, clock, world)
-    result = await engine.resume(GOAL, origin="test")
+    result = await engine.perform(Resume(GOAL), "test")
     assert result.outcome.value == "failed" and "not found on PATH" in result.reason
     assert engine.goals[GOAL].state is GoalState.PAUSED
     world.repo.rmdir()
-    result = await engine.resume(GOAL, origin="test")
+    result = await engine.perform(Resume(GOAL), "test")
     assert "does not exist" in result.reason
 
 
@@ -268,7 +269,7 @@ async def test_a_session_opened_elsewhere_during_goalkeepers_run_stops_that_run(
     world.session()
     world.fake.play(hanging())
     engine, _ = await start(make_engine, paths, clock, world, auto_resume_default=True)
-    assert (await engine.resume(GOAL, origin="test")).outcome.value == "resumed"
+    assert (await engine.perform(Resume(GOAL), "test")).outcome.value == "resumed"
     assert engine.goals[GOAL].state is GoalState.RUNNING and engine.goals[GOAL].hosted
     await clock.run_for(3, step=1)
     assert world.fake.signals() == []  # its own sessions/<pid>.json is no other writer

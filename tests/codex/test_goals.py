@@ -141,7 +141,7 @@ async def test_credits_depleted_is_never_scheduled_and_says_why(
     assert credits is not None and credits.limit_reached and credits.no_timed_reset
     await clock.run_for(3 * 24 * 3600, step=3600)
     assert engine.goals[f"codex:{THREAD_A}"].state is GoalState.PAUSED
-    rows = await engine.history(f"codex:{THREAD_A}")
+    rows = await engine.reads.history(f"codex:{THREAD_A}")
     assert not [r for r in rows if r.event == "resume_requested"]
 
 

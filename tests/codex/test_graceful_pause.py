@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from core.commands import SetGoalPolicy
 from core.models import GoalState, PauseReason
 from core.settings import Settings
 from tests.codex.fakecodex import rl
@@ -40,7 +41,8 @@ async def auto_resumed(home, repo, fake, make_codex, make_engine, clock, setting
 
 
 async def reach_the_reserve(engine, clock) -> None:
-    await engine.record_reading(reading("codex:5h", 75.0, clock.now(), clock.now() + 4 * H,
+    await engine.quota_intake.record_reading(reading("codex:5h", 75.0, clock.now(),
+                                                     clock.now() + 4 * H,
                                         provider="codex"))
     await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
 
@@ -72,7 +74,7 @@ async def test_the_reserve_lets_the_running_turn_end_and_starts_no_other(
     g = engine.goals[GID]
     assert (g.state, g.pause_reason) == (GoalState.PAUSED, PauseReason.QUOTA)
     assert not g.hosted
-    [row] = [r for r in await engine.history(GID, limit=100) if r.event == "paused"]
+    [row] = [r for r in await engine.reads.history(GID, limit=100) if r.event == "paused"]
     assert row.origin == "policy"
 
 
@@ -82,12 +84,13 @@ async def test_a_budget_pause_is_graceful_too(home, repo, fake, make_codex, make
     settings = auto()
     engine = await auto_resumed(home, repo, fake, make_codex, make_engine, clock, settings,
                                 turn_seconds=1.0)
-    changed = await engine.set_goal_policy(GID, "budget_percent", "10")
+    changed = await engine.perform(SetGoalPolicy(GID, "budget_percent", "10"))
     assert engine.goals[GID].policy.budget_percent == 10, changed.reason
     at = clock.now()
-    await engine.record_reading(reading("codex:5h", 20.0, at, at + 4 * H, provider="codex"))
+    await engine.quota_intake.record_reading(reading("codex:5h", 20.0, at, at + 4 * H,
+                                                     provider="codex"))
     clock.advance(60)
-    await engine.record_reading(reading("codex:5h", 35.0, clock.now(), at + 4 * H,
+    await engine.quota_intake.record_reading(reading("codex:5h", 35.0, clock.now(), at + 4 * H,
                                         provider="codex"))
     await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
     assert engine.goals[GID].pause_reason is PauseReason.BUDGET

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Cancel, Pause, Resume, SetAutoResume
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.providers.codex.rpc import RpcError
 from core.settings import Settings
@@ -74,7 +75,8 @@ def codex_goal(status: str = "usageLimited") -> dict:
 
 
 async def requests(engine, goal_id: str = GID):
-    return [r for r in await engine.history(goal_id, limit=500) if r.event == "resume_requested"]
+    return [r for r in await engine.reads.history(goal_id,
+                                                  limit=500) if r.event == "resume_requested"]
 
 
 # -- the scenarios the issue lists ----------------------------------------------------------
@@ -138,10 +140,10 @@ async def test_manual_and_automatic_resume_racing_resume_once(
     fake.script(goals=codex_goal(), rate_limits=[rl(3, epoch(T0 + 4 * H), 41, epoch(T0 + 90 * H))])
     settings = auto(auto_resume_default=False)
     engine = await make_engine(make_codex(settings), settings=settings)
-    await engine.set_auto_resume(GID, True, origin="test")
+    await engine.perform(SetAutoResume(GID, True), "test")
     results = await asyncio.gather(
-        engine.resume(GID, origin="cli", trigger=Trigger.MANUAL),
-        engine.resume(GID, origin="scheduler", trigger=Trigger.AUTO),
+        engine.perform(Resume(GID, Trigger.MANUAL), "cli"),
+        engine.perform(Resume(GID, Trigger.AUTO), "scheduler"),
         engine.scheduler.tick(Trigger.AUTO),
     )
     outcomes = sorted(r.outcome.value for r in results[:2])
@@ -234,7 +236,7 @@ async def test_exec_fallback_closes_stdin_and_runs_in_the_session_directory(
                 exec={"rollout": str(path), "append": [goal(THREAD_A, "complete", T0)]})
     settings = auto(auto_resume_default=False)
     engine = await make_engine(make_codex(settings), settings=settings)
-    result = await engine.resume(GID, origin="cli")
+    result = await engine.perform(Resume(GID), "cli")
     assert result.outcome is Outcome.RESUMED
     await until(lambda: engine.goals[GID].state is GoalState.DONE)
     [call] = [e for e in fake.invocations() if e["argv"][:1] == ["exec"]]
@@ -251,7 +253,7 @@ async def test_a_codex_outside_the_supported_range_is_named_on_resume(
     engine = await hosted(home, repo, fake, make_codex, make_engine, version="codex-cli 0.150.1",
                           after_active=[["turn_started"], ["goal", "complete"]])
     await engine.drain()
-    [note] = [r for r in await engine.history(GID) if r.event == "codex_version"]
+    [note] = [r for r in await engine.reads.history(GID) if r.event == "codex_version"]
     assert "Codex 0.150.1 is installed" in note.reason and "0.169.x" in note.reason
     assert engine.providers["codex"].describe()["codex_version"] == "codex-cli 0.150.1"
 
@@ -266,7 +268,7 @@ async def test_a_usage_limit_exit_of_exec_resume_is_a_limit_hit_not_a_start_fail
         "append": [token_count(T0, five_and_week(100.0, T0 + 3 * H, 50.0, T0 + 90 * H))]})
     settings = auto(auto_resume_default=False)
     engine = await make_engine(make_codex(settings), settings=settings)
-    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    assert (await engine.perform(Resume(GID), "cli")).outcome is Outcome.RESUMED
     await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
     g = engine.goals[GID]
     assert g.pause_reason is PauseReason.QUOTA and "not really been refreshed" in g.pause_detail
@@ -283,7 +285,7 @@ async def test_exec_resume_in_an_untrusted_directory_says_why(
     fake.script(mode="no_goal_methods", goals=codex_goal())
     settings = auto(auto_resume_default=False)
     engine = await make_engine(make_codex(settings), settings=settings)
-    result = await engine.resume(GID, origin="cli")
+    result = await engine.perform(Resume(GID), "cli")
     assert result.outcome is Outcome.FAILED
     assert "not a trusted directory" in result.reason and str(plain) in result.reason
     assert "--skip-git-repo-check" not in [a for e in fake.invocations() for a in e["argv"]]
@@ -320,7 +322,7 @@ async def test_a_thread_open_in_another_codex_process_is_deferred(
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
         settings = auto(auto_resume_default=False)
         engine = await make_engine(make_codex(settings), settings=settings)
-        result = await engine.resume(GID, origin="cli")
+        result = await engine.perform(Resume(GID), "cli")
         assert result.outcome is Outcome.DEFERRED
         assert f"pid {holder.pid}" in result.reason
         assert engine.goals[GID].state is GoalState.PAUSED
@@ -330,7 +332,7 @@ async def test_a_thread_open_in_another_codex_process_is_deferred(
         holder.wait()
         if holder.stdout is not None:
             holder.stdout.close()
-    result = await engine.resume(GID, origin="cli")
+    result = await engine.perform(Resume(GID), "cli")
     assert result.outcome is Outcome.RESUMED
     assert len(fake.activations()) == 1
 
@@ -353,7 +355,7 @@ async def hosted(home, repo, fake, make_codex, make_engine, settings: Settings |
                  **script):
     """:func:`stopped`, then resumed by hand through the fake app-server."""
     engine = await stopped(home, repo, fake, make_codex, make_engine, settings, **script)
-    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    assert (await engine.perform(Resume(GID), "cli")).outcome is Outcome.RESUMED
     return engine
 
 
@@ -363,7 +365,7 @@ async def test_pause_sets_the_goal_paused_interrupts_the_turn_and_lets_go(
     engine = await hosted(home, repo, fake, make_codex, make_engine)
     provider = engine.providers["codex"]
     [pid] = provider.runner.pids
-    result = await engine.pause(GID, origin="cli")
+    result = await engine.perform(Pause(GID), "cli")
     assert result.outcome is Outcome.PAUSED
     assert fake.received("thread/goal/set", status="paused")
     assert fake.received("turn/interrupt", threadId=THREAD_A, turnId="turn-1")
@@ -377,7 +379,7 @@ async def test_pause_sets_the_goal_paused_interrupts_the_turn_and_lets_go(
 async def test_cancel_pauses_in_codex_and_never_clears_the_objective(
         home, repo, fake, make_codex, make_engine):
     engine = await hosted(home, repo, fake, make_codex, make_engine)
-    result = await engine.cancel(GID, origin="cli")
+    result = await engine.perform(Cancel(GID), "cli")
     assert result.outcome is Outcome.CANCELLED
     assert engine.goals[GID].state is GoalState.CANCELLED
     assert fake.goal_status(THREAD_A) == "paused"
@@ -484,7 +486,7 @@ async def test_the_goal_is_checked_before_it_is_set_active(
         home, repo, fake, make_codex, make_engine, codex_status, outcome, state, reason):
     engine = await stopped(home, repo, fake, make_codex, make_engine,
                            goals=codex_goal(codex_status) if codex_status else {})
-    result = await engine.resume(GID, origin="cli")
+    result = await engine.perform(Resume(GID), "cli")
     assert (result.outcome, engine.goals[GID].state) == (outcome, state)
     assert reason in result.reason
     assert fake.activations() == []
@@ -503,7 +505,7 @@ async def test_an_app_server_that_crashes_falls_back_to_exec(
                                                            T0 + 90 * H))]})
     settings = auto(auto_resume_default=False)
     engine = await make_engine(make_codex(settings), settings=settings)
-    assert (await engine.resume(GID, origin="cli")).outcome is Outcome.RESUMED
+    assert (await engine.perform(Resume(GID), "cli")).outcome is Outcome.RESUMED
     await until(lambda: engine.goals[GID].state is GoalState.PAUSED)
     g = engine.goals[GID]
     assert g.pause_reason is PauseReason.QUOTA  # the exec turn hit the limit again
@@ -519,7 +521,7 @@ async def test_pausing_a_goal_nobody_runs_pauses_it_in_codex(
     fake.script(goals=codex_goal("active"))
     engine = await make_engine(make_codex(auto()), settings=auto())
     assert engine.goals[GID].state is GoalState.RUNNING and not engine.goals[GID].hosted
-    assert (await engine.pause(GID, origin="cli")).outcome is Outcome.PAUSED
+    assert (await engine.perform(Pause(GID), "cli")).outcome is Outcome.PAUSED
     assert fake.goal_status(THREAD_A) == "paused"
     assert fake.received("thread/resume") == []  # only the goal was touched
 
@@ -529,7 +531,7 @@ async def test_an_unconfirmed_activation_is_undone(home, repo, fake, make_codex,
     engine = await stopped(home, repo, fake, make_codex, make_engine,
                            auto(auto_resume_default=False, codex_confirm_timeout_seconds=0.5),
                            quiet_set=True)
-    result = await engine.resume(GID, origin="cli")
+    result = await engine.perform(Resume(GID), "cli")
     assert result.outcome is Outcome.FAILED
     assert "did not confirm the goal is active within 0.5 s" in result.reason
     statuses = [m["params"]["status"] for m in fake.received("thread/goal/set")]
@@ -545,7 +547,7 @@ async def test_a_writer_that_appears_after_the_check_defers_the_resume(
     an active writer". A holder that took the thread after Goalkeeper's own check is no failed
     resume: deferred, no attempt spent, nothing set active, no exec fallback."""
     engine = await stopped(home, repo, fake, make_codex, make_engine, mode="held")
-    result = await engine.resume(GID, origin="cli")
+    result = await engine.perform(Resume(GID), "cli")
     assert result.outcome is Outcome.DEFERRED
     assert "already has an active writer" in result.reason
     assert engine.goals[GID].state is GoalState.PAUSED and engine.goals[GID].attempts == 0

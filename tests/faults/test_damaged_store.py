@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Pause, Resume
 from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason
 from core.paths import Paths, resolve_paths
@@ -38,7 +39,7 @@ async def healthy_run(paths: Paths, clock: FakeClock, *goals: str) -> None:
     engine, _ = make(paths, clock, *goals)
     await engine.start()
     await settled(engine)
-    await until(lambda: bool(engine.keeper.backups()))
+    await until(lambda: bool(engine.store_keeper.backups()))
     await engine.stop()
 
 
@@ -65,19 +66,20 @@ async def test_a_damaged_database_starts_safe_mode_and_a_backup_is_restored(
     engine, _ = make(paths, clock, "fake:a", "fake:b")
     await engine.start()
     try:
-        assert engine.safe_mode is not None and "damaged" in engine.safe_mode
-        assert "verified backup" in engine.safe_mode and "goalkeeper store restore" in \
-            engine.safe_mode
+        assert engine.safe_mode.problem is not None and "damaged" in engine.safe_mode.problem
+        assert "verified backup" in engine.safe_mode.problem and "goalkeeper store restore" in \
+            engine.safe_mode.problem
         assert engine.store.problem is not None
         assert engine.store.problem.kind is ProblemKind.DAMAGED
-        assert engine.health().safe_mode == engine.safe_mode
-        assert not engine.supervisor.started and not engine.scheduler.running  # nothing runs
-        refused = await engine.resume("fake:a")
+        assert engine.health().safe_mode == engine.safe_mode.problem
+        # nothing runs
+        assert not engine.provider_supervisor.started and not engine.scheduler.running
+        refused = await engine.perform(Resume("fake:a"))
         assert refused.outcome is Outcome.REFUSED and refused.reason.startswith("safe mode")
         assert paths.database.read_bytes() == damaged  # never replaced behind the user's back
-        reply = await engine.restore_store(None, empty=False)
+        reply = await engine.safe_mode.restore(None, empty=False)
         assert "error" not in reply, reply
-        assert engine.safe_mode is None and engine.supervisor.started == {"fake"}
+        assert engine.safe_mode.problem is None and engine.provider_supervisor.started == {"fake"}
         await settled(engine)
         assert {"fake:a", "fake:b"} <= set(engine.goals)
         aside = Path(str(reply["moved_aside"]))
@@ -92,7 +94,7 @@ async def test_restore_is_refused_while_the_store_is_healthy(paths: Paths,
     engine, _ = make(paths, clock, "fake:a")
     await engine.start()
     try:
-        reply = await engine.restore_store(None, empty=True)
+        reply = await engine.safe_mode.restore(None, empty=True)
         assert "healthy" in str(reply["error"])
         assert paths.database.exists()
     finally:
@@ -111,10 +113,10 @@ async def test_a_zero_byte_database_that_held_data_is_reported_not_replaced(
     try:
         assert engine.store.problem is not None
         assert engine.store.problem.kind is ProblemKind.ZERO_BYTES
-        assert "zero bytes" in str(engine.safe_mode)
+        assert "zero bytes" in str(engine.safe_mode.problem)
         assert paths.database.stat().st_size == 0  # not silently an empty store
-        reply = await engine.restore_store(None, empty=True)
-        assert reply.get("ok") and engine.safe_mode is None
+        reply = await engine.safe_mode.restore(None, empty=True)
+        assert reply.get("ok") and engine.safe_mode.problem is None
         await settled(engine)
         assert "fake:a" in engine.goals  # found again by its provider
     finally:
@@ -140,7 +142,7 @@ async def test_a_deleted_wal_is_reported_not_replaced(paths: Paths, clock: FakeC
     try:
         assert again.store.problem is not None
         assert again.store.problem.kind is ProblemKind.LOST_WRITES
-        assert "goalkeeper.db-wal is missing" in str(again.safe_mode)
+        assert "goalkeeper.db-wal is missing" in str(again.safe_mode.problem)
         assert crashed.database.read_bytes() == before
     finally:
         await again.stop()
@@ -179,7 +181,7 @@ async def test_a_read_only_database_gets_safe_mode_showing_its_goals(
         await engine.start()  # no traceback: safe mode
         assert engine.store.problem is not None
         assert engine.store.problem.kind is ProblemKind.READ_ONLY
-        assert "read-only" in str(engine.safe_mode)
+        assert "read-only" in str(engine.safe_mode.problem)
         assert "fake:a" in engine.goals  # what can be read is shown
     finally:
         await engine.stop()
@@ -193,13 +195,13 @@ async def test_daily_backups_are_verified_and_two_are_kept(paths: Paths,
     engine, _ = make(paths, clock, "fake:a")
     await engine.start()
     try:
-        await until(lambda: len(engine.keeper.backups()) == 1)
+        await until(lambda: len(engine.store_keeper.backups()) == 1)
         for _ in range(3):
             clock.advance(86400)
             newest = clock.now().replace(microsecond=0)
-            await until(lambda at=newest: [b.taken_at for b in engine.keeper.backups()][:1]
-                        == [at] and len(engine.keeper.backups()) <= 2)
-        backups = engine.keeper.backups()
+            await until(lambda at=newest: [b.taken_at for b in engine.store_keeper.backups()][:1]
+                        == [at] and len(engine.store_keeper.backups()) <= 2)
+        backups = engine.store_keeper.backups()
         assert len(backups) == 2
         assert all(verify(b.path) is None for b in backups)
         assert backups[0].taken_at - backups[1].taken_at == timedelta(days=1)
@@ -283,21 +285,21 @@ async def test_damage_found_while_running_is_checked_then_safe_mode(paths: Paths
     await engine.start()
     try:
         await settled(engine)
-        await until(lambda: bool(engine.keeper.backups()))  # taken before the damage
+        await until(lambda: bool(engine.store_keeper.backups()))  # taken before the damage
         engine.store.run_blocking(lambda s: s._con.execute("PRAGMA cache_size = 5"))
         engine.store.run_blocking(lambda s: s._con.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
         pages = paths.database.stat().st_size // PAGE
         damage_a_page(paths.database, pages // 2)
         with pytest.raises(sqlite3.DatabaseError):
-            await engine.history(limit=1000, offset=1000)
-        await until(lambda: engine.safe_mode is not None)
-        assert "integrity check" in str(engine.safe_mode)
-        assert not engine.supervisor.started and not engine.scheduler.running
-        refused = await engine.pause("fake:a")
+            await engine.reads.history(limit=1000, offset=1000)
+        await until(lambda: engine.safe_mode.problem is not None)
+        assert "integrity check" in str(engine.safe_mode.problem)
+        assert not engine.provider_supervisor.started and not engine.scheduler.running
+        refused = await engine.perform(Pause("fake:a"))
         assert refused.outcome is Outcome.REFUSED and "safe mode" in refused.reason
-        reply = await engine.restore_store(None, empty=False)
-        assert reply.get("ok") and engine.safe_mode is None, reply
+        reply = await engine.safe_mode.restore(None, empty=False)
+        assert reply.get("ok") and engine.safe_mode.problem is None, reply
         await settled(engine)
-        assert "fake:a" in engine.goals and engine.supervisor.started == {"fake"}
+        assert "fake:a" in engine.goals and engine.provider_supervisor.started == {"fake"}
     finally:
         await engine.stop()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Pause, Start
 from core.host import Host
 from core.models import GoalState, Outcome
 from core.paths import Paths
@@ -136,7 +137,7 @@ async def test_a_replaced_host_ends_and_writes_nothing(paths: Paths, clock: Fake
     first = Host(paths, _quick(), [fake], "daemon", clock, random.Random(1))
     await first.start()
     await settled(first.engine)
-    assert (await first.engine.start_goal("fake:g")).outcome is Outcome.RESUMED
+    assert (await first.engine.perform(Start("fake:g"))).outcome is Outcome.RESUMED
     assert first._beat is not None
     first._beat.cancel()  # hung: no more heartbeats, and (below) no answer to a ping
     clock.advance(5)
@@ -149,7 +150,7 @@ async def test_a_replaced_host_ends_and_writes_nothing(paths: Paths, clock: Fake
         assert first.ended is not None
         await asyncio.wait_for(first.ended, 5)
         assert "took over" in first.ended.result()
-        answer = await first.engine.pause("fake:g")
+        answer = await first.engine.perform(Pause("fake:g"))
         assert answer.outcome is Outcome.REFUSED
         await first.stop()
         goal = await second.engine.store.run(lambda s: s.get_goal("fake:g"))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Resume
 from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason
 from core.store import Store, StoreUnavailable
@@ -48,7 +49,7 @@ async def test_a_claim_whose_commit_was_not_confirmed_goes_back_to_paused(
     engine = await paused(make_engine, fake)
     fence = engine.goals["fake:g"].fence
     lose_the_claims_ack(engine, committed)
-    answer = await engine.resume("fake:g")
+    answer = await engine.perform(Resume("fake:g"))
     assert answer.outcome is Outcome.FAILED
     assert fake.resume_calls == []  # no runner for a claim nobody knows was stored
     goal = await engine.store.run(lambda s: s.get_goal("fake:g"))
@@ -58,5 +59,5 @@ async def test_a_claim_whose_commit_was_not_confirmed_goes_back_to_paused(
     undone = [r for r in rows if "did not confirm the claim" in (r.reason or "")]
     assert len(undone) == (2 if committed else 0)  # the transition and the resume's row
     assert engine.goals["fake:g"].state is GoalState.PAUSED
-    again = await engine.resume("fake:g")
+    again = await engine.perform(Resume("fake:g"))
     assert again.outcome is Outcome.RESUMED and len(fake.resume_calls) == 1

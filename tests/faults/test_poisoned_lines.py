@@ -70,7 +70,7 @@ async def test_a_poisoned_codex_line_is_skipped_once_and_the_provider_goes_on(
             await engine.drain()
             shown = {r.window_id: r.used_percent for r in engine.quotas.readings(clock.now())}
             assert shown.get("codex:5h") == 42.0  # the good line after the poisoned ones
-            assert engine.supervisor.health[0].state == "ok"
+            assert engine.provider_supervisor.health[0].state == "ok"
         finally:
             await engine.stop()
     warnings = [r for r in caplog.records if "resets_in_seconds" in r.getMessage()]

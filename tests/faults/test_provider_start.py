@@ -52,10 +52,10 @@ async def test_a_failed_start_is_shown_and_retried_until_it_works(paths: Paths,
         ping = await ControlServer(engine, paths).dispatch(b'{"op": "ping"}')
         problems = ping["health"]["problems"]
         assert problems and problems[0].startswith("provider flaky: start failed since")
-        clock.advance(engine.supervisor.policy.initial)  # first retry: fails again
+        clock.advance(engine.provider_supervisor.policy.initial)  # first retry: fails again
         await until(lambda: flaky.attempts == 2)
         assert {p.name: p for p in engine.health().providers}["flaky"].attempts == 2
-        clock.advance(engine.supervisor.policy.delay(2))  # second retry: it starts
+        clock.advance(engine.provider_supervisor.policy.delay(2))  # second retry: it starts
         await until(lambda: flaky.attempts == 3)
         await until(lambda: "flaky:g" in engine.goals)  # and is read at once
         await until(lambda: flaky.told == 1)  # then its held-back work may begin

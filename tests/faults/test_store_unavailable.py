@@ -19,6 +19,7 @@ import pytest
 import pytest_asyncio
 
 from core.clock import FakeClock
+from core.commands import Pause, Resume, Start
 from core.engine import Engine
 from core.hosts.control import ControlServer
 from core.models import GoalState, Outcome, PauseReason
@@ -64,8 +65,8 @@ async def small_disk(request: pytest.FixtureRequest, tmp_path: Path, clock: Fake
     engine = Engine(paths, Settings(resume_jitter_seconds=0), [fake], clock, random.Random(5))
     await engine.start()
     await settled(engine)
-    assert (await engine.start_goal("fake:g")).outcome is Outcome.RESUMED
-    await until(lambda: len(engine.keeper.backups()) == 1)
+    assert (await engine.perform(Start("fake:g"))).outcome is Outcome.RESUMED
+    await until(lambda: len(engine.store_keeper.backups()) == 1)
     disk = Disk(engine, request.param)
     try:
         yield engine, fake, disk
@@ -77,10 +78,10 @@ async def small_disk(request: pytest.FixtureRequest, tmp_path: Path, clock: Fake
 async def recovered(engine: Engine, clock: FakeClock) -> None:
     """Let the queue's backoff run out on the fake clock until everything is stored."""
     for _ in range(50):
-        clock.advance(engine.inbox.policy.local_max)
+        clock.advance(engine.report_queue.policy.local_max)
         for _ in range(20):
             await asyncio.sleep(0)
-        if not len(engine.inbox) and engine.inbox.health.available:
+        if not len(engine.report_queue) and engine.report_queue.health.available:
             break
     await settled(engine)
 
@@ -101,7 +102,7 @@ async def test_disk_full_loses_no_report_and_recovers_without_a_restart(
     disk.fill()
     flooded_at = clock.now()
     flood(engine, fake, clock)
-    await until(lambda: not engine.inbox.health.available)
+    await until(lambda: not engine.report_queue.health.available)
     health = engine.health()
     assert health.store.reason is not None and "full" in health.store.reason
     assert health.store.since == clock.now()
@@ -110,14 +111,14 @@ async def test_disk_full_loses_no_report_and_recovers_without_a_restart(
     ping = await ControlServer(engine, engine.paths).dispatch(b'{"op": "ping"}')
     assert ping["health"]["store"]["text"] == text  # what `status` and the window show
     # bounded: the readings of one window merge; the finish is kept, in order, behind them
-    assert len(engine.inbox) <= 3
+    assert len(engine.report_queue) <= 3
     for _ in range(5):  # retried with backoff while the disk stays full: still waiting
-        clock.advance(engine.inbox.policy.local_max)
+        clock.advance(engine.report_queue.policy.local_max)
         await asyncio.sleep(0.05)
-    assert engine.goals["fake:g"].state is GoalState.RUNNING and len(engine.inbox) >= 1
+    assert engine.goals["fake:g"].state is GoalState.RUNNING and len(engine.report_queue) >= 1
     disk.free()  # space comes back
     await recovered(engine, clock)
-    assert engine.inbox.health.available and len(engine.inbox) == 0
+    assert engine.report_queue.health.available and len(engine.report_queue) == 0
     assert engine.goals["fake:g"].state is GoalState.DONE
     latest = await engine.store.run(lambda s: s.latest_readings())
     assert latest[0].observed_at == flooded_at + timedelta(milliseconds=READINGS - 1)
@@ -136,7 +137,7 @@ async def test_a_start_that_failed_while_the_disk_was_full_is_recorded_later(
         raise RuntimeError("the agent would not start")
 
     fake.start_goal = refuse  # type: ignore[method-assign, assignment]
-    answer = await engine.start_goal("fake:h")
+    answer = await engine.perform(Start("fake:h"))
     assert answer.outcome is Outcome.FAILED
     assert engine.goals["fake:h"].state is GoalState.RUNNING  # claimed; the failure waits
     disk.free()
@@ -148,9 +149,9 @@ async def test_a_start_that_failed_while_the_disk_was_full_is_recorded_later(
 async def test_a_resume_the_store_cannot_settle_stops_its_runner(
         small_disk: tuple[Engine, FakeProvider, Disk], clock: FakeClock) -> None:
     engine, fake, disk = small_disk
-    await engine.pause("fake:g")
+    await engine.perform(Pause("fake:g"))
     fake.gate = asyncio.Event()
-    resume = asyncio.ensure_future(engine.resume("fake:g"))
+    resume = asyncio.ensure_future(engine.perform(Resume("fake:g")))
     await until(lambda: bool(fake.resume_calls))  # claimed: the runner is starting
     disk.fill()
     fake.gate.set()
@@ -168,13 +169,13 @@ async def test_actions_while_the_disk_is_full_answer_store_unavailable(
         small_disk: tuple[Engine, FakeProvider, Disk], clock: FakeClock) -> None:
     engine, _, disk = small_disk
     disk.fill()
-    answer = await engine.pause("fake:g")
+    answer = await engine.perform(Pause("fake:g"))
     assert answer.outcome is Outcome.FAILED
     assert answer.reason.startswith("store unavailable: database or disk is full (SQLITE_FULL)"
                                     " since ")
     disk.free()
-    assert (await engine.pause("fake:g")).outcome is Outcome.PAUSED
-    assert engine.inbox.health.available
+    assert (await engine.perform(Pause("fake:g"))).outcome is Outcome.PAUSED
+    assert engine.report_queue.health.available
 
 
 # -- a lock held by another process --------------------------------------------------------------
@@ -198,20 +199,20 @@ async def test_a_write_lock_held_past_the_busy_timeout_delays_reports_but_loses_
     await engine.start()
     try:
         await settled(engine)
-        await engine.start_goal("fake:g")
+        await engine.perform(Start("fake:g"))
         engine.store.run_blocking(lambda s: s.set_busy_timeout(0.05))
         held, release = threading.Event(), threading.Event()
         holder = threading.Thread(target=_hold_write_lock, args=(paths.database, held, release))
         holder.start()
         held.wait(10)
         fake.sink.goal_finished("fake:g", engine.goals["fake:g"].fence, "done")
-        await until(lambda: not engine.inbox.health.available)
-        assert "locked" in str(engine.inbox.health.reason)
+        await until(lambda: not engine.report_queue.health.available)
+        assert "locked" in str(engine.report_queue.health.reason)
         release.set()
         holder.join()
         await recovered(engine, clock)
         assert engine.goals["fake:g"].state is GoalState.DONE
-        assert engine.inbox.health.available
+        assert engine.report_queue.health.available
     finally:
         await engine.stop()
 
@@ -229,7 +230,7 @@ async def test_a_long_external_reader_does_not_block_the_hosts_writes(
         for i in range(50):
             fake.sink.quota_observed(reading("fake:5h", i, clock.now() + timedelta(seconds=i)))
         await settled(engine)
-        assert engine.inbox.health.available and len(engine.inbox) == 0
+        assert engine.report_queue.health.available and len(engine.report_queue) == 0
         reader._con.execute("COMMIT")
         reader.close()
     finally:

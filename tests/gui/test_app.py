@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.clock import FakeClock
+from core.commands import Start
 from core.host import Host
 from core.hosts.lease import host_running
 from core.models import GoalState
@@ -110,7 +111,7 @@ async def test_quit_releases_the_lease_and_leaves_running_goals_recoverable(
     fake.observe("fake:a", GoalState.IDLE, title="Refactor the parser")
     session = GuiSession(make_host(paths, clock, "gui", fake))
     await session.start()
-    result = await session.bridge.perform("start", "fake:a")
+    result = await session.bridge.perform(Start("fake:a"))
     assert result.outcome.value == "resumed"
     runner = asyncio.ensure_future(session.run())
     session.window.quit_requested.emit()
@@ -125,7 +126,7 @@ async def test_quit_releases_the_lease_and_leaves_running_goals_recoverable(
     try:
         goal = nxt.engine.goals["fake:a"]
         assert goal.state is GoalState.RUNNING
-        rows = await nxt.engine.history("fake:a", limit=20)
+        rows = await nxt.engine.reads.history("fake:a", limit=20)
         assert any(r.event == "paused" and r.reason and "host stopped" in r.reason for r in rows)
         assert any(r.trigger is not None and r.trigger.value == "startup" for r in rows)
     finally:

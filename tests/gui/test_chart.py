@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Pause, Resume
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from gui.bridge import Marker
@@ -81,14 +82,14 @@ async def test_chart_loads_stored_readings_and_markers(window: MainWindow, engin
                                                        fake: FakeProvider, clock: FakeClock
                                                        ) -> None:
     for used in (20.0, 60.0, 100.0):
-        await engine.record_reading(reading("fake:5h", used, clock.now(),
+        await engine.quota_intake.record_reading(reading("fake:5h", used, clock.now(),
                                             clock.now() + timedelta(hours=1)))
         clock.advance(60)
     fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(hours=1), title="Refactor the parser")
     await engine.refresh()
     clock.advance(30)
-    await engine.resume("fake:a")
+    await engine.perform(Resume("fake:a"))
     panel = window.chart_panel
     panel.show_window("fake:5h")
     panel.reload()
@@ -101,9 +102,9 @@ async def test_chart_loads_stored_readings_and_markers(window: MainWindow, engin
     assert data.start < data.points[0][0] and data.end == clock.now()
 
     # live: a new reading and a new pause are added without reading the store again
-    await engine.record_reading(reading("fake:5h", 30.0, clock.now(),
+    await engine.quota_intake.record_reading(reading("fake:5h", 30.0, clock.now(),
                                         clock.now() + timedelta(hours=1)))
-    await engine.pause("fake:a")
+    await engine.perform(Pause("fake:a"))
     assert data.points[-1][1] == 30.0
     assert [m.kind for m in data.markers] == ["paused", "resumed"]  # a user pause: no marker
     assert panel.loaded == loads + 1

@@ -122,7 +122,8 @@ async def test_the_main_window_speaks_chinese(zh_window: MainWindow, engine: Eng
 async def test_gauges_countdowns_and_results_in_chinese(zh_window: MainWindow, engine: Engine,
                                                         fake: FakeProvider) -> None:
     now = engine.clock.now()
-    await engine.record_reading(reading("fake:5h", 100, now, now + timedelta(seconds=6442)))
+    await engine.quota_intake.record_reading(reading("fake:5h", 100, now,
+                                                     now + timedelta(seconds=6442)))
     gauge = zh_window.quota_panel.gauges["fake:5h"]
     label, used, reset, badge = gauge.texts()
     assert (used, reset, badge) == ("已用 100 %", "1:47:22后重置", "精确")
@@ -187,7 +188,7 @@ async def test_the_resume_policies_in_chinese(zh_window: MainWindow, engine: Eng
     when = short_time(now + timedelta(hours=3), now)
     assert fmt.next_resume_text(goal, now) == f"{when}（允许时段）"
     assert fmt.next_resume_tooltip(goal, now).startswith("自动恢复不早于 ")
-    await engine.record_reading(reading("fake:5h", 40, now, now + timedelta(hours=4)))
+    await engine.quota_intake.record_reading(reading("fake:5h", 40, now, now + timedelta(hours=4)))
     gauge = zh_window.quota_panel.gauges["fake:5h"]
     ahead = Forecast(60.0, now + timedelta(minutes=70)).text(now)
     gauge.set_reading(gauge.reading, False, now, 90.0, 30.0, ahead, runs_out=True)  # type: ignore[arg-type]

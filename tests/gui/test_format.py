@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.commands import ActionResult
+from core.commands import COMMANDS, ActionResult, Resume
 from core.models import Exactness, GoalState, HistoryRow, Outcome, PauseReason, QuotaKind, Trigger
 from gui import format as fmt
 from tests.gui.factories import T0, goal, quota_paused
@@ -31,20 +31,21 @@ BERLIN = ZoneInfo("Europe/Berlin")
     ("pause", Outcome.PAUSED, "paused", "Paused"),
     ("pause", Outcome.ALREADY_PAUSED, "already paused by the user", "Already paused"),
     ("cancel", Outcome.CANCELLED, "cancelled", "Cancelled"),
-    ("auto_resume", Outcome.UPDATED, "auto-resume on", "Auto-resume on"),
-    ("auto_resume", Outcome.UNCHANGED, "auto-resume already off", "Auto-resume already off"),
+    ("auto-resume", Outcome.UPDATED, "auto-resume on", "Auto-resume on"),
+    ("auto-resume", Outcome.UNCHANGED, "auto-resume already off", "Auto-resume already off"),
     ("resume", Outcome.UNKNOWN_GOAL, "unknown goal", "Unknown goal"),
 ])
 def test_result_text(verb: str, outcome: Outcome, reason: str, text: str) -> None:
-    assert fmt.result_text(verb, ActionResult("g", outcome, reason)) == text
+    command = COMMANDS[verb](goal="g")
+    assert fmt.result_text(command, ActionResult("g", outcome, reason)) == text
 
 
 def test_deferred_says_until_when_in_local_time() -> None:
     result = ActionResult("g", Outcome.DEFERRED, "quota not recovered: codex:5h",
                           not_before=datetime(2026, 7, 7, 16, 40, tzinfo=UTC))
-    text = fmt.result_text("resume", result, BERLIN, now=T0)
+    text = fmt.result_text(Resume("g"), result, BERLIN, now=T0)
     assert text == "Deferred until 18:40 (quota not recovered: codex:5h)"
-    later = fmt.result_text("resume", result, BERLIN, now=T0 - timedelta(days=1))
+    later = fmt.result_text(Resume("g"), result, BERLIN, now=T0 - timedelta(days=1))
     assert later.startswith("Deferred until tomorrow 18:40")
 
 

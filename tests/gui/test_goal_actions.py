@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from core.clock import FakeClock
+from core.commands import Cancel, Pause, Resume, SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from gui.main_window import MainWindow
@@ -31,8 +32,8 @@ def select(window: MainWindow, goal_id: str) -> None:
 
 
 async def finished(window: MainWindow) -> tuple[str, Any]:
-    verb, result = await wait_signal(window.bridge.action_finished)
-    return verb, result
+    command, result = await wait_signal(window.bridge.action_finished)
+    return command.wire, result
 
 
 @pytest.mark.asyncio
@@ -90,15 +91,15 @@ async def test_cancel_asks_first_and_keep_it_does_nothing(window: MainWindow, en
 @pytest.mark.asyncio
 async def test_a_refusal_is_rendered_as_the_engine_said(window: MainWindow) -> None:
     bridge = window.bridge
-    bridge.request("cancel", "fake:b")
+    bridge.request(Cancel("fake:b"))
     await finished(window)
     # a click that raced the change (the action was still enabled on screen)
-    bridge.request("pause", "fake:b")
+    bridge.request(Pause("fake:b"))
     _verb, result = await finished(window)
     assert result.outcome.value == "refused"
     assert window.banner.text == "Write the docs: Refused: cancelled"
     assert not window.banner.ok
-    bridge.request("resume", "fake:a")
+    bridge.request(Resume("fake:a"))
     await finished(window)
     assert window.banner.text == "Refactor the parser: Already running"
 
@@ -143,7 +144,7 @@ async def test_auto_resume_checkbox_asks_the_engine_and_shows_its_answer(
 @pytest.mark.asyncio
 async def test_quota_pause_shows_a_live_countdown(window: MainWindow, engine: Engine,
                                                   fake: FakeProvider, clock: FakeClock) -> None:
-    await engine.set_auto_resume("fake:a", True)
+    await engine.perform(SetAutoResume("fake:a", True))
     fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(hours=1), pause_detail="5-hour limit",
                  title="Refactor the parser")
@@ -189,7 +190,7 @@ async def test_actions_are_enabled_only_where_legal(window: MainWindow, engine: 
     select(window, "fake:b")  # idle
     assert [a.isEnabled() for a in (actions.start, actions.resume, actions.pause,
                                     actions.cancel)] == [True, False, True, True]
-    await engine.pause("fake:b")
+    await engine.perform(Pause("fake:b"))
     await until(lambda: engine.goals["fake:b"].pause_reason is PauseReason.USER)
     window.bridge.flush()
     assert [a.isEnabled() for a in (actions.start, actions.resume, actions.pause,
@@ -215,7 +216,7 @@ async def test_double_click_and_enter_open_details(window: MainWindow, qtbot: An
 @pytest.mark.asyncio
 async def test_details_follow_the_goal(window: MainWindow, engine: Engine) -> None:
     dialog = window.open_details("fake:a")
-    await engine.pause("fake:a")
+    await engine.perform(Pause("fake:a"))
     window.bridge.flush()  # (the loop does it on its next turn)
     assert dialog.field("State").startswith("paused since")
     assert dialog.field("Pause reason") == "user"

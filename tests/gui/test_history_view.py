@@ -10,6 +10,7 @@ import pytest
 import pytest_asyncio
 
 from core.clock import FakeClock
+from core.commands import Pause, Resume
 from core.engine import Engine
 from core.goals.changes import note_row
 from core.models import Outcome, Trigger
@@ -86,13 +87,13 @@ async def test_scope_follows_the_selected_goal(history: HistoryView) -> None:
 async def test_new_rows_reload_the_first_page_but_not_later_ones(history: HistoryView,
                                                                  engine: Engine) -> None:
     total = history.total
-    await engine.pause("fake:a")  # two rows: the transition and the request
+    await engine.perform(Pause("fake:a"))  # two rows: the transition and the request
     await until(lambda: history.total == total + 2)
     assert texts(history, HColumn.EVENT)[:2] == ["pause requested", "paused"]
     assert texts(history, HColumn.TRIGGER)[0] == "manual (window)"
     await history.load_page(2)
     first = texts(history, HColumn.REASON)[0]
-    await engine.resume("fake:a")
+    await engine.perform(Resume("fake:a"))
     await until(lambda: history.newer > 0)
     assert "newer" in history.page_label.text()
     assert texts(history, HColumn.REASON)[0] == first  # rows do not shift under the reader
@@ -121,11 +122,11 @@ async def test_csv_export_of_the_whole_scope(history: HistoryView, tmp_path: Pat
 async def test_no_reload_starts_after_shutdown(history: HistoryView, engine: Engine) -> None:
     # the host records its own stopping after the window shut down: a reload timer started
     # then fired after the event loop had stopped and stepped a task with no loop running
-    await engine.pause("fake:a")
+    await engine.perform(Pause("fake:a"))
     await until(lambda: history._reload_timer.isActive() or history.loads > 1)
     await history.shutdown()
     assert not history._reload_timer.isActive()
-    await engine.resume("fake:a")
+    await engine.perform(Resume("fake:a"))
     await engine.drain()
     assert not history._reload_timer.isActive() and history._tasks.pending == 0
 

@@ -41,7 +41,7 @@ async def test_one_machine_lists_its_own_host(make_engine: Make, fake: FakeProvi
                                               qtbot: Any) -> None:
     fake.observe("fake:a", GoalState.IDLE, title="Refactor the parser")
     engine: Engine = await make_engine(fake, fenced=True)  # as the app's host is
-    await until(lambda: engine.registry.registered, 10)
+    await until(lambda: engine.host_registry.registered, 10)
     bridge = Bridge(engine)
     try:
         dialog = await opened(qtbot, bridge)
@@ -73,7 +73,7 @@ async def test_the_hosts_of_a_shared_store_and_one_that_stops(make_host: Make, c
                      resets_at=later(clock.now(), hours=1))
     laptop = await make_host("laptop", fa)
     desk = await make_host("desk", fb, account="bob")
-    await until(lambda: "fake:b" in laptop.sync.others, 10)
+    await until(lambda: "fake:b" in laptop.shared_sync.others, 10)
     bridge = Bridge(laptop)
     try:
         dialog = await opened(qtbot, bridge)

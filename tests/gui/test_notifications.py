@@ -10,6 +10,7 @@ import pytest
 import pytest_asyncio
 
 from core.clock import FakeClock
+from core.commands import Resume, SetAutoResume, Start
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from core.notify.kinds import Kind
@@ -54,7 +55,7 @@ async def recorded(bridge: Bridge, service: Notifications) -> tuple[Notifier, Re
 
 
 async def quota_pause(engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
-    await engine.set_auto_resume("fake:a", True)
+    await engine.perform(SetAutoResume("fake:a", True))
     fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(seconds=60), title="Refactor the parser")
     await engine.refresh()
@@ -107,10 +108,10 @@ async def test_switched_off_kinds_are_not_shown_and_a_change_applies_at_once(
     await until(lambda: engine.goals["fake:a"].state is GoalState.RUNNING)
     await asyncio.sleep(0.01)
     assert backend.sent == []
-    rows = await engine.history("fake:a", limit=20)
+    rows = await engine.reads.history("fake:a", limit=20)
     assert {"resume_scheduled", "resumed"} <= {r.event for r in rows}
     service.apply(Settings())
-    await engine.start_goal("fake:b")
+    await engine.perform(Start("fake:b"))
     fake.sink.goal_finished("fake:b", engine.goals["fake:b"].fence, "all done")
     await until(lambda: bool(backend.sent))
     assert [n.kind for n in notifier.recent] == [Kind.DONE]
@@ -120,10 +121,10 @@ async def test_switched_off_kinds_are_not_shown_and_a_change_applies_at_once(
 async def test_done_and_failed(recorded: tuple[Notifier, RecordingBackend], engine: Engine,
                                fake: FakeProvider) -> None:
     _notifier, backend = recorded
-    await engine.start_goal("fake:b")
+    await engine.perform(Start("fake:b"))
     goal = engine.goals["fake:b"]
     fake.sink.goal_finished("fake:b", goal.fence, "all done")
-    await engine.start_goal("fake:c")
+    await engine.perform(Start("fake:c"))
     fake.sink.goal_failed("fake:c", engine.goals["fake:c"].fence, "the agent crashed")
     await until(lambda: len(backend.sent) == 2)
     assert [(n.kind, n.title) for n in backend.sent] == [
@@ -135,11 +136,11 @@ async def test_a_run_that_needs_attention_and_a_finished_round(
         recorded: tuple[Notifier, RecordingBackend], engine: Engine, fake: FakeProvider,
         service: Notifications) -> None:
     _notifier, backend = recorded
-    await engine.start_goal("fake:b")
+    await engine.perform(Start("fake:b"))
     fake.sink.goal_paused("fake:b", engine.goals["fake:b"].fence, PauseReason.AUTH,
                           "run r1 blocked in delivering: auth failed")
     await until(lambda: len(backend.sent) == 1)
-    await engine.start_goal("fake:c")
+    await engine.perform(Start("fake:c"))
     fake.sink.goal_rested("fake:c", engine.goals["fake:c"].fence, "run r2 completed: 2 items")
     await until(lambda: len(backend.sent) == 2)
     assert [(n.kind, n.title, n.body) for n in backend.sent] == [
@@ -150,7 +151,7 @@ async def test_a_run_that_needs_attention_and_a_finished_round(
          "Run r2 completed: 2 items. It waits for its next run.")]
     service.apply(Settings(notify_needs_attention=False, notify_rested=False))  # the switches
     fake.sink.goal_paused("fake:b", engine.goals["fake:b"].fence, PauseReason.EXTERNAL, "x")
-    await engine.resume("fake:b", origin="gui")
+    await engine.perform(Resume("fake:b"), "gui")
     fake.sink.goal_paused("fake:b", engine.goals["fake:b"].fence, PauseReason.ERROR, "boom")
     await engine.drain()
     await asyncio.sleep(0.01)

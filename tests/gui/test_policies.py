@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QDialogButtonBox, QLineEdit
 
 from core.clock import FakeClock
+from core.commands import SetGoalPolicy
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from core.settings import Settings, load_settings
@@ -48,9 +49,11 @@ async def test_the_gauge_draws_the_reserve_line_and_says_when_it_runs_out(
         window: MainWindow, engine: Engine, clock: FakeClock) -> None:
     start = clock.now()
     for used in (10.0, 20.0):
-        await engine.record_reading(reading(W, used, clock.now(), start + timedelta(hours=4)))
+        await engine.quota_intake.record_reading(reading(W, used, clock.now(),
+                                                         start + timedelta(hours=4)))
         clock.advance(600)
-    await engine.record_reading(reading(W, 30.0, clock.now(), start + timedelta(hours=4)))
+    await engine.quota_intake.record_reading(reading(W, 30.0, clock.now(),
+                                                     start + timedelta(hours=4)))
     gauge = window.quota_panel.gauges[W]
     await until(lambda: gauge.reading is not None and gauge.reading.used_percent == 30)
     assert gauge.reserve == 30
@@ -77,9 +80,9 @@ async def test_the_gauge_draws_the_reserve_line_and_says_when_it_runs_out(
 async def test_a_quiet_window_lasts_until_reset(window: MainWindow, engine: Engine,
                                                 clock: FakeClock) -> None:
     reset = clock.now() + timedelta(hours=4)
-    await engine.record_reading(reading(W, 12.0, clock.now(), reset))
+    await engine.quota_intake.record_reading(reading(W, 12.0, clock.now(), reset))
     clock.advance(900)
-    await engine.record_reading(reading(W, 12.0, clock.now(), reset))
+    await engine.quota_intake.record_reading(reading(W, 12.0, clock.now(), reset))
     gauge = window.quota_panel.gauges[W]
     window.quota_panel.tick(clock.now())
     assert gauge.forecast == "lasts until reset"
@@ -127,7 +130,7 @@ async def test_the_details_dialog_edits_the_goals_policy(window: MainWindow,
     assert dialog.field("Budget spent") == "nothing this period (budget 20 %)"
     # a change made elsewhere shows up; the user's own unsaved edits are kept
     form.priority.setValue(9)
-    await engine.set_goal_policy("fake:w", "budget_percent", "none", origin="cli")
+    await engine.perform(SetGoalPolicy("fake:w", "budget_percent", "none"), "cli")
     window.bridge.flush()
     assert form.priority.value() == 9 and form.budget.text() == "20"
 
@@ -176,7 +179,8 @@ def test_the_settings_dialog_has_the_policies_with_inline_messages(tmp_path: Pat
 @pytest.mark.asyncio
 async def test_the_usage_chart_draws_the_reserve_too(window: MainWindow, engine: Engine,
                                                      clock: FakeClock) -> None:
-    await engine.record_reading(reading(W, 40.0, clock.now(), clock.now() + timedelta(hours=4)))
+    await engine.quota_intake.record_reading(reading(W, 40.0, clock.now(),
+                                                     clock.now() + timedelta(hours=4)))
     panel = window.chart_panel
     panel.show_window(W)
     loads = panel.loaded

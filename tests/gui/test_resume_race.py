@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from core.clock import FakeClock
-from core.commands import ActionResult
+from core.commands import ActionResult, Resume, SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from gui.format import result_text
@@ -20,7 +20,7 @@ from tests.support.fakes import FakeProvider, until
 
 async def wait_for_quota(engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
     """fake:a is paused for quota, auto-resume on, due 60 s + 45 s margin from now."""
-    await engine.set_auto_resume("fake:a", True)
+    await engine.perform(SetAutoResume("fake:a", True))
     fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(seconds=60), title="Refactor the parser")
     await engine.refresh()
@@ -44,7 +44,7 @@ async def test_click_wins_while_the_scheduler_works_through_its_due_goals(
     clicks Resume on the second. The click wins it; the scheduler, reaching it next, is told
     "already running" — one start each, and both answers on record."""
     await wait_for_quota(engine, fake, clock)
-    await engine.set_auto_resume("fake:b", True)
+    await engine.perform(SetAutoResume("fake:b", True))
     fake.observe("fake:b", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(seconds=60), title="Write the docs")
     await engine.refresh()
@@ -59,12 +59,12 @@ async def test_click_wins_while_the_scheduler_works_through_its_due_goals(
     window.goal_actions.resume.trigger()
     await until(lambda: engine.goals["fake:b"].state is GoalState.RESUMING)  # the click's
     fake.gate.set()
-    verb, result = await wait_signal(window.bridge.action_finished)
-    assert (verb, result.outcome) == ("resume", Outcome.RESUMED)
+    command, result = await wait_signal(window.bridge.action_finished)
+    assert (command, result.outcome) == (Resume("fake:b"), Outcome.RESUMED)
     assert window.banner.text == "Write the docs: Resumed"
 
     async def auto_answers_for_b() -> list[str]:
-        rows = await engine.history("fake:b", limit=50)
+        rows = await engine.reads.history("fake:b", limit=50)
         return [r.outcome.value for r in rows if r.event == "resume_requested"
                 and r.trigger is Trigger.AUTO and r.outcome is not None]
 
@@ -83,7 +83,7 @@ async def test_scheduler_wins_and_the_click_says_already_resuming(
     await until(lambda: engine.goals["fake:a"].state is GoalState.RESUMING)
 
     # a click issued before the window caught up with the claim
-    window.bridge.request("resume", "fake:a")
+    window.bridge.request(Resume("fake:a"))
     _verb, result = await wait_signal(window.bridge.action_finished)
     assert result.outcome is Outcome.ALREADY_RESUMING
     assert window.banner.text == "Refactor the parser: Already resuming"
@@ -91,7 +91,7 @@ async def test_scheduler_wins_and_the_click_says_already_resuming(
     fake.gate.set()
     await until(lambda: engine.goals["fake:a"].state is GoalState.RUNNING)
     assert len(fake.starts) == 1
-    rows = await engine.history("fake:a", limit=50)
+    rows = await engine.reads.history("fake:a", limit=50)
     requests = [(r.trigger.value if r.trigger else None, r.outcome.value if r.outcome else None)
                 for r in rows if r.event == "resume_requested"]
     assert ("manual", "already_resuming") in requests
@@ -101,7 +101,7 @@ async def test_scheduler_wins_and_the_click_says_already_resuming(
 
 
 def test_result_texts_for_racing_answers() -> None:
-    assert result_text("resume", ActionResult("g", Outcome.ALREADY_RUNNING, "already running")
+    assert result_text(Resume("g"), ActionResult("g", Outcome.ALREADY_RUNNING, "already running")
                        ) == "Already running"
-    assert result_text("resume", ActionResult("g", Outcome.ALREADY_RESUMING, "x")
+    assert result_text(Resume("g"), ActionResult("g", Outcome.ALREADY_RESUMING, "x")
                        ) == "Already resuming"

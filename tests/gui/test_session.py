@@ -11,6 +11,7 @@ import pytest
 import pytest_asyncio
 
 from core.clock import FakeClock
+from core.commands import Resume
 from core.host import Host
 from core.models import GoalState
 from core.paths import Paths
@@ -125,7 +126,7 @@ async def test_quitting_never_leaves_a_runner_started_behind_the_stopped_host(
                    backend=RecordingBackend())
     await s.start()
     provider.gate = asyncio.Event()
-    s.bridge.request("resume", "fake:b")
+    s.bridge.request(Resume("fake:b"))
     await until(lambda: bool(provider.resume_calls))
     await s.stop()
     assert provider.starts == []  # nothing runs that no host watches

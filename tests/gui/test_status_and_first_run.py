@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from gui.bridge import Bridge
@@ -25,7 +26,7 @@ async def test_status_bar_shows_host_refresh_and_next_wake(window: MainWindow, e
     window.bridge.set_host_state("running")
     assert status.host.text() == "Host: test host"
     assert status.refresh.text().startswith("Providers read ")
-    await engine.set_auto_resume("fake:a", True)
+    await engine.perform(SetAutoResume("fake:a", True))
     fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(seconds=30), title="Refactor the parser")
     await engine.refresh()
@@ -73,11 +74,11 @@ async def test_status_bar_says_store_unavailable_and_host_not_running(window: Ma
                                                                      engine: Engine) -> None:
     status = window.status
     assert status.problem.isHidden()
-    engine.inbox.failed("database or disk is full (SQLITE_FULL)")
+    engine.report_queue.failed("database or disk is full (SQLITE_FULL)")
     assert not status.problem.isHidden()
     assert status.problem.text().startswith("store unavailable: database or disk is full")
     assert "since" in status.problem.toolTip()
-    engine.inbox.succeeded()
+    engine.report_queue.succeeded()
     assert status.problem.isHidden()
     window.bridge.set_host_state("replaced")
     assert status.host.text().startswith("Host not running: another Goalkeeper host")

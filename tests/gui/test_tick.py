@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Pause, SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from gui.main_window import MainWindow
@@ -48,7 +49,7 @@ async def test_window_ticks_only_while_shown_with_a_countdown(
         window: MainWindow, engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
     window.show()
     assert not window.tick.active  # no countdown on screen
-    await engine.set_auto_resume("fake:a", True)
+    await engine.perform(SetAutoResume("fake:a", True))
     fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(minutes=5), title="Refactor the parser")
     await engine.refresh()
@@ -57,7 +58,7 @@ async def test_window_ticks_only_while_shown_with_a_countdown(
     assert not window.tick.active
     window.show()
     assert window.tick.active
-    await engine.pause("fake:a")  # a user pause: no countdown any more
+    await engine.perform(Pause("fake:a"))  # a user pause: no countdown any more
     await until(lambda: not window.goals_model.needs_tick() and window.status.next_wake is None)
     window.bridge.flush()
     window.tick.reevaluate()

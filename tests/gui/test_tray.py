@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
-from core.commands import ActionResult
+from core.commands import ActionResult, SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason
 from gui.bridge import Bridge
@@ -39,7 +39,7 @@ def test_pause_all_text_counts_the_engine_answers() -> None:
 @pytest.mark.asyncio
 async def test_menu_lists_goals_waiting_for_quota_with_countdowns(
         bridge: Bridge, engine: Engine, fake: FakeProvider, clock: FakeClock, qtbot: Any) -> None:
-    await engine.set_auto_resume("fake:a", True)
+    await engine.perform(SetAutoResume("fake:a", True))
     fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(minutes=10), title="Refactor the parser")
     fake.observe("fake:b", GoalState.PAUSED, reason=PauseReason.QUOTA, title="Write the docs")
@@ -79,7 +79,7 @@ async def test_pause_all_goes_through_the_engine_and_reports_once(
     tray.menu.aboutToShow.emit()
     assert tray.action_named("&Pause all") is not None
     assert not tray.action_named("&Pause all").isEnabled()  # type: ignore[union-attr]
-    rows = await engine.history("fake:a", limit=5)
+    rows = await engine.reads.history("fake:a", limit=5)
     assert any(r.origin == "tray" for r in rows)
     tray.close()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Pause, Resume
 from core.models import GoalState, PauseReason
 from core.paths import Paths
 from core.settings import Settings
@@ -42,11 +43,11 @@ async def test_a_finished_run_is_announced_as_rested(
     assert body["message"].startswith("Run digest-2026-07-07 completed: ")
     assert body["message"].endswith(" It waits for its next run.")
     # paused while idle, then resumed by hand: nothing to continue, idle again — not a run
-    await engine.pause(GOAL, origin="cli")
+    await engine.perform(Pause(GOAL), "cli")
     await settled(engine, GoalState.PAUSED)
-    await engine.resume(GOAL, origin="cli")
+    await engine.perform(Resume(GOAL), "cli")
     await settled(engine, GoalState.IDLE)
-    rows = await engine.history(GOAL, limit=5)
+    rows = await engine.reads.history(GOAL, limit=5)
     assert rows[0].event == "rested" and rows[0].detail == {"idle_again": True}
     await engine.drain()
     assert kinds(server) == ["rested"]
@@ -67,7 +68,7 @@ async def test_a_blocked_run_needs_attention(
     assert body["title"] == "Needs attention: pipeline digest"
     assert body["message"].startswith("Run digest-2026-07-07 blocked in ")
     assert body["message"].endswith(" It is paused until you sign in again and resume it.")
-    row = next(r for r in await engine.history(GOAL, limit=50) if r.event == "paused")
+    row = next(r for r in await engine.reads.history(GOAL, limit=50) if r.event == "paused")
     assert row.detail["pause_reason"] == "auth" and row.origin == "runner:pipeline"
 
 
@@ -82,6 +83,6 @@ async def test_the_switch_holds_it_back(
     await settled(engine, GoalState.PAUSED)
     await engine.drain()
     await notify(engine, hook(server))  # a second service on the same engine, switch on
-    await engine.resume(GOAL, origin="cli")  # resumed by hand, the run blocks again
+    await engine.perform(Resume(GOAL), "cli")  # resumed by hand, the run blocks again
     await settled(engine, GoalState.PAUSED)
     await until(lambda: kinds(server) == ["needs_attention"])  # only the second service's

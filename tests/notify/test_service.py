@@ -12,6 +12,7 @@ import pytest
 import pytest_asyncio
 
 from core.clock import FakeClock, iso
+from core.commands import SetAutoResume
 from core.engine import Engine
 from core.events import Event, NotificationIssued, NotifyChannelChanged
 from core.models import GoalState, HistoryRow, PauseReason
@@ -49,7 +50,7 @@ def kinds(server: MockServer, path: str = "/hook") -> list[str]:
 
 
 async def quota_pause(engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
-    await engine.set_auto_resume("fake:a", True)
+    await engine.perform(SetAutoResume("fake:a", True))
     fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA,
                  resets_at=clock.now() + timedelta(seconds=60), title="Refactor the parser")
     await engine.refresh()

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Pause, Resume
 from core.engine import Engine
 from core.models import GoalState, PauseReason
 from core.paths import Paths
@@ -61,7 +62,7 @@ async def settled(engine: Engine, wanted: GoalState, timeout: float = 15.0) -> N
 
 
 async def events(engine: Engine) -> list[str]:
-    return [row.event for row in reversed(await engine.history(GOAL, limit=500))]
+    return [row.event for row in reversed(await engine.reads.history(GOAL, limit=500))]
 
 
 def fx(tmp_path: Path, **extra: Any) -> dict[str, Any]:
@@ -132,7 +133,7 @@ async def test_a_long_rate_limit_pauses_for_quota_and_the_scheduler_resumes(
     await clock.run_for(310, step=30)
     await until(lambda: state(engine) is GoalState.IDLE, 15)
     assert effects(tmp_path) == ["aggregate", "github", "github", "rss"]  # rss ran once
-    rows = await engine.history(GOAL, limit=200)
+    rows = await engine.reads.history(GOAL, limit=200)
     assert any(r.event == "resumed" and r.trigger and r.trigger.value == "auto" for r in rows)
 
 
@@ -146,11 +147,11 @@ async def test_pause_stops_the_step_and_resume_runs_it_again(make_engine: Engine
     run_dir = paths.data_dir / "pipelines" / "digest" / "runs" / "digest-2026-07-07"
     await until(lambda: (run_dir / "m").exists(), 15)
     pid = int((run_dir / "m").read_text())
-    result = await engine.pause(GOAL, origin="test")
+    result = await engine.perform(Pause(GOAL), "test")
     assert result.outcome.value == "paused" and not provider.is_active(GOAL)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
-    assert (await engine.resume(GOAL, origin="test")).outcome.value == "resumed"
+    assert (await engine.perform(Resume(GOAL), "test")).outcome.value == "resumed"
     await settled(engine, GoalState.IDLE)
     assert effects(tmp_path) == ["aggregate", "github"]
 
@@ -168,7 +169,7 @@ async def test_a_corrupt_state_file_pauses_with_a_precise_reason(make_engine: En
     raw = state_file.read_bytes()
     state_file.write_bytes(raw[: len(raw) // 3])
     prev = state_file.with_name("state.prev.json").read_bytes()
-    assert (await engine.resume(GOAL, origin="test")).outcome.value == "resumed"
+    assert (await engine.perform(Resume(GOAL), "test")).outcome.value == "resumed"
     await settled(engine, GoalState.PAUSED)
     goal = engine.goals[GOAL]
     assert goal.pause_reason is PauseReason.ERROR
@@ -257,7 +258,7 @@ async def test_the_host_stopping_interrupts_and_the_next_host_continues(
     engine2: Engine = await make_engine(again, settings=settings())
     await until(lambda: state(engine2) is GoalState.IDLE, 15)
     assert effects(tmp_path) == ["aggregate", "github"]
-    rows = await engine2.history(GOAL, limit=200)
+    rows = await engine2.reads.history(GOAL, limit=200)
     assert any(r.trigger and r.trigger.value == "startup" and r.event == "resumed"
                for r in rows)
 

@@ -45,7 +45,7 @@ async def report(engine: Engine, fake: FakeProvider, clock: FakeClock, used: flo
 
 
 async def rows(engine: Engine, goal: str, event: str = "resume_requested") -> list[HistoryRow]:
-    return [r for r in await engine.history(goal, limit=500) if r.event == event]
+    return [r for r in await engine.reads.history(goal, limit=500) if r.event == event]
 
 
 def started(fake: FakeProvider) -> list[str]:

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from core.commands import Resume, SetGoalPolicy
 from core.models import GoalState, Outcome
 from gui import format as fmt
 from tests.policies.support import WINDOW, H, policy_settings, rows, started, waiting
@@ -62,10 +63,10 @@ async def test_a_goals_own_hours_replace_the_global_ones_and_replan(make_engine,
     engine = await make_engine(fake, settings=policy_settings(
         auto_resume_hours="Mon-Fri 19:00-08:00"))
     assert engine.goals["fake:g"].next_resume_at == EVENING
-    result = await engine.set_goal_policy("fake:g", "auto_resume_hours", "Tue 14:00-16:00")
+    result = await engine.perform(SetGoalPolicy("fake:g", "auto_resume_hours", "Tue 14:00-16:00"))
     assert result.outcome is Outcome.UPDATED and result.not_before == reset + timedelta(seconds=45)
     assert engine.goals["fake:g"].deferred_by is None
-    bad = await engine.set_goal_policy("fake:g", "auto_resume_hours", "Tue 14:00-16")
+    bad = await engine.perform(SetGoalPolicy("fake:g", "auto_resume_hours", "Tue 14:00-16"))
     assert bad.outcome is Outcome.REFUSED and "'14:00-16' is not a time range" in bad.reason
     assert engine.goals["fake:g"].policy.auto_resume_hours == "Tue 14:00-16:00"
     await advance(engine, clock, H + 46)
@@ -77,7 +78,7 @@ async def test_a_manual_resume_outside_the_hours_is_allowed_and_says_so(make_eng
     waiting(fake, clock)
     engine = await make_engine(fake, settings=policy_settings(
         auto_resume_hours="Mon-Fri 19:00-08:00"))
-    result = await engine.resume("fake:g")
+    result = await engine.perform(Resume("fake:g"))
     assert result.outcome is Outcome.RESUMED
     assert result.reason == ("outside the allowed hours (Mon-Fri 19:00-08:00 (Europe/Berlin)): "
                              "a manual resume is always allowed")

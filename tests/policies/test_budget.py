@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core.commands import Pause, Resume, SetGoalPolicy
 from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
 from core.policies import budget
 from core.policies.goal_policy import GoalPolicy
@@ -55,7 +56,7 @@ async def test_reaching_the_budget_pauses_with_reason_budget_until_the_period_en
         make_engine, fake, clock) -> None:
     waiting(fake, clock, fresh_used=3)
     engine = await make_engine(fake, settings=policy_settings())
-    set_it = await engine.set_goal_policy("fake:g", "budget_percent", "20", origin="cli")
+    set_it = await engine.perform(SetGoalPolicy("fake:g", "budget_percent", "20"), "cli")
     assert set_it.outcome is Outcome.UPDATED and set_it.reason == "budget_percent = 20"
     await advance(engine, clock, H + 46)
     assert engine.goals["fake:g"].state is GoalState.RUNNING
@@ -70,8 +71,8 @@ async def test_reaching_the_budget_pauses_with_reason_budget_until_the_period_en
     assert g.next_resume_at == period_end + timedelta(seconds=45) and fake.paused == ["fake:g"]
     assert (await rows(engine, "fake:g", "resume_scheduled"))[0].reason == "budget spent"
     # never automatically in this period — even if something brings its time forward
-    await engine.release("fake:g", [WINDOW])
-    auto = await engine.resume("fake:g", "scheduler", Trigger.AUTO)
+    await engine.quota_intake.release("fake:g", [WINDOW])
+    auto = await engine.perform(Resume("fake:g", Trigger.AUTO), "scheduler")
     assert auto.outcome is Outcome.DEFERRED and auto.reason.startswith("budget: ")
     assert started(fake) == ["fake:g"]
     # the next period is a new episode: resumed at its start
@@ -86,11 +87,11 @@ async def test_a_spent_budget_holds_back_a_quota_resume_in_the_same_period(make_
                                                                           clock) -> None:
     waiting(fake, clock, fresh_used=3)
     engine = await make_engine(fake, settings=policy_settings())
-    await engine.set_goal_policy("fake:g", "budget_percent", "10")
+    await engine.perform(SetGoalPolicy("fake:g", "budget_percent", "10"))
     await advance(engine, clock, H + 46)
     # spent in a run the user started: counted, but that run is not paused for it
-    await engine.pause("fake:g")
-    assert (await engine.resume("fake:g")).outcome is Outcome.RESUMED
+    await engine.perform(Pause("fake:g"))
+    assert (await engine.perform(Resume("fake:g"))).outcome is Outcome.RESUMED
     period_end = clock.now() + timedelta(hours=4)
     await report(engine, fake, clock, 15, period_end)
     assert engine.goals["fake:g"].state is GoalState.RUNNING
@@ -108,9 +109,9 @@ async def test_a_spent_budget_holds_back_a_quota_resume_in_the_same_period(make_
 async def test_a_manual_resume_of_a_budget_pause_says_so(make_engine, fake, clock) -> None:
     waiting(fake, clock, fresh_used=3)
     engine = await make_engine(fake, settings=policy_settings())
-    await engine.set_goal_policy("fake:g", "budget_percent", "5")
+    await engine.perform(SetGoalPolicy("fake:g", "budget_percent", "5"))
     await advance(engine, clock, H + 46)
     await report(engine, fake, clock, 9, clock.now() + timedelta(hours=4))
     assert engine.goals["fake:g"].pause_reason is PauseReason.BUDGET
-    manual = await engine.resume("fake:g")
+    manual = await engine.perform(Resume("fake:g"))
     assert manual.outcome is Outcome.RESUMED and "its budget is spent" in manual.reason

@@ -122,7 +122,7 @@ async def test_the_control_op_goes_through_the_engine(make_engine, fake, clock, 
                                                "key": "budget_percent", "value": ""}).encode())
     assert budget["outcome"] == "unchanged" and budget["reason"] == (
         "budget_percent is already (not set)")
-    row = (await engine.history("fake:g", limit=1))[0]
+    row = (await engine.reads.history("fake:g", limit=1))[0]
     assert (row.event, row.origin) == ("goal_policy_changed", "cli")
 
 

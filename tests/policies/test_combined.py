@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core.commands import SetGoalPolicy
 from core.models import GoalState, PauseReason
 from tests.policies.support import WINDOW, policy_settings, report, rows, started, waiting
 from tests.support.fakes import advance
@@ -25,7 +26,7 @@ async def test_reserve_priorities_and_quiet_hours_on_one_window(make_engine, fak
     engine = await make_engine(fake, settings=policy_settings(
         resume_reserve_percent=30, max_concurrent_resumes=1, resume_settle_seconds=300,
         auto_resume_hours="Mon-Fri 19:00-08:00"))
-    await engine.set_goal_policy("fake:b", "priority", "5")
+    await engine.perform(SetGoalPolicy("fake:b", "priority", "5"))
     # the reset is at 15:00 Berlin time: every goal waits for 19:00, the start of its hours
     assert {engine.goals[g].next_resume_at for g in ("fake:a", "fake:b", "fake:c")} == {EVENING}
     assert {engine.goals[g].deferred_by for g in ("fake:a", "fake:b", "fake:c")} == {

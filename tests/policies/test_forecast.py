@@ -85,9 +85,10 @@ def test_the_book_starts_afresh_when_the_window_resets() -> None:
 async def test_a_restart_keeps_the_pace(make_engine, fake, clock) -> None:  # type: ignore[no-untyped-def]
     reset = clock.now() + timedelta(hours=4)
     first = await make_engine(fake)
-    await first.record_reading(reading(W, 10, clock.now(), reset))  # 45 min before the restart
+    await first.quota_intake.record_reading(reading(W, 10, clock.now(),
+                                                    reset))  # 45 min before the restart
     clock.advance(40 * 60)
-    await first.record_reading(reading(W, 20, clock.now(), reset))
+    await first.quota_intake.record_reading(reading(W, 20, clock.now(), reset))
     await first.stop()
     clock.advance(5 * 60)
     second = await make_engine(fake)

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.clock import FakeClock
+from core.commands import Resume, SetGoalPolicy
 from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.paths import resolve_paths
@@ -80,9 +81,9 @@ class World:
             self.fake.hit_limit(engine.goals[goal], self.level["reset"],  # type: ignore[arg-type]
                                 readings=(self._reading(),))
         elif kind == "manual":
-            await engine.resume(goal, "cli")
+            await engine.perform(Resume(goal), "cli")
         elif kind == "priority":
-            await engine.set_goal_policy(goal, "priority", str(value % 7 - 3))
+            await engine.perform(SetGoalPolicy(goal, "priority", str(value % 7 - 3)))
         await settled(engine)
         self.check_running()
         if then:
@@ -103,7 +104,7 @@ class World:
         hours = self.rules.hours
         keep = self.rules.reserve_for(WINDOW)
         for goal in GOALS:
-            for row in await self.engine.history(goal, limit=10_000):
+            for row in await self.engine.reads.history(goal, limit=10_000):
                 if row.event != "resume_requested" or row.outcome is not Outcome.RESUMED or (
                         row.trigger is Trigger.MANUAL):
                     continue

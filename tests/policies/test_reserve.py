@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from core.commands import Resume
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from tests.policies.support import WINDOW, H, policy_settings, report, rows, started, waiting
 from tests.support.fakes import advance
@@ -48,7 +49,7 @@ async def test_a_manual_resume_ignores_the_reserve_and_says_so(make_engine, fake
     waiting(fake, clock, fresh_used=75)
     engine = await make_engine(fake, settings=policy_settings(resume_reserve_percent=30))
     await advance(engine, clock, H + 46)
-    result = await engine.resume("fake:g", origin="cli")
+    result = await engine.perform(Resume("fake:g"), "cli")
     assert result.outcome is Outcome.RESUMED
     assert result.reason == "ignoring the reserve: fake:5h 75 % used, 30 % kept for you"
     claim = (await rows(engine, "fake:g"))[0]

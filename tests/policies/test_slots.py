@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from core.commands import Pause, Resume, SetGoalPolicy
 from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
 from core.store import Mutation
 from tests.policies.support import WINDOW, H, policy_settings, rows, started, waiting
@@ -24,7 +25,7 @@ def slots(k: int = 1):  # type: ignore[no-untyped-def]
 async def test_priority_then_oldest_pause_one_at_a_time(make_engine, fake, clock) -> None:
     waiting(fake, clock, goals=("fake:a", "fake:b", "fake:c"))  # a paused first, c last
     engine = await make_engine(fake, settings=slots())
-    await engine.set_goal_policy("fake:b", "priority", "5")
+    await engine.perform(SetGoalPolicy("fake:b", "priority", "5"))
     await advance(engine, clock, H + 46)
     assert started(fake) == ["fake:b"]  # never all at the reset instant
     for goal in ("fake:a", "fake:c"):
@@ -52,7 +53,7 @@ async def test_a_pause_frees_the_slot_too(make_engine, fake, clock) -> None:
     engine = await make_engine(fake, settings=slots())
     await advance(engine, clock, H + 46)
     assert started(fake) == ["fake:a"]
-    await engine.pause("fake:a")
+    await engine.perform(Pause("fake:a"))
     await advance(engine, clock, 1)
     assert started(fake) == ["fake:a", "fake:b"]
 
@@ -140,9 +141,9 @@ async def test_a_better_ranked_goal_that_is_due_keeps_its_turn(make_engine, fake
     engine = await make_engine(fake, settings=slots())
     await engine.scheduler.stop()
     clock.advance(H + 46)
-    await engine.fresh_read("fake")  # what that host's scheduler does first
-    late = await engine.resume("fake:c", "scheduler", Trigger.AUTO)
+    await engine.quota_intake.fresh_read("fake")  # what that host's scheduler does first
+    late = await engine.perform(Resume("fake:c", Trigger.AUTO), "scheduler")
     assert late.outcome is Outcome.DEFERRED
     assert late.reason == "waiting for a slot on fake:5h: 0 of 1 in use behind fake:a"
-    first = await engine.resume("fake:a", "scheduler", Trigger.AUTO)
+    first = await engine.perform(Resume("fake:a", Trigger.AUTO), "scheduler")
     assert first.outcome is Outcome.RESUMED and started(fake) == ["fake:a"]

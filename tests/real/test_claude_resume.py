@@ -48,7 +48,7 @@ async def test_a_print_mode_stop_is_resumed_headless_to_the_end_of_its_turn(
     assert len(resumed) == 1  # once
     assert "automatic resume" in resumed[0].prompt and "usage limit" in resumed[0].prompt
     assert "Carry on with the task" in resumed[0].prompt
-    rows = await engine.history(goal_id)
+    rows = await engine.reads.history(goal_id)
     assert [r.trigger.value for r in rows if r.event == "resumed" and r.trigger] == ["auto"]
     assert "the turn ended" in (engine.goals[goal_id].pause_detail or "") or any(
         "the turn ended" in (r.reason or "") for r in rows)
@@ -85,7 +85,7 @@ async def test_a_transient_429_in_a_headless_resume_is_retried_never_a_quota_pau
     engine, _ = await engine_of(claude_world)
     goal_id = f"claude:{session}"
     await eventually(lambda: engine.goals[goal_id].state is GoalState.DONE, 40, "done")
-    rows = await engine.history(goal_id)
+    rows = await engine.reads.history(goal_id)
     assert any(r.event == "retry_scheduled" and "transient 429" in (r.reason or "") for r in rows)
     paused = [r for r in rows if r.state_to is GoalState.PAUSED]
     assert len(paused) <= 1  # only the original stop; the transient never paused it
@@ -111,7 +111,8 @@ async def test_the_reserve_lets_the_real_headless_turn_finish_then_pauses(
     await eventually(lambda: len(api.requests_of(session, "sdk-cli")) == 2, 40, "asked")
     assert engine.goals[goal_id].state is GoalState.RUNNING
     now = datetime.now(UTC)
-    await engine.record_reading(reading("claude:5h", 75.0, now, now.replace(year=now.year + 1),
+    await engine.quota_intake.record_reading(reading("claude:5h", 75.0, now,
+                                                     now.replace(year=now.year + 1),
                                         provider="claude"))
     await eventually(lambda: engine.goals[goal_id].state is GoalState.PAUSED, 10, "paused")
     assert goal_id in provider.runs  # the turn goes on

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Cancel, Pause, Resume
 from core.models import GoalState, Outcome, PauseReason
 from core.providers.base import RunnerError
 from core.providers.codex.config import from_settings
@@ -90,7 +91,7 @@ class World:
         settings = self.settings()
         engine = await make_engine(self.provider(settings, clock), settings=settings)
         self.mock.set(mode="complete", used5=20)
-        result = await engine.resume(gid(thread), origin="cli")
+        result = await engine.perform(Resume(gid(thread)), "cli")
         assert result.outcome is Outcome.RESUMED, result.reason
         await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
         assert self.db_goal(thread)[0] == "complete"
@@ -153,7 +154,7 @@ def gid(thread: str) -> str:
 
 
 async def requests(engine: Any, goal_id: str) -> list[Any]:
-    return [r for r in await engine.history(goal_id, limit=500)
+    return [r for r in await engine.reads.history(goal_id, limit=500)
             if r.event == "resume_requested"]
 
 
@@ -195,7 +196,7 @@ async def test_manual_resume_runs_to_complete_and_the_final_turn_is_not_aborted(
     finals = [line["payload"] for line in lines if line["payload"].get("type") == "task_complete"]
     assert finals[-1].get("last_agent_message") == FINAL_TEXT
     # Goalkeeper never reported the stale replay as a new limit
-    assert not [r for r in await engine.history(gid(thread))
+    assert not [r for r in await engine.reads.history(gid(thread))
                 if r.state_to is GoalState.PAUSED and r.at > result_time(engine, thread)]
 
 
@@ -293,11 +294,11 @@ async def test_pause_and_cancel_go_through_codex_and_keep_the_objective(world, m
     engine = await make_engine(world.provider(settings, clock), settings=settings)
     world.mock.set(mode="text", delay=1.0, used5=20)
     for thread in (first, second):
-        assert (await engine.resume(gid(thread), origin="cli")).outcome is Outcome.RESUMED
+        assert (await engine.perform(Resume(gid(thread)), "cli")).outcome is Outcome.RESUMED
         await until(lambda t=thread: engine.providers["codex"].runner.runs[gid(t)].turn_id
                     is not None, 30)
-    assert (await engine.pause(gid(first), origin="cli")).outcome is Outcome.PAUSED
-    assert (await engine.cancel(gid(second), origin="cli")).outcome is Outcome.CANCELLED
+    assert (await engine.perform(Pause(gid(first)), "cli")).outcome is Outcome.PAUSED
+    assert (await engine.perform(Cancel(gid(second)), "cli")).outcome is Outcome.CANCELLED
     assert engine.providers["codex"].runner.runs == {}
     for thread in (first, second):
         status, objective = world.db_goal(thread)
@@ -327,7 +328,7 @@ async def test_the_reserve_pause_lets_the_real_turn_complete_and_no_other_start(
     # mid-turn: the turn's model request is in flight (the mock answers it in 2 s)
     await until(lambda: len(world.mock.requests("/responses")) == before + 1, 60)
     assert runs[gid(thread)].turn_id is not None
-    await engine.record_reading(reading("codex:5h", 75.0, clock.now(),
+    await engine.quota_intake.record_reading(reading("codex:5h", 75.0, clock.now(),
                                         clock.now() + timedelta(hours=4), provider="codex"))
     await until(lambda: engine.goals[gid(thread)].state is GoalState.PAUSED, 30)
     await until(lambda: world.db_goal(thread)[0] == "paused", 30)
@@ -345,7 +346,7 @@ async def test_the_reserve_pause_lets_the_real_turn_complete_and_no_other_start(
     g = engine.goals[gid(thread)]
     assert (g.state, g.pause_reason) == (GoalState.PAUSED, PauseReason.QUOTA)
     assert (g.pause_detail or "").startswith("reserve: codex:5h 75 % used")
-    [row] = [r for r in await engine.history(gid(thread), limit=500) if r.event == "paused"]
+    [row] = [r for r in await engine.reads.history(gid(thread), limit=500) if r.event == "paused"]
     assert row.origin == "policy"
 
 
@@ -359,7 +360,7 @@ async def test_a_thread_held_by_another_real_app_server_is_deferred_naming_it(
         await holder.request("thread/resume", {"threadId": thread, "excludeTurns": True}, 30)
         settings = world.settings()
         engine = await make_engine(world.provider(settings, clock), settings=settings)
-        result = await engine.resume(gid(thread), origin="cli")
+        result = await engine.perform(Resume(gid(thread)), "cli")
         assert result.outcome is Outcome.DEFERRED
         assert "another Codex process" in result.reason and "pid" in result.reason
         assert world.db_goal(thread)[0] == "usage_limited"
@@ -442,7 +443,7 @@ async def test_a_thread_held_by_the_shared_daemon_is_resumed_through_it(
         await engine.providers["codex"].poll()
         await engine.drain()
         assert engine.goals[gid(other)].state is GoalState.RUNNING
-        assert (await engine.pause(gid(other), origin="cli")).outcome is Outcome.PAUSED
+        assert (await engine.perform(Pause(gid(other)), "cli")).outcome is Outcome.PAUSED
         assert world.db_goal(other)[0] == "paused"
     finally:
         world.mock.set(delay=0.0)

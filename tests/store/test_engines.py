@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import Forget, Pause, Resume
 from core.health import HostHealth
 from core.models import GoalState, Outcome, PauseReason
 from tests.support.fakes import FakeProvider, later, reading, until
@@ -30,10 +31,10 @@ async def test_every_host_shows_every_goal_and_owns_its_own(make_host: Make,
     paused_goal(fb, "fake:b", clock)
     a = await make_host("laptop", fa)
     b = await make_host("desk", fb)
-    await until(lambda: "fake:b" in a.sync.others, 10)
+    await until(lambda: "fake:b" in a.shared_sync.others, 10)
     assert set(a.goals) == {"fake:a"} and set(b.goals) == {"fake:b"}
-    assert {g.id: g.host for g in a.all_goals()} == {"fake:a": "laptop", "fake:b": "desk"}
-    assert {g.id for g in b.all_goals()} == {"fake:a", "fake:b"}
+    assert {g.id: g.host for g in a.reads.goals()} == {"fake:a": "laptop", "fake:b": "desk"}
+    assert {g.id for g in b.reads.goals()} == {"fake:a", "fake:b"}
 
 
 async def test_an_action_on_another_hosts_goal_is_carried_out_by_its_owner(
@@ -42,16 +43,16 @@ async def test_an_action_on_another_hosts_goal_is_carried_out_by_its_owner(
     paused_goal(fa, "fake:a", clock)
     a = await make_host("laptop", fa)
     b = await make_host("desk", fb)
-    await until(lambda: "fake:a" in b.sync.others, 10)
-    answer = await b.resume("fake:a", origin="gui")
+    await until(lambda: "fake:a" in b.shared_sync.others, 10)
+    answer = await b.perform(Resume("fake:a"), "gui")
     assert answer.outcome is Outcome.RESUMED, answer
     assert [s[0] for s in fa.starts] == ["fake:a"] and fb.starts == []
     rows = await a.store.run(lambda s: s.history("fake:a", 5))
     claim = next(r for r in rows if r.event == "resume_requested")
     assert (claim.host, claim.origin) == ("laptop", "host:desk")
-    again = await b.pause("fake:a")
+    again = await b.perform(Pause("fake:a"))
     assert again.outcome is Outcome.PAUSED and fa.paused == ["fake:a"]
-    await until(lambda: b.sync.others["fake:a"].state is GoalState.PAUSED, 10)
+    await until(lambda: b.shared_sync.others["fake:a"].state is GoalState.PAUSED, 10)
 
 
 async def test_a_stopped_owner_is_offline_and_its_goal_is_not_touched(
@@ -60,9 +61,9 @@ async def test_a_stopped_owner_is_offline_and_its_goal_is_not_touched(
     paused_goal(fa, "fake:a", clock)
     a = await make_host("laptop", fa)
     b = await make_host("desk")
-    await until(lambda: "fake:a" in b.sync.others, 10)
+    await until(lambda: "fake:a" in b.shared_sync.others, 10)
     await a.stop()
-    answer = await b.resume("fake:a")
+    answer = await b.perform(Resume("fake:a"))
     assert answer.outcome is Outcome.REFUSED
     assert answer.reason.startswith("host laptop offline since ")
     assert fa.starts == []
@@ -77,7 +78,7 @@ async def test_a_reading_on_one_host_reaches_the_others_of_its_account(
     b = await make_host("desk", fb)
     c = await make_host("other", fc, account="bob")
     full = reading("fake:5h", 100, clock.now(), later(clock.now(), hours=2), limit_reached=True)
-    await a.record_reading(full)
+    await a.quota_intake.record_reading(full)
     await until(lambda: b.quotas.tracker("fake:5h").reading is not None, 10)
     heard = b.quotas.tracker("fake:5h").reading
     assert heard is not None and heard.used_percent == 100 and heard.account == "alice"
@@ -99,7 +100,7 @@ async def test_an_early_reset_read_on_one_host_wakes_the_goals_waiting_on_anothe
     assert b.goals["fake:b"].next_resume_at is not None
     assert b.goals["fake:b"].next_resume_at > later(clock.now(), minutes=59)
     back = reading("fake:5h", 3, later(clock.now(), seconds=1), later(clock.now(), hours=5))
-    await a.record_reading(back)
+    await a.quota_intake.record_reading(back)
     await until(lambda: b.goals["fake:b"].next_resume_at is not None
                 and b.goals["fake:b"].next_resume_at <= clock.now(), 10)
     await settled(b)
@@ -123,14 +124,14 @@ async def test_hosts_whose_provider_names_the_same_account_share_its_windows(
     a = await make_host("laptop", _Identified(clock), account="")
     b = await make_host("desk", _Identified(clock), account="")
     c = await make_host("other", FakeProvider(clock), account="")  # says nothing: its own
-    assert a.registry.accounts == b.registry.accounts
-    assert a.registry.accounts["fake"].startswith("fake:")
-    assert c.registry.accounts == {"fake": "host:other"}
-    await a.record_reading(reading("fake:5h", 42, clock.now()))
+    assert a.host_registry.accounts == b.host_registry.accounts
+    assert a.host_registry.accounts["fake"].startswith("fake:")
+    assert c.host_registry.accounts == {"fake": "host:other"}
+    await a.quota_intake.record_reading(reading("fake:5h", 42, clock.now()))
     await until(lambda: b.quotas.tracker("fake:5h").reading is not None, 10)
     assert c.quotas.tracker("fake:5h").reading is None
     record = await b.store.run(lambda s: s.get_host("desk"))
-    assert record is not None and record.accounts == b.registry.accounts
+    assert record is not None and record.accounts == b.host_registry.accounts
 
 
 async def test_forgetting_another_hosts_goal_touches_no_runner(make_host: Make,
@@ -139,8 +140,8 @@ async def test_forgetting_another_hosts_goal_touches_no_runner(make_host: Make,
     fa.observe("fake:a", GoalState.RUNNING)
     a = await make_host("laptop", fa)
     b = await make_host("desk", fb)
-    await until(lambda: "fake:a" in b.sync.others, 10)
-    answer = await b.forget_goal("fake:a")
+    await until(lambda: "fake:a" in b.shared_sync.others, 10)
+    answer = await b.perform(Forget("fake:a"))
     assert answer.outcome is Outcome.REFUSED
     assert answer.reason == "goal fake:a belongs to host laptop; only that host changes it"
     assert fb.paused == [] and fa.paused == []  # only the owner pauses its agent
@@ -159,7 +160,7 @@ async def test_a_goal_id_another_host_owns_is_a_health_problem_until_it_is_gone(
     assert b.health().problems() == [clash]
     assert HostHealth.from_json(b.health().to_json()).problems() == [clash]  # ping, status
     assert a.health().problems() == []
-    await a.forget_goal("fake:same")
+    await a.perform(Forget("fake:same"))
     await b.refresh()
     await b.drain()
     assert b.health().problems() == [] and "fake:same" in b.goals
@@ -178,7 +179,7 @@ async def test_a_clash_clears_also_when_the_goal_is_discovered_with_others(
     b = await make_host("desk", fb)
     assert len(b.health().problems()) == 1
     assert {"fake:mine", "fake:also"} <= set(b.goals)
-    await a.forget_goal("fake:same")
+    await a.perform(Forget("fake:same"))
     await b.refresh()
     await b.drain()
     assert b.health().problems() == [] and "fake:same" in b.goals

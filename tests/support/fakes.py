@@ -145,7 +145,7 @@ async def crash(engine: Any) -> None:
     """What SIGKILL leaves of a host: its tasks end where they are, nothing is recorded on the
     way out (no interruption, no drain); committed transactions stay (synchronous=FULL)."""
     await engine.scheduler.stop()
-    await engine.supervisor.stop()
+    await engine.provider_supervisor.stop()
     for task in list(engine._tasks):
         task.cancel()
     await asyncio.gather(*engine._tasks, return_exceptions=True)

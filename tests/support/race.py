@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from core.clock import SystemClock
+from core.commands import Resume
 from core.engine import Engine
 from core.models import Goal
 from core.paths import resolve_paths
@@ -56,7 +57,7 @@ async def _race(home: str, starts_file: Path, goal_id: str, threads: int, calls:
         futures = []
         for _ in range(calls):
             t0 = time.perf_counter()
-            fut = asyncio.run_coroutine_threadsafe(engine.resume(goal_id, "race"), loop)
+            fut = asyncio.run_coroutine_threadsafe(engine.perform(Resume(goal_id), "race"), loop)
             futures.append((t0, fut))
         for t0, fut in futures:
             result = fut.result(timeout=120)

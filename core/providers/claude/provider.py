@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from core.clock import Clock
+from core.commands import Forget
 from core.i18n import N_
 from core.models import Exactness, Goal, PauseReason, QuotaReading
 from core.paths import Paths
@@ -278,7 +279,7 @@ class ClaudeProvider(Provider):
         self.watcher.pinned.discard(session_id)
         goal = sessions.goal_id(session_id)
         self.sink.goal_noted(goal, "untracked", why)
-        await self.sink.forget_goal(goal, origin=f"provider:{self.name}")
+        await self.sink.perform(Forget(goal), f"provider:{self.name}")
 
     async def discover(self) -> list[GoalObservation]:
         result = []

@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.commands import ActionResult
+from core.commands import ActionResult, Forget, Resume, Start
 from core.models import GoalState, Outcome, Trigger
 from core.providers.base import ControlHandler
 from core.providers.pipeline.catalog import goal_name
@@ -87,13 +87,13 @@ class PipelineOps:
 
     async def _start(self, goal_id: str, origin: str) -> ActionResult:
         self.p.triggers[goal_id] = "manual"
-        result = await self.p.sink.start_goal(goal_id, origin)
+        result = await self.p.sink.perform(Start(goal_id), origin)
         if result.outcome is Outcome.REFUSED and result.state is GoalState.PAUSED:
             # a paused goal has nothing unfinished by now: the one resume entry point, fresh run
             self.p.triggers.pop(goal_id, None)
             self.p.fresh.add(goal_id)
-            result = await self.p.sink.resume(goal_id, origin, Trigger.MANUAL,
-                                              {"new_run": True})
+            result = await self.p.sink.perform(
+                Resume(goal_id, Trigger.MANUAL, {"new_run": True}), origin)
             self.p.fresh.discard(goal_id)
         elif result.outcome is not Outcome.RESUMED:
             self.p.triggers.pop(goal_id, None)
@@ -108,7 +108,7 @@ class PipelineOps:
         await self.p.stop_task(goal_id)  # before its run directory moves
         aside = await asyncio.to_thread(self.p.catalog.remove, name, self.p.clock.now())
         self.p.forget_schedule(name)
-        result = await self.p.sink.forget_goal(goal_id, origin)
+        result = await self.p.sink.perform(Forget(goal_id), origin)
         return result.to_json() | {"moved_to": str(aside) if aside else None}
 
     async def refill(self, request: dict[str, Any]) -> dict[str, Any]:

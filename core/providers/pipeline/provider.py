@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from core.clock import Clock
+from core.commands import Start
 from core.models import Goal, GoalState, PauseReason, QuotaReading
 from core.paths import Paths
 from core.providers.base import (
@@ -329,7 +330,7 @@ class PipelineProvider(Provider):
                                  "unfinished", {"due": due.isoformat(), "run_id": run_id})
             return
         self.triggers[goal_id] = "schedule"
-        result = await self.sink.start_goal(goal_id, "schedule")
+        result = await self.sink.perform(Start(goal_id), "schedule")
         if result.outcome.value != "resumed":
             self.triggers.pop(goal_id, None)
             self.sink.goal_noted(goal_id, "schedule_skipped",
