@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.commands import SetAutoResume
 from core.events import Notice
 from core.goals.intake import IntakeContext, decide_observation
 from core.models import Goal, GoalState, PauseReason
@@ -97,7 +98,7 @@ def test_the_cli_prints_the_notice_as_one_warning_line(monkeypatch: pytest.Monke
 
     from core.cli import goals
     from core.cli.common import Context
-    from core.commands import ActionResult, SetAutoResume
+    from core.commands import ActionResult
     from core.models import Outcome
 
     result = ActionResult("fake:a", Outcome.UPDATED, "auto-resume on", notice="billed differently")
