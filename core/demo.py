@@ -17,12 +17,12 @@ from core.commands import Forget, Start
 from core.events import Event, GoalChanged, HistoryRecorded
 from core.host import Host
 from core.i18n import N_, _, localized
+from core.i18n.textfmt import duration, local_time
 from core.i18n.words import origin_word, word
 from core.models import GoalState, HistoryRow
 from core.paths import Paths
 from core.providers.demo import DemoProvider
 from core.settings import Settings, load_settings
-from core.textfmt import duration, local_time
 
 #: short margins so the demo resumes seconds after the window resets (file and env still win)
 DEMO_SETTINGS: dict[str, Any] = {

@@ -34,6 +34,7 @@ from typing import Any
 from core.atomic import remove_leftovers
 from core.clock import Clock, SystemClock
 from core.events import EventBus, Notice, ProvidersRefreshed
+from core.goals.auto_resume import AutoResumePolicy
 from core.goals.book import GoalBook
 from core.goals.door import GoalDoor, ResumeParts
 from core.goals.guard import PolicyGuard
@@ -51,12 +52,11 @@ from core.hosts.sync import SharedSync, SyncParts
 from core.identity import host_id_of
 from core.models import Goal
 from core.paths import Paths
-from core.policies.auto_resume import AutoResumePolicy
-from core.policies.forecast import ForecastBook
 from core.policies.reserve_table import warn_unmatched
 from core.providers.base import Provider
 from core.providers.calls import ProviderCalls
 from core.providers.supervisor import ProviderSupervisor
+from core.quota.forecast import ForecastBook
 from core.quota.machine import QuotaManager
 from core.reads import LiveParts, LiveReads
 from core.settings import Settings

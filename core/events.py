@@ -14,8 +14,7 @@ from datetime import datetime
 
 from core.health import HealthChanged
 from core.models import Goal, HistoryRow, QuotaReading
-from core.notify.health import ChannelHealth
-from core.notify.kinds import Notification
+from core.notices import ChannelHealth, Notification
 
 log = logging.getLogger(__name__)
 

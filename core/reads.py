@@ -19,13 +19,13 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from core.clock import Clock
+from core.goals.rules import ResumeRules
 from core.health import HostHealth
 from core.hosts.listing import HostLine, host_lines
 from core.identity import account_of
 from core.models import Goal, HistoryRow, QuotaReading
-from core.policies.forecast import Forecast, ForecastBook
-from core.policies.rules import ResumeRules
 from core.providers.base import Provider
+from core.quota.forecast import Forecast, ForecastBook
 from core.quota.machine import QuotaManager, effective
 from core.settings import Settings
 from core.store import Store, StoreThread

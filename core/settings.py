@@ -25,8 +25,7 @@ from pydantic import (
 from core.atomic import atomic_write_text
 from core.i18n import LANGUAGE_CHOICES, N_, _, localized
 from core.identity import check_name, check_store_url, redacted_url
-from core.notify.kinds import RANKED, Kind, check_minimum
-from core.notify.urls import check_ntfy_url, check_webhook_url
+from core.notices import RANKED, Kind, check_minimum, check_ntfy_url, check_webhook_url
 from core.policies.hours import parse_hours
 from core.policies.reserve_table import parse_reserve_table
 from core.quota.machine import HysteresisPolicy

@@ -47,11 +47,11 @@ from core.health import HealthChanged, HostHealth
 from core.hosts.listing import HostLine
 from core.i18n import N_, localized
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
-from core.notify.health import ChannelHealth, ChannelState
+from core.notices import ChannelHealth, ChannelState
 from core.notify.service import send_test_now
 from core.paths import Paths
-from core.policies.forecast import Forecast
 from core.providers.registry import looked_for
+from core.quota.forecast import Forecast
 from core.reads import LiveReads
 from core.reads import Marker as Marker  # the chart's markers: for the widgets
 from core.reads import marker_for as marker_for

@@ -9,12 +9,12 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from core.commands import ActionResult, Command, SetAutoResume, SetGoalPolicy, Start
+from core.goals import budget
+from core.goals.marks import last_run_seconds
 from core.i18n import localized
+from core.i18n.textfmt import age, countdown, duration, long_time, short_time
 from core.i18n.words import word
 from core.models import Exactness, Goal, GoalState, HistoryRow, Outcome, QuotaReading, Trigger
-from core.policies import budget
-from core.policies.marks import last_run_seconds
-from core.textfmt import age, countdown, duration, long_time, short_time
 from gui.i18n import QT_TR_NOOP, tr
 
 VERB_LABELS = {

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from core.goals.auto_resume import NOTE_CAP_REACHED, WAITS_FOR_RESET
 from core.models import Goal, GoalState, PauseReason
-from core.policies.auto_resume import NOTE_CAP_REACHED, WAITS_FOR_RESET
 from gui.i18n import QT_TR_NOOP
 
 # -- legality ----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Protocol
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QSystemTrayIcon
 
-from core.notify.kinds import Kind, Notification
+from core.notices import Kind, Notification
 from gui.bridge import Bridge
 
 log = logging.getLogger("gui")

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from core.commands import ActionResult, Pause
 from core.i18n import localized
+from core.i18n.textfmt import countdown, short_time
 from core.i18n.words import word
 from core.models import Goal, Outcome
-from core.textfmt import countdown, short_time
 from gui import format as fmt
 from gui import goal_rules as rules
 from gui.bridge import Bridge

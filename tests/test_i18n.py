@@ -15,8 +15,8 @@ import pytest
 
 from core import i18n
 from core.i18n.catalogue import load_catalogue
+from core.i18n.textfmt import age, countdown, duration, long_time, pad, short_time, width
 from core.settings import Settings, SettingsError, load_settings
-from core.textfmt import age, countdown, duration, long_time, pad, short_time, width
 
 ROOT = Path(__file__).resolve().parents[1]
 

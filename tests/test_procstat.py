@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from core import procstat
+from core.providers import procstat
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
 

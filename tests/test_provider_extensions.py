@@ -12,9 +12,9 @@ import pytest
 from core.clock import FakeClock
 from core.commands import SetAutoResume
 from core.events import Notice
+from core.goals.auto_resume import AutoResumePolicy
 from core.goals.intake import IntakeContext, decide_observation
 from core.models import Goal, GoalState, PauseReason
-from core.policies.auto_resume import AutoResumePolicy
 from core.providers.base import GoalObservation
 from tests.conftest import EngineFactory
 from tests.support.fakes import FakeProvider, until

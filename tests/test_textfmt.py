@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.textfmt import age, countdown, duration, long_time, short_time
+from core.i18n.textfmt import age, countdown, duration, long_time, short_time
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

@@ -27,6 +27,7 @@ from core.cli.common import (
     Context,
 )
 from core.clock import SystemClock, iso
+from core.goals.auto_resume import AutoResumePolicy
 from core.goals.changes import note_row
 from core.goals.intake import IntakeContext, decide_observation
 from core.hosts.control import NoHostRunning, send_request
@@ -34,7 +35,6 @@ from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.models import Outcome
-from core.policies.auto_resume import AutoResumePolicy
 from core.providers.claude import config, hook_commands, hooks, sessions, stop_hook
 from core.providers.claude.follow import FileState, read_file
 from core.providers.claude.ledger import UsageLedger

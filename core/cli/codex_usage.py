@@ -13,7 +13,7 @@ from typing import Any
 from core.cli.common import EXIT_OK, EXIT_USAGE, CliError, Context
 from core.clock import iso
 from core.i18n import _
-from core.textfmt import pad, rpad
+from core.i18n.textfmt import pad, rpad
 
 #: below this much history one process is faster than starting workers
 PARALLEL_BYTES = 256 << 20

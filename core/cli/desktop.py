@@ -9,13 +9,13 @@ from typing import Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context, warn
 from core.i18n import _, localized
+from core.i18n.textfmt import pad
 from core.i18n.words import word
 from core.integration import desktop
 from core.integration.command import goalkeeper_argv
 from core.integration.files import FileChange
 from core.integration.xdg import NoHomeDirectory
 from core.settings import SettingsError, load_settings, save_settings
-from core.textfmt import pad
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:

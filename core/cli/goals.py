@@ -22,10 +22,10 @@ from core.cli.status import cmd_status
 from core.clock import iso
 from core.commands import COMMANDS, ActionResult, Command, SetAutoResume
 from core.i18n import _, localized
+from core.i18n.textfmt import local_time
 from core.i18n.words import origin_word, word
 from core.limits import MAX_PAGE
 from core.models import Goal, HistoryRow, Outcome, QuotaReading
-from core.textfmt import local_time
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:

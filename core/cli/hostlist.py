@@ -10,8 +10,8 @@ from core.cli.common import EXIT_OK, Context
 from core.clock import SystemClock
 from core.hosts.listing import host_lines
 from core.i18n import _, localized
+from core.i18n.textfmt import duration, pad
 from core.i18n.words import word
-from core.textfmt import duration, pad
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:

@@ -18,13 +18,13 @@ from core.clock import SystemClock
 from core.hosts.control import NoHostRunning, send_request
 from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
+from core.i18n.textfmt import short_time
 from core.i18n.words import word
+from core.notices import ChannelHealth, ChannelState
 from core.notify.channels import channels_from
 from core.notify.delivery import DeliveryReport
-from core.notify.health import ChannelHealth, ChannelState
 from core.notify.service import STATUS_OP, send_test_now
 from core.settings import Settings
-from core.textfmt import short_time
 
 #: ``status`` waits this long for the host's answer about its channels
 STATUS_TIMEOUT_SECONDS = 3.0

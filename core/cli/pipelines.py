@@ -29,6 +29,7 @@ from core.commands import ActionResult
 from core.goals.changes import note_row
 from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
+from core.i18n.textfmt import local_time, pad
 from core.i18n.words import word
 from core.limits import MAX_PAGE
 from core.models import GoalState, Outcome, PauseReason
@@ -40,7 +41,6 @@ from core.providers.pipeline.goalfile import GOAL_PREFIX, GoalFile, GoalFileErro
 from core.providers.pipeline.ledger import QuotaLedger, QuotaLedgerError
 from core.providers.pipeline.schedule import next_fire, parse_schedule
 from core.secrets import SecretStore, SecretStoreError
-from core.textfmt import local_time, pad
 
 POLL_SECONDS = 0.25
 

@@ -11,15 +11,15 @@ from typing import Any
 from core.cli.common import EXIT_USAGE, CliError, Context
 from core.clock import iso
 from core.commands import SetGoalPolicy
+from core.goals import budget
+from core.goals.marks import last_run_seconds
+from core.goals.rules import ResumeRules
 from core.i18n import _, localized
+from core.i18n.textfmt import duration, short_time
 from core.models import Goal, QuotaReading
-from core.policies import budget
-from core.policies.forecast import LOOKBACK, forecast
 from core.policies.goal_policy import GOAL_KEYS, GoalPolicy, PolicyValueError
-from core.policies.marks import last_run_seconds
-from core.policies.rules import ResumeRules
+from core.quota.forecast import LOOKBACK, forecast
 from core.store import Store
-from core.textfmt import duration, short_time
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:

@@ -28,15 +28,15 @@ from core.cli.policies import (
     unmatched_lines,
 )
 from core.clock import SystemClock, iso
+from core.goals.rules import ResumeRules
 from core.i18n import N_, _, localized
+from core.i18n.textfmt import countdown, pad
 from core.i18n.words import word
 from core.identity import account_of
 from core.models import Goal, GoalState, QuotaReading
 from core.policies.reserve_table import unmatched_windows
-from core.policies.rules import ResumeRules
 from core.quota.machine import effective
 from core.store import HostRecord, Store
-from core.textfmt import countdown, pad
 
 LIVE_STATES = (GoalState.RUNNING, GoalState.RESUMING)
 #: stored English (``--json``'s ``shown_state``), translated when shown

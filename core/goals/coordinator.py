@@ -3,7 +3,7 @@
 ``resume(goal_id, trigger, origin)`` is what a click, a CLI command, the scheduler, start-up
 recovery and wake-from-sleep all call; nothing else moves a goal out of ``paused``. It
 
-1. decides (:func:`core.policies.auto_resume.decide_resume`) and, when allowed, **claims** the goal
+1. decides (:func:`core.goals.auto_resume.decide_resume`) and, when allowed, **claims** the goal
 — ``paused →
    resuming`` with the fencing token bumped — in one ``BEGIN IMMEDIATE`` transaction, so however
    many callers race (threads, processes) exactly one wins;
@@ -26,19 +26,19 @@ from typing import Any, Protocol
 
 from core.clock import Clock
 from core.commands import ActionResult
-from core.goals.changes import note_row, transition
-from core.goals.machine import GoalEvent
-from core.i18n import N_
-from core.models import Deferral, Goal, GoalState, Outcome, PauseReason, Trigger
-from core.policies.auto_resume import (
+from core.goals.auto_resume import (
     WAITS_FOR_RESET,
     AutoResumePolicy,
     Decision,
     decide_resume,
     plan_resume,
 )
-from core.policies.gate import review
-from core.policies.rules import WindowLevel
+from core.goals.changes import note_row, transition
+from core.goals.gate import review
+from core.goals.machine import GoalEvent
+from core.goals.rules import WindowLevel
+from core.i18n import N_
+from core.models import Deferral, Goal, GoalState, Outcome, PauseReason, Trigger
 from core.providers.base import Provider, RunnerDeferred, StartOutcome
 from core.store import Committed, Mutation, Store, StoreThread, StoreUnavailable
 

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from datetime import datetime
 
 from core.commands import ActionResult
+from core.goals.auto_resume import NOTE_AUTO_OFF, WAITS_FOR_RESET
 from core.goals.changes import note_row, transition
 from core.goals.intake import IntakeContext, schedule, unschedule
 from core.goals.machine import GoalEvent
 from core.i18n import N_
 from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
-from core.policies.auto_resume import NOTE_AUTO_OFF, WAITS_FOR_RESET
 from core.store import Mutation
 
 Decide = Callable[[Goal | None], Mutation[ActionResult]]

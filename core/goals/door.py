@@ -36,6 +36,7 @@ from core.commands import (
     Start,
 )
 from core.events import EventBus, Notice
+from core.goals.auto_resume import AutoResumePolicy
 from core.goals.book import GoalBook
 from core.goals.changes import note_row
 from core.goals.coordinator import QuotaLevels, ResumeCoordinator
@@ -51,7 +52,6 @@ from core.goals.machine import GoalEvent
 from core.goals.policy_setting import decide_goal_policy
 from core.i18n import N_
 from core.models import Goal, GoalState, Outcome
-from core.policies.auto_resume import AutoResumePolicy
 from core.providers.base import Provider
 from core.providers.calls import ProviderCalls
 from core.store import LeaseLost, NotOwner

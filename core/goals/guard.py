@@ -3,7 +3,7 @@
 The engine hands every stored reading to :meth:`PolicyGuard.reading_recorded`. For each goal that
 runs on that window it
 
-* charges the reading's rise to the goal's budget (:mod:`core.policies.budget`);
+* charges the reading's rise to the goal's budget (:mod:`core.goals.budget`);
 * pauses a goal **Goalkeeper resumed automatically** when the window reaches ``100 − R`` % used
   (the reserve) or the goal has spent its budget this period — through the normal pause path: a
   transition to ``paused`` (reason ``quota`` for the reserve, ``budget`` for the budget) with the
@@ -21,14 +21,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
+from core.goals import budget
 from core.goals.changes import transition
 from core.goals.intake import IntakeContext, schedule
 from core.goals.machine import GoalEvent
+from core.goals.marks import last_run_data, policy_pause_mark, ran_automatically
+from core.goals.rules import RULE_BUDGET, RULE_RESERVE
 from core.i18n import N_
 from core.models import Goal, GoalState, PauseReason, QuotaReading
-from core.policies import budget
-from core.policies.marks import last_run_data, policy_pause_mark, ran_automatically
-from core.policies.rules import RULE_BUDGET, RULE_RESERVE
 from core.quota.machine import used_percent
 from core.store import Committed, Mutation
 

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.goals.changes import note_row, transition
-from core.goals.machine import GoalEvent, allowed
-from core.i18n import N_
-from core.models import Deferral, Goal, GoalState, HistoryRow, PauseReason
-from core.policies.auto_resume import (
+from core.goals.auto_resume import (
     NOTE_CAP_REACHED,
     WAITS_FOR_RESET,
     AutoResumePolicy,
     plan_resume,
 )
-from core.policies.marks import last_run_data, policy_paused, sticks_against
+from core.goals.changes import note_row, transition
+from core.goals.machine import GoalEvent, allowed
+from core.goals.marks import last_run_data, policy_paused, sticks_against
+from core.i18n import N_
+from core.models import Deferral, Goal, GoalState, HistoryRow, PauseReason
 from core.providers.base import GoalObservation, LimitHit
 from core.store import Mutation
 

@@ -9,11 +9,11 @@ goal waiting for its reset whose allowed hours changed is planned again.
 from __future__ import annotations
 
 from core.commands import ActionResult
+from core.goals.auto_resume import WAITS_FOR_RESET
 from core.goals.decisions import Decide, answer, request_row, result
 from core.goals.intake import IntakeContext, schedule
 from core.i18n import N_
 from core.models import Goal, GoalState, Outcome
-from core.policies.auto_resume import WAITS_FOR_RESET
 from core.policies.goal_policy import PolicyValueError
 from core.store import Mutation
 

@@ -30,8 +30,8 @@ from core.goals.intake import IntakeContext, schedule
 from core.goals.quota_view import reading_summary
 from core.i18n import N_
 from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
-from core.policies.forecast import ForecastBook
 from core.providers.base import Provider
+from core.quota.forecast import ForecastBook
 from core.quota.machine import QuotaEdge, QuotaManager
 from core.store.base import Mutation
 from core.store.writer import StoreWriter

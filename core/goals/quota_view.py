@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from core.goals.auto_resume import AutoResumePolicy
+from core.goals.rules import WindowLevel
 from core.models import QuotaReading
-from core.policies.auto_resume import AutoResumePolicy
-from core.policies.rules import WindowLevel
 from core.quota.machine import QuotaManager, recovery_instant, used_percent
 
 

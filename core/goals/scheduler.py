@@ -34,10 +34,10 @@ from typing import Any, Protocol
 from core.clock import Clock
 from core.commands import ActionResult, Command, Resume
 from core.events import EventBus, SchedulerWoke
+from core.goals.auto_resume import WAITS_FOR_RESET
+from core.goals.rules import RULE_SLOT
+from core.goals.slots import holds_slot, rank_key
 from core.models import Goal, GoalState, QuotaReading, Trigger
-from core.policies.auto_resume import WAITS_FOR_RESET
-from core.policies.rules import RULE_SLOT
-from core.policies.slots import holds_slot, rank_key
 from core.providers.base import Provider
 from core.quota.machine import QuotaEdge, QuotaManager
 from core.settings import Settings
@@ -261,7 +261,7 @@ class Scheduler:
 
     def _due(self, now: datetime) -> list[Goal]:
         """Goals waiting for quota whose not-before time has come (rising edges included), in
-        the order they may take resume slots (core.policies.slots)."""
+        the order they may take resume slots (core.goals.slots)."""
         return sorted((
             goal for goal in self._host.goals.values()
             if waiting_for_quota(goal) and goal.next_resume_at is not None

@@ -2,7 +2,7 @@
 
 Two catalogues translate Goalkeeper: this one (gettext, ``locale/<lang>/LC_MESSAGES/
 goalkeeper.po`` compiled to ``.mo``) for everything the core says — the CLI's human output, the
-renderings of times (:mod:`core.textfmt`), notifications, and the reasons and notes the engine
+renderings of times (:mod:`core.i18n.textfmt`), notifications, and the reasons and notes the engine
 records — and Qt's (``gui/translations``) for the desktop app's own words. Both follow the same
 choice of language, made once per process by :func:`use_language`:
 

@@ -1,6 +1,6 @@
 """The remote channels: what an ntfy message and a webhook request look like.
 
-Each channel turns a :class:`~core.notify.kinds.Notification` into one HTTP POST
+Each channel turns a :class:`~core.notices.Notification` into one HTTP POST
 (:class:`~core.notify.http.Request`); sending and retrying is :mod:`core.notify.delivery`'s job.
 
 * **ntfy** — JSON publishing (docs.ntfy.sh/publish, "Publish as JSON"): a POST to the server's
@@ -26,9 +26,8 @@ from typing import Any
 
 from core.clock import iso
 from core.i18n import N_
+from core.notices import SPECS, Kind, Notification, at_least, ntfy_root_and_topic, redact
 from core.notify.http import Request
-from core.notify.kinds import SPECS, Kind, Notification, at_least
-from core.notify.urls import ntfy_root_and_topic, redact
 from core.settings import Settings
 
 NTFY_TOKEN = "ntfy-token"

@@ -18,10 +18,10 @@ import unicodedata
 from datetime import datetime, tzinfo
 
 from core.i18n import N_, _, localized
+from core.i18n.textfmt import short_time
 from core.models import Goal, HistoryRow, Outcome, PauseReason, Trigger
-from core.notify.kinds import SPECS, Kind, Notification
+from core.notices import SPECS, Kind, Notification
 from core.settings import Settings
-from core.textfmt import short_time
 
 _RESUMED_BODY = {
     Trigger.AUTO: N_("The quota has refreshed; Goalkeeper resumed it at {at}."),

@@ -7,7 +7,7 @@ keyring (in a thread, time-boxed), builds the request and POSTs it in a thread w
 policy's time-out, retrying per :mod:`core.notify.retrying`. Backoff sleeps go through the injected
 :class:`~core.clock.Clock`, so tests move a fake clock instead of waiting.
 
-Every outcome updates the channel's :class:`~core.notify.health.ChannelHealth` (announced through
+Every outcome updates the channel's :class:`~core.notices.ChannelHealth` (announced through
 ``on_health``); a failure is logged once per reason until the channel delivers again.
 """
 
@@ -24,14 +24,13 @@ from datetime import datetime, timedelta
 
 from core.clock import Clock
 from core.i18n import N_
+from core.i18n.textfmt import short_time
+from core.notices import ChannelHealth, Notification
 from core.notify.channels import Channel
-from core.notify.health import ChannelHealth
 from core.notify.http import Request, Response, post
-from core.notify.kinds import Notification
 from core.notify.retrying import DeliveryPolicy, Verdict, describe, verdict
 from core.retry.policy import Action, RetryDecision
 from core.secrets import SecretStore, SecretStoreError, SecretStoreUnavailable
-from core.textfmt import short_time
 
 log = logging.getLogger("core.notify")
 

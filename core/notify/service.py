@@ -11,7 +11,7 @@ Gates are the hook for rules that hold a notification back by time — quiet hou
 resume policy has them (no setting for them exists yet, so none is installed): a gate is
 ``(channel name, notification, now) -> bool``.
 
-A :class:`~core.notify.health.ChannelHealth` change is published as
+A :class:`~core.notices.ChannelHealth` change is published as
 :class:`~core.events.NotifyChannelChanged` (the window shows a failing channel) and served to
 ``goalkeeper status`` through the host's control socket (op ``notify-status``).
 """
@@ -31,6 +31,7 @@ from core.clock import Clock
 from core.events import Event, EventBus, HistoryRecorded, NotificationIssued, NotifyChannelChanged
 from core.i18n import _
 from core.models import Goal, HistoryRow
+from core.notices import ChannelHealth, ChannelState, Kind, Notification
 from core.notify.channels import Channel, channels_from
 from core.notify.classify import enabled, notification_for
 from core.notify.delivery import (
@@ -40,9 +41,7 @@ from core.notify.delivery import (
     Sender,
     keyring_reader,
 )
-from core.notify.health import ChannelHealth, ChannelState
 from core.notify.http import post
-from core.notify.kinds import Kind, Notification
 from core.notify.retrying import DeliveryPolicy
 from core.settings import Settings
 

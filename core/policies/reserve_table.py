@@ -15,7 +15,6 @@ from __future__ import annotations
 import difflib
 import logging
 from collections.abc import Collection, Iterable, Mapping
-from functools import cache
 from typing import Any
 
 from core.i18n import N_
@@ -47,28 +46,30 @@ _SAME = {"codex:7d": "codex:weekly", "codex:week": "codex:weekly", "codex:1w": "
          "claude:weekly": "claude:7d", "claude:week": "claude:7d", "claude:1w": "claude:7d"}
 
 
-@cache
+#: the built-in providers' windows by prefix: the settings check the table's keys against them,
+#: and nothing here may import the providers (they import the settings). Each provider's own
+#: constants say the same — ``tests/policies/test_settings.py`` holds them equal.
+BUILT_IN_WINDOWS: Mapping[str, tuple[str, ...]] = {
+    "codex": ("codex:5h", "codex:weekly", "codex:monthly", "codex:credits", "codex:access"),
+    "claude": ("claude:5h", "claude:7d", "claude:7d-opus", "claude:7d-sonnet", "claude:7d-fable",
+               "claude:overage"),
+    "demo": ("demo:1m",),
+}
+#: a user quota's window is ``quota:<name>`` (:mod:`core.quota.user`)
+USER_QUOTA_PREFIX = "quota:"
+
+
 def known_windows() -> Mapping[str, tuple[str, ...]]:
     """The built-in providers' windows by prefix (``codex`` → ``codex:5h``, …)."""
-    # imported here: the settings module imports this one, and these are the providers' own
-    # constants (plain modules, no provider code runs)
-    from core.providers.claude.wording import WINDOW_BY_TYPE
-    from core.providers.codex.limits import GOAL_WINDOWS
-    from core.providers.demo import WINDOW_ID as DEMO_WINDOW
-
-    return {"codex": tuple(GOAL_WINDOWS),
-            "claude": tuple(dict.fromkeys(WINDOW_BY_TYPE.values())),
-            "demo": (DEMO_WINDOW,)}
+    return BUILT_IN_WINDOWS
 
 
 def unmatched_windows(table: Iterable[str], quotas: Collection[str],
                       seen: Collection[str]) -> list[str]:
     """The table's keys that name no window known so far: not a built-in provider's, not
     ``quota:<name>`` of a quota in ``quotas``, not among the windows ``seen`` in readings."""
-    from core.quota.user import WINDOW_PREFIX
-
     known = {w for windows in known_windows().values() for w in windows}
-    known |= {WINDOW_PREFIX + name for name in quotas}
+    known |= {USER_QUOTA_PREFIX + name for name in quotas}
     return sorted(key for key in table if key not in known and key not in seen)
 
 

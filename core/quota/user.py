@@ -33,10 +33,11 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from core.policies.reserve_table import USER_QUOTA_PREFIX
 from core.zones import local_zone, zone_named
 
 QUOTA_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
-WINDOW_PREFIX = "quota:"
+WINDOW_PREFIX = USER_QUOTA_PREFIX
 _HM = re.compile(r"^(\d{1,2}):(\d{2})$")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PER_SECONDS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0}

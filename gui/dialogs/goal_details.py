@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.i18n.textfmt import long_time
 from core.models import Goal
-from core.textfmt import long_time
 from gui import format as fmt
 from gui.bridge import Bridge
 from gui.dialogs.goal_policy_form import GoalPolicyForm

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 
 from core.hosts.listing import HostLine
 from core.i18n import localized
+from core.i18n.textfmt import age, long_time, short_time
 from core.i18n.words import word
-from core.textfmt import age, long_time, short_time
 from gui.bridge import Bridge, StoreError
 from gui.i18n import QT_TR_NOOP, tr
 from gui.tasks import TaskKeeper

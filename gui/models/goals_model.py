@@ -25,8 +25,8 @@ from PySide6.QtCore import (
     Signal,
 )
 
+from core.i18n.textfmt import long_time
 from core.models import Goal, GoalState
-from core.textfmt import long_time
 from gui import format as fmt
 from gui.goal_rules import can_toggle_auto_resume
 from gui.i18n import QT_TR_NOOP, tr

@@ -14,8 +14,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from core.clock import iso
 from core.i18n import localized
+from core.i18n.textfmt import local_time, long_time
 from core.models import HistoryRow
-from core.textfmt import local_time, long_time
 from gui import format as fmt
 from gui.i18n import QT_TR_NOOP, tr
 

@@ -15,9 +15,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from core.i18n import localized
+from core.i18n.textfmt import short_time
 from core.i18n.words import word
-from core.notify.health import ChannelHealth, ChannelState
-from core.textfmt import short_time
+from core.notices import ChannelHealth, ChannelState
 from gui.bridge import Bridge
 from gui.i18n import QT_TR_NOOP, tr
 

@@ -22,8 +22,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from core.i18n import localized
+from core.i18n.textfmt import short_time
 from core.models import QuotaReading
-from core.textfmt import short_time
 from gui import format as fmt
 from gui.i18n import tr
 from gui.theme import LEVEL_COLORS, RESERVE_COLOR, muted

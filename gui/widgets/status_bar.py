@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from core.health import HostHealth
 from core.i18n import localized
-from core.textfmt import countdown, long_time, short_time
+from core.i18n.textfmt import countdown, long_time, short_time
 from gui.bridge import Bridge
 from gui.i18n import QT_TR_NOOP, tr
 

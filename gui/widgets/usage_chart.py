@@ -18,7 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPainterPath, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from core.textfmt import weekday_day
+from core.i18n.textfmt import weekday_day
 from gui.bridge import Marker
 from gui.i18n import tr
 from gui.theme import MARKER_COLORS, RESERVE_COLOR, muted

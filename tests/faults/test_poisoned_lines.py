@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 
 from core.clock import FakeClock
 from core.engine import Engine
-from core.numbers import forget_warnings
 from core.paths import Paths
 from core.providers.claude.readings import statusline_readings
 from core.providers.codex.config import from_settings
 from core.providers.codex.provider import CodexProvider
 from core.providers.codex.readings import to_readings
 from core.providers.codex.rollout import MalformedLine, RateLine, parse_line
+from core.providers.numbers import forget_warnings
 from core.settings import Settings
 from tests.codex.fixtures import T0, THREAD_A, CodexHome, five_and_week, meta, stamp, token_count
 from tests.support.examples import examples

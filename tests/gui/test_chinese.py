@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
 
 from core import i18n
 from core.engine import Engine
+from core.i18n.textfmt import short_time
 from core.models import Deferral, GoalState, PauseReason
 from core.paths import resolve_paths
-from core.policies.forecast import Forecast
-from core.textfmt import short_time
+from core.quota.forecast import Forecast
 from gui import format as fmt
 from gui import i18n as gui_i18n
 from gui.bridge import Bridge

@@ -13,7 +13,7 @@ from core.clock import FakeClock
 from core.commands import Resume, SetAutoResume, Start
 from core.engine import Engine
 from core.models import GoalState, PauseReason
-from core.notify.kinds import Kind
+from core.notices import Kind
 from core.notify.service import Notifications
 from core.settings import Settings
 from gui.bridge import Bridge

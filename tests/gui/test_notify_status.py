@@ -12,8 +12,7 @@ import pytest_asyncio
 from core.clock import FakeClock
 from core.engine import Engine
 from core.models import HistoryRow
-from core.notify.health import ChannelHealth, ChannelState
-from core.notify.kinds import Kind
+from core.notices import ChannelHealth, ChannelState, Kind
 from core.notify.service import Notifications
 from core.settings import Settings
 from gui.main_window import MainWindow

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QDialogButtonBox, QLineEdit
 from core.clock import FakeClock
 from core.commands import SetGoalPolicy
 from core.engine import Engine
+from core.i18n.textfmt import short_time
 from core.models import GoalState, PauseReason
 from core.settings import Settings, load_settings
-from core.textfmt import short_time
 from gui.dialogs.settings_dialog import SettingsDialog
 from gui.main_window import MainWindow
 from gui.models.goals_model import Column

@@ -156,7 +156,7 @@ def test_every_setting_sits_in_a_known_section_or_its_providers_tab() -> None:
 async def test_notification_channels_are_edited_here(tmp_path: Path, qtbot: Any) -> None:
     from PySide6.QtWidgets import QComboBox
 
-    from core.notify.kinds import RANKED, Kind
+    from core.notices import RANKED, Kind
 
     dialog = make(tmp_path, qtbot, text='notify_webhook_min_kind = "gave_up"\n')
     combo = dialog.editors["notify_ntfy_min_kind"]

@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
+from core.notices import ChannelHealth, Kind
 from core.notify.channels import Channel, NtfyChannel, WebhookChannel
 from core.notify.delivery import ChannelWorker, SecretReader
-from core.notify.health import ChannelHealth
-from core.notify.kinds import Kind
 from core.notify.retrying import DeliveryPolicy
 from tests.real.mockhttp import MockServer, Reply, Request, serving
 

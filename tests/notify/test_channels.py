@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pydantic import ValidationError
 
+from core.notices import Kind, Notification, ntfy_root_and_topic, redact
 from core.notify.channels import (
     DELIVERY_HEADER,
     SIGNATURE_HEADER,
@@ -20,8 +21,6 @@ from core.notify.channels import (
     signature,
     verify,
 )
-from core.notify.kinds import Kind, Notification
-from core.notify.urls import ntfy_root_and_topic, redact
 from core.settings import Settings
 
 AT = datetime(2026, 7, 7, 16, 0, 5, tzinfo=UTC)

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from core.models import Goal, HistoryRow, Outcome, Trigger
+from core.notices import RANKED, SPECS, Kind, at_least, check_minimum
 from core.notify.classify import enabled, notification_for
-from core.notify.kinds import RANKED, SPECS, Kind, at_least, check_minimum
 from core.settings import Settings
 
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -13,10 +13,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core.clock import FakeClock
+from core.notices import ChannelState, Kind, Notification
 from core.notify.channels import SIGNATURE_HEADER, WEBHOOK_KEYS, NtfyChannel
 from core.notify.delivery import ChannelWorker
-from core.notify.health import ChannelState
-from core.notify.kinds import Kind, Notification
 from core.notify.retrying import DeliveryPolicy
 from core.secrets import SecretStoreError
 from tests.notify.conftest import HANG, RigFactory, Script, drive, ntfy, reader_of, webhook

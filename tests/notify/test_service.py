@@ -16,8 +16,7 @@ from core.commands import SetAutoResume
 from core.engine import Engine
 from core.events import Event, NotificationIssued, NotifyChannelChanged
 from core.models import GoalState, HistoryRow, PauseReason
-from core.notify.health import ChannelState
-from core.notify.kinds import Kind, Notification
+from core.notices import ChannelState, Kind, Notification
 from core.notify.service import Notifications
 from core.settings import Settings
 from tests.notify.conftest import HANG, Script, reader_of

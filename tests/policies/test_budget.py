@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core.commands import Pause, Resume, SetGoalPolicy
+from core.goals import budget
 from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
-from core.policies import budget
 from core.policies.goal_policy import GoalPolicy
 from tests.policies.support import WINDOW, H, policy_settings, report, rows, started, waiting
 from tests.support.fakes import advance, reading

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.policies.forecast import Forecast, ForecastBook, forecast
+from core.quota.forecast import Forecast, ForecastBook, forecast
 from tests.support.fakes import reading
 
 NOW = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from core.clock import FakeClock
 from core.commands import Resume, SetGoalPolicy
 from core.engine import Engine
+from core.goals.marks import ran_automatically
+from core.goals.rules import ResumeRules
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.paths import resolve_paths
-from core.policies.marks import ran_automatically
-from core.policies.rules import ResumeRules
 from core.settings import Settings
 from tests.support.fakes import FakeProvider, reading, settled
 

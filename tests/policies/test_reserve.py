@@ -104,10 +104,10 @@ async def test_a_manual_resume_past_two_reserves_names_both_as_notes() -> None:
     shown translated note by note (core.i18n.catalogue)."""
     from datetime import UTC, datetime
 
+    from core.goals.gate import manual_notes
+    from core.goals.rules import ResumeRules, WindowLevel
     from core.i18n import localized, use_language
     from core.models import Goal
-    from core.policies.gate import manual_notes
-    from core.policies.rules import ResumeRules, WindowLevel
 
     rules = ResumeRules(reserve_percent=30.0, reserve_by_window=(("codex:weekly", 10.0),))
     levels = (WindowLevel("codex:5h", 75.0, None), WindowLevel("codex:weekly", 95.0, None))

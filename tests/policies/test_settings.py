@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from core.goals.rules import ResumeRules
 from core.policies.goal_policy import GoalPolicy, PolicyValueError
 from core.policies.reserve_table import known_windows, unmatched_windows
-from core.policies.rules import ResumeRules
 from core.settings import Settings, SettingsError, load_settings, save_settings
 
 
@@ -125,11 +125,19 @@ def test_windows_of_other_prefixes_may_appear_later_and_are_accepted(tmp_path: P
 
 def test_the_known_windows_are_the_providers_own() -> None:
     from core.providers.claude.readings import LABELS as CLAUDE
+    from core.providers.claude.wording import WINDOW_BY_TYPE
+    from core.providers.codex.limits import GOAL_WINDOWS
     from core.providers.codex.limits import LABELS as CODEX
+    from core.providers.demo import WINDOW_ID
+    from core.quota.user import WINDOW_PREFIX
 
     windows = known_windows()
     assert set(CODEX) <= set(windows["codex"]) and set(CLAUDE) == set(windows["claude"])
-    assert windows["demo"] == ("demo:1m",)
+    # the settings' copy of the providers' windows, exactly and in order
+    assert windows["codex"] == tuple(GOAL_WINDOWS)
+    assert windows["claude"] == tuple(dict.fromkeys(WINDOW_BY_TYPE.values()))
+    assert windows["demo"] == (WINDOW_ID,) == ("demo:1m",)
+    assert WINDOW_PREFIX == "quota:"
 
 
 def test_an_unknown_window_is_refused_in_chinese(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ from datetime import timedelta
 
 import pytest
 
+from core.goals.rules import ResumeRules
+from core.goals.slots import check_slots
 from core.models import Goal, GoalState, PauseReason
-from core.policies.rules import ResumeRules
-from core.policies.slots import check_slots
 from core.store.base import HostRecord
 from core.store.postgres import PostgresStore
 from tests.store.support import T0, goal, put

@@ -28,7 +28,7 @@ from core import i18n  # noqa: E402
 from core.clock import FakeClock  # noqa: E402
 from core.host import Host  # noqa: E402
 from core.models import GoalState, PauseReason  # noqa: E402
-from core.notify.kinds import Kind  # noqa: E402
+from core.notices import Kind  # noqa: E402
 from core.paths import resolve_paths  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from gui import i18n as gui_i18n  # noqa: E402

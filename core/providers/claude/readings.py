@@ -18,9 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.i18n import N_
+from core.i18n.textfmt import duration
 from core.models import Exactness, QuotaKind, QuotaReading
-from core.numbers import BadNumber, warn_once
-from core.numbers import percent as checked_percent
 from core.providers.claude.resets import ParsedLimit
 from core.providers.claude.wording import (
     WINDOW_5H,
@@ -32,7 +31,8 @@ from core.providers.claude.wording import (
     WINDOW_OVERAGE,
     WINDOW_SECONDS,
 )
-from core.textfmt import duration
+from core.providers.numbers import BadNumber, warn_once
+from core.providers.numbers import percent as checked_percent
 
 PROVIDER = "claude"
 

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from core.i18n import N_
-from core.numbers import MAX_PERCENT_READ, MAX_RESET_SECONDS, BadNumber, finite
+from core.providers.numbers import MAX_PERCENT_READ, MAX_RESET_SECONDS, BadNumber, finite
 
 T = TypeVar("T")
 

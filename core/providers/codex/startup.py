@@ -21,7 +21,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from core.numbers import warn_once
 from core.providers.codex.follow import FileState
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals
 from core.providers.codex.limits import RateSnapshot
@@ -35,6 +34,7 @@ from core.providers.codex.rollout import (
 )
 from core.providers.codex.startindex import Entry
 from core.providers.codex.tailscan import first_line, scan_back, scan_back_at
+from core.providers.numbers import warn_once
 
 log = logging.getLogger(__name__)
 E = TypeVar("E")

@@ -1,10 +1,10 @@
 """The resume policies at the one resume entry point.
 
 :func:`review` runs inside the claim's ``BEGIN IMMEDIATE`` transaction, after
-:func:`core.policies.auto_resume.decide_resume` said a resume may go ahead:
+:func:`core.goals.auto_resume.decide_resume` said a resume may go ahead:
 
 * an **automatic** resume of a goal waiting for a reset is held back — deferred, with the rule
-  named in the reason and in :attr:`~core.policies.auto_resume.Decision.rule` — by its **budget**
+  named in the reason and in :attr:`~core.goals.auto_resume.Decision.rule` — by its **budget**
   (spent in this
   window period), the **reserve** (a window has no more than R % left), the **allowed hours**
   (deferred to their next start), or the **slots** of its windows (K settling already, or
@@ -20,11 +20,9 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
-from core.i18n import N_
-from core.models import Goal, Outcome, Trigger
-from core.policies import budget
-from core.policies.auto_resume import WAITS_FOR_RESET, AutoResumePolicy, Decision
-from core.policies.rules import (
+from core.goals import budget
+from core.goals.auto_resume import WAITS_FOR_RESET, AutoResumePolicy, Decision
+from core.goals.rules import (
     RULE_BUDGET,
     RULE_HOURS,
     RULE_RESERVE,
@@ -32,7 +30,9 @@ from core.policies.rules import (
     ResumeRules,
     WindowLevel,
 )
-from core.policies.slots import SlotStore, check_slots
+from core.goals.slots import SlotStore, check_slots
+from core.i18n import N_
+from core.models import Goal, Outcome, Trigger
 
 #: when the next reset of a window over its reserve is unknown, ask again after this
 _RESERVE_RECHECK = timedelta(minutes=5)

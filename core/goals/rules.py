@@ -1,7 +1,7 @@
 """The global resume rules as one frozen, self-checking value.
 
 Built from the settings (:meth:`ResumeRules.from_settings`); carried by
-:class:`core.policies.auto_resume.AutoResumePolicy`, so every place that plans or decides an
+:class:`core.goals.auto_resume.AutoResumePolicy`, so every place that plans or decides an
 automatic resume
 sees the same rules.
 """

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from core.goals.rules import RULE_BUDGET, RULE_HOURS, ResumeRules
 from core.i18n import N_
 from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
-from core.policies.rules import RULE_BUDGET, RULE_HOURS, ResumeRules
 from core.settings import Settings
 
 NOTE_AUTO_OFF = N_("auto-resume is off")
@@ -125,7 +125,7 @@ class Decision:
     outcome: Outcome
     reason: str
     not_before: datetime | None = None
-    rule: str | None = None  # the resume policy that deferred it (core.policies.rules)
+    rule: str | None = None  # the resume policy that deferred it (core.goals.rules)
     note: str | None = None  # what a manual resume went past (the reserve, allowed hours...)
     takes_slot: bool = False  # an automatic resume that holds a slot on its windows
 

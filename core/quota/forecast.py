@@ -20,9 +20,9 @@ from typing import Any
 
 from core.clock import iso
 from core.i18n import N_, _
+from core.i18n.textfmt import short_time
 from core.models import QuotaReading
 from core.quota.machine import used_percent
-from core.textfmt import short_time
 
 LOOKBACK = timedelta(minutes=30)
 _MIN_SPAN = 120.0

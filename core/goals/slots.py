@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from core.goals.auto_resume import WAITS_FOR_RESET
+from core.goals.rules import RULE_SLOT, Hold, ResumeRules
 from core.i18n import N_
 from core.models import Goal, GoalState, PauseReason
-from core.policies.auto_resume import WAITS_FOR_RESET
-from core.policies.rules import RULE_SLOT, Hold, ResumeRules
 
 
 class SlotStore(Protocol):

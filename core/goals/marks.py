@@ -4,7 +4,7 @@
 * ``policy_pause`` — a reserve or budget pause Goalkeeper made (``rule``, ``at``): while the goal
   has stayed paused since, the agent showing it "paused" (by us) does not replace the reason;
 * ``resume_slot`` — this claim took a resume slot on the goal's windows (see
-  :mod:`core.policies.slots`);
+  :mod:`core.goals.slots`);
 * ``last_resume_trigger`` — set by the resume entry point; tells a run Goalkeeper started
   automatically from one the user asked for.
 """
