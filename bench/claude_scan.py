@@ -4,7 +4,7 @@
     python bench/claude_scan.py [TREE] [--generate] [--workers N] [--repeat N]
 
 TREE (default /tmp/gk-bench-claude) holds ``claude/`` (a Claude config dir) and
-``manifest.json`` as written by ``../shared/bench/gen_usage_trees.py``; ``--generate`` makes a
+``manifest.json`` as written by ``bench/gen_usage_trees.py``; ``--generate`` makes a
 1 GiB Claude-only tree there first when it is missing (``--codex-mb 0 --only claude``; never
 commit it). Figures:
 
@@ -43,7 +43,7 @@ from core.providers.claude.follow import (  # noqa: E402
 )
 from core.providers.claude.ledger import UsageLedger  # noqa: E402
 
-GENERATOR = ROOT.parent.parent / "shared" / "bench" / "gen_usage_trees.py"
+GENERATOR = Path(__file__).resolve().parent / "gen_usage_trees.py"
 MIB = 1 << 20
 TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
               "cache_read_input_tokens", "total_tokens")
@@ -51,8 +51,6 @@ TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
 
 def generate(tree: Path) -> None:
     generator = Path(os.environ.get("GK_GENERATOR", GENERATOR))
-    if not generator.exists():
-        generator = Path("/work/shared/bench/gen_usage_trees.py")
     print(f"generating a 1 GiB Claude tree in {tree} with {generator} ...", flush=True)
     subprocess.run([sys.executable, str(generator), "--out", str(tree), "--codex-mb", "0",
                     "--only", "claude", "--quiet"], check=True)

@@ -5,7 +5,7 @@ Run from the repository root:
 
     .venv/bin/python bench/codex_scan.py [--tree /tmp/gk-bench/codex] [--codex-mb 1024]
 
-Without ``--tree`` the tree is generated (once) by ``/work/shared/bench/gen_usage_trees.py`` under
+Without ``--tree`` the tree is generated (once) by ``bench/gen_usage_trees.py`` under
 ``/tmp/gk-bench`` — never inside the repository. Each phase runs in its own process so its peak
 RSS is its own:
 
@@ -42,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-GENERATOR = Path("/work/shared/bench/gen_usage_trees.py")
+GENERATOR = Path(__file__).resolve().parent / "gen_usage_trees.py"
 MIB = 1 << 20
 
 

@@ -6,7 +6,7 @@ Run from the repository root:
     .venv/bin/python bench/codex_usage_vs_ccusage.py [--tree /tmp/gk-bench] [--runs 7]
 
 Both whole processes, on the same ``$CODEX_HOME`` (the 1 GiB Codex tree of
-``/work/shared/bench/gen_usage_trees.py``, generated under ``/tmp`` if missing — never inside the
+``bench/gen_usage_trees.py``, generated under ``/tmp`` if missing — never inside the
 repository), alternating run by run so both see the same machine; a fresh Goalkeeper data
 directory every run; the page cache warmed by one untimed run of each first. ccusage 20.0.24
 comes from npm into ``~/.cache/goalkeeper-bench/ccusage`` (outside the repository) on first use.

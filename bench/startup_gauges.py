@@ -4,7 +4,7 @@
     python bench/startup_gauges.py [TREE] [--generate] [--repeat N] [--settle S] [--restart]
 
 TREE (default /tmp/gk-trees) holds ``codex/`` (a CODEX_HOME) and ``claude/`` (a Claude config
-dir) as written by ``../shared/bench/gen_usage_trees.py`` (``--generate`` makes the 1 GiB +
+dir) as written by ``bench/gen_usage_trees.py`` (``--generate`` makes the 1 GiB +
 1 GiB trees there first when missing; under /tmp, never commit them). Each run starts
 ``python -m core daemon`` on a fresh data directory (``GOALKEEPER_HOME``, an empty ``HOME``;
 ``--restart``: a second start on a data directory a first run left, the everyday case) and
@@ -61,7 +61,7 @@ from core.settings import Settings  # noqa: E402
 from core.store import SqliteStore  # noqa: E402
 from core.store.schema import SCHEMA_VERSION  # noqa: E402
 
-GENERATOR = Path("/work/shared/bench/gen_usage_trees.py")
+GENERATOR = Path(__file__).resolve().parent / "gen_usage_trees.py"
 PYC = Path.home() / ".cache" / "goalkeeper-bench" / "pyc"
 #: log lines that mark the daemon's phases
 PHASES = {"daemon up": "daemon starting", "claude first pass": "claude: newest",

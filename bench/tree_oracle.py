@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What ``goalkeeper status`` must show for a tree of ``../shared/bench/gen_usage_trees.py`` —
+"""What ``goalkeeper status`` must show for a tree of ``bench/gen_usage_trees.py`` —
 worked out without Goalkeeper's code, and checked against the generator's manifest.
 
     python bench/tree_oracle.py TREE            # print the expected goals and gauges

@@ -25,3 +25,62 @@ def test_core_imports_no_gui_pyside_or_qasync() -> None:
                          check=True, cwd=ROOT)
     assert out.stdout.strip() == ""
     assert len(modules) > 20
+
+
+# -- the house's shape (issue 20) -------------------------------------------------------------------
+
+def _top_level_modules() -> list[str]:
+    return sorted(p.name for p in (ROOT / "core").glob("*.py")
+                  if p.name not in ("__init__.py", "__main__.py"))
+
+
+def test_the_core_top_level_holds_at_most_twenty_modules() -> None:
+    modules = _top_level_modules()
+    assert len(modules) <= 20, modules
+
+
+def test_the_engine_is_wiring_and_lifecycle_only() -> None:
+    lines = (ROOT / "core" / "engine.py").read_text(encoding="utf-8").count("\n")
+    assert lines <= 400
+
+
+def test_no_core_module_imports_the_engine_but_the_host_and_the_adapters() -> None:
+    """Rooms are handed their collaborators: only the composition's users name the engine."""
+    allowed = {"core/engine.py", "core/host.py", "core/demo.py"}
+    offenders = []
+    for path in (ROOT / "core").rglob("*.py"):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in allowed or rel.startswith("core/cli/"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "from core.engine import" in text or "import core.engine" in text:
+            offenders.append(rel)
+    assert offenders == []
+
+
+def test_the_map_names_every_package_of_the_core() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    packages = sorted(p.parent.relative_to(ROOT).as_posix()
+                      for p in (ROOT / "core").glob("*/__init__.py"))
+    missing = [p for p in packages if f"`{p}/`" not in text]
+    assert missing == []
+    assert "docs/architecture.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_nothing_in_the_repository_points_outside_it() -> None:
+    """A path above the checkout (the planning folder beside it) means nothing on a user's
+    machine: the repository's files name only what the repository holds."""
+    needles = ("../" + "shared", "/work/" + "shared")
+    files = subprocess.run(["git", "ls-files"], capture_output=True, text=True, check=True,
+                           cwd=ROOT).stdout.split()
+    offenders = []
+    for rel in files:
+        path = ROOT / rel
+        if rel.startswith("docs/notes/") or rel == "CHANGELOG.md" or not path.is_file():
+            continue  # the history of past work says where it was read
+        try:
+            if any(n in path.read_text(encoding="utf-8") for n in needles):
+                offenders.append(rel)
+        except UnicodeDecodeError:
+            continue
+    assert offenders == [], offenders

@@ -1,4 +1,5 @@
-"""How a notification is retried: ``../shared/retry-table.md`` applied to one HTTP POST.
+"""How a notification is retried: the retry table (:mod:`core.retry.table`) applied to one
+HTTP POST.
 
 The classification and the backoff are :mod:`core.retry.policy`'s (``classify_http``,
 ``parse_retry_after``, :class:`~core.retry.policy.RetryPolicy`); this module only maps an HTTP

@@ -3,7 +3,7 @@
 Only tests under ``tests/gui`` get the qasync loop (pytest-asyncio asks this conftest's hook per
 item); the core's async tests keep asyncio's default loop. Inside an async test never call
 ``qtbot.wait*`` or anything else that nests a Qt event loop: await :func:`wait_signal` or
-:func:`tests.support.fakes.until` instead (see ../shared/qt-recipes.md §2.2).
+:func:`tests.support.fakes.until` instead (the offscreen platform has no real window manager).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Guard for the PySide6 pin: 6.12.0 on Python 3.11 drops a reference to None on every void
 widget call and aborts the process after a few thousand (pyproject pins <6.12; see
-../shared/qt-recipes.md §1). This fails on such a build long before the app would crash."""
+the Qt pin in pyproject.toml). This fails on such a build long before the app would crash."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 StatusNotifierWatcher (which makes Qt use its D-Bus tray). Prints one JSON line per Notify call.
 
 Run under ``dbus-run-session``; start it before the process under test creates a tray icon (Qt
-picks its tray backend then). See ../shared/qt-recipes.md §3.
+picks its tray backend then).
 """
 
 from __future__ import annotations

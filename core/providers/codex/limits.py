@@ -1,8 +1,7 @@
 """Codex rate-limit snapshots: every shape Codex has written, told apart by window length.
 
 A snapshot is what one ``token_count`` rollout line or one app-server answer says about the
-account's limits. Codex has written three shapes over time (see
-``/work/shared/provider-formats.md`` section B1):
+account's limits. Codex has written three shapes over time:
 
 * current: ``primary``/``secondary`` = ``{used_percent, window_minutes, resets_at}`` (epoch s);
 * legacy: the same with ``resets_in_seconds`` — relative to the *line's own* timestamp — and
