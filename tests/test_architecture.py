@@ -27,7 +27,7 @@ def test_core_imports_no_gui_pyside_or_qasync() -> None:
     assert len(modules) > 20
 
 
-# -- the house's shape (issue 20) -------------------------------------------------------------------
+# -- the house's shape (issue 20) ------------------------------------------------------------------
 
 def _top_level_modules() -> list[str]:
     return sorted(p.name for p in (ROOT / "core").glob("*.py")
