@@ -32,11 +32,10 @@ from core.goals.rules import ResumeRules
 from core.i18n import N_, _, localized
 from core.i18n.textfmt import countdown, pad
 from core.i18n.words import word
-from core.identity import account_of
 from core.models import Goal, GoalState, QuotaReading
 from core.policies.reserve_table import unmatched_windows
-from core.quota.machine import effective
-from core.store import HostRecord, Store
+from core.reads import StoredReads
+from core.store import HostRecord
 
 LIVE_STATES = (GoalState.RUNNING, GoalState.RESUMING)
 #: stored English (``--json``'s ``shown_state``), translated when shown
@@ -50,7 +49,7 @@ def cmd_status(ctx: Context) -> int:
     from core.cli.goals import goal_json, no_data_text, quota_json
 
     now = SystemClock().now()
-    policy = ctx.settings.hysteresis()  # a bad config.toml is an error, data or not
+    ctx.settings.hysteresis()  # a bad config.toml is an error, data or not
     rules = ResumeRules.from_settings(ctx.settings)
     view = ctx.host_view()
     host = host_json(view, now)
@@ -65,9 +64,10 @@ def cmd_status(ctx: Context) -> int:
                 ctx.emit(data, lambda: "\n".join([*_host_lines(view, now), no_data_text(ctx),
                                                    *notify.status_lines(channels, now)]))
                 return EXIT_OK
-            goals = store.list_goals()
+            reads = StoredReads(store, ctx.settings, ctx.host_id, ctx.target.shared, now)
+            goals = reads.goals()
             owners = owner_states(ctx, store.list_hosts(), now)
-            readings = [effective(r, now, policy) for r in own_readings(ctx, store)]
+            readings = reads.readings()
             extras = {r.window_id: quota_policy_json(r, rules, store, now) for r in readings}
             unmatched = unmatched_windows(rules.overrides, ctx.settings.quotas,
                                           {r.window_id for r in readings})
@@ -117,18 +117,6 @@ def owner_states(ctx: Context, hosts: list[HostRecord], now: datetime) -> dict[s
             since=iso(since))
     states[ctx.host_id] = THIS_HOST
     return states
-
-
-def own_readings(ctx: Context, store: Store) -> list[QuotaReading]:
-    """The readings of this machine's accounts (on a shared store, as its host registered
-    them — Codex may have said which account it is — else as the settings name them)."""
-    readings = store.latest_readings()
-    if not ctx.target.shared:
-        return readings
-    record = store.get_host(ctx.host_id)
-    known = record.accounts if record is not None else None
-    return [r for r in readings
-            if r.account == account_of(r.provider, ctx.settings, ctx.host_id, known)]
 
 
 def host_json(view: HostView, now: datetime) -> dict[str, Any]:
