@@ -176,7 +176,7 @@ class Engine:
             self.clock, self.settings, self.host_id, self.goals, self.others, self.quotas,
             self.policy.rules, self.forecasts, lambda: self.scheduler.next_wake,
             lambda: self.read_mark.at, self.health, lambda: self.shared_sync.listening,
-            self.providers, self.store))
+            self.providers, self.store, self._maybe_damaged))
         #: ask every provider for its goals and quotas; wait for every queued report
         self.refresh = self.provider_intake.refresh
         self.drain = self.store_writer.drain

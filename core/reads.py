@@ -13,10 +13,11 @@ are the same functions for both.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from core.clock import Clock
 from core.goals.rules import ResumeRules
@@ -30,6 +31,7 @@ from core.quota.machine import QuotaManager, effective
 from core.settings import Settings
 from core.store import Store, StoreThread
 
+T = TypeVar("T")
 #: history scanned at most this far back for chart markers
 MARKER_SCAN_LIMIT = 20_000
 
@@ -145,6 +147,7 @@ class LiveParts:
     listening: Callable[[], bool]
     providers: Mapping[str, Provider]
     store: StoreThread
+    damaged: Callable[[BaseException], None]  # a read found the file damaged: safe mode checks
 
 
 class LiveReads:
@@ -228,26 +231,34 @@ class LiveReads:
 
     # -- stored data (read on the store's thread) ------------------------------------------------
 
+    async def _read(self, fn: Callable[[Store], T]) -> T:
+        """A read of stored data; one that finds the file damaged has safe mode check it."""
+        try:
+            return await self._p.store.run(fn)
+        except sqlite3.DatabaseError as exc:
+            self._p.damaged(exc)
+            raise
+
     async def history(self, goal: str | None = None, limit: int = 100, offset: int = 0
                       ) -> list[HistoryRow]:
-        return await self._p.store.run(lambda s: s.history(goal, limit, offset))
+        return await self._read(lambda s: s.history(goal, limit, offset))
 
     async def history_page(self, goal: str | None, limit: int, offset: int
                            ) -> tuple[list[HistoryRow], int]:
-        return await self._p.store.run(lambda s: history_page(s, goal, limit, offset))
+        return await self._read(lambda s: history_page(s, goal, limit, offset))
 
     async def series(self, window_id: str, since: datetime | None, account: str = ""
                      ) -> list[tuple[datetime, float]]:
-        return await self._p.store.run(lambda s: s.series(window_id, since, account))
+        return await self._read(lambda s: s.series(window_id, since, account))
 
     async def markers(self, window_id: str, since: datetime) -> list[Marker]:
         """Pauses for quota and resumes of this host's goals that draw on ``window_id``."""
         goals = {g.id for g in self._p.own.values() if window_id in g.windows}
-        return await self._p.store.run(lambda s: scan_markers(s, goals, since))
+        return await self._read(lambda s: scan_markers(s, goals, since))
 
     async def hosts(self) -> list[HostLine]:
         lease, me, now = self._p.settings.host_stale_seconds, self.host_id, self.now()
-        return await self._p.store.run(lambda s: hosts_of(s, now, lease, me))
+        return await self._read(lambda s: hosts_of(s, now, lease, me))
 
 
 # -- a store with no host --------------------------------------------------------------------------
