@@ -402,9 +402,9 @@ class Engine:
 
     # -- store plumbing ------------------------------------------------------------------------
 
-    async def transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
-                        ) -> Committed[Any]:
-        committed: Committed[Any] = await self.written(lambda s: s.transact(goal_id, decide))
+    async def transact(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]
+                        ) -> Committed[T]:
+        committed = await self.written(lambda s: s.transact(goal_id, decide))
         self._committed(committed)
         return committed
 
@@ -451,7 +451,7 @@ class Engine:
             log.warning("%s: the change waits for the store (%s)", goal_id, exc)
             self._enqueue(lambda: self._report(goal_id, decide))
 
-    def _committed(self, committed: Committed[Any]) -> None:
+    def _committed(self, committed: Committed[T]) -> None:
         after = committed.after
         if after is not None and after != committed.before:
             self.goals[after.id] = after
@@ -530,8 +530,8 @@ class Engine:
 
     # -- the policy guard's host (core.policies.guard.GuardHost) -------------------------------
 
-    async def report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[Any]]
-                     ) -> Committed[Any]:
+    async def report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]
+                     ) -> Committed[T]:
         async with self.lock_for(goal_id):  # never between a resume's claim and its settling
             return await self.transact(goal_id, decide)
 

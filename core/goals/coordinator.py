@@ -22,14 +22,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from core.clock import Clock
 from core.goals.changes import note_row, transition
 from core.goals.machine import GoalEvent
 from core.goals.results import ActionResult
 from core.i18n import N_
-from core.models import Deferral, Goal, GoalState, Outcome, PauseReason, Trigger
+from core.models import Deferral, Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
 from core.policies.auto_resume import (
     WAITS_FOR_RESET,
     AutoResumePolicy,
@@ -59,11 +59,22 @@ class QuotaView(Protocol):
         ...
 
 
-OnCommitted = Callable[[Committed[Any]], None]
+T = TypeVar("T")
 Decide = Callable[[Goal | None], Mutation[Any]]
 #: stores a change now or, while the store is unavailable, queues it (never lost)
 RecordOrQueue = Callable[[str, Decide], Awaitable[None]]
-Write = Callable[[Callable[[Any], Any]], Awaitable[Any]]
+
+
+class OnCommitted(Protocol):
+    """Told of every committed change, whatever its decision returned."""
+
+    def __call__(self, committed: Committed[T], /) -> None: ...
+
+
+class Write(Protocol):
+    """A store write (:meth:`StoreThread.run`, or the engine's health-aware ``written``)."""
+
+    def __call__(self, fn: Callable[[Store], T], /) -> Awaitable[T]: ...
 
 
 class ResumeCoordinator:
@@ -330,7 +341,8 @@ class _Settle:
 
         return _decide
 
-    def _row(self, outcome: Outcome, reason: str, not_before: datetime | None = None) -> Any:
+    def _row(self, outcome: Outcome, reason: str, not_before: datetime | None = None
+             ) -> HistoryRow:
         detail = dict(self.context)
         if not_before is not None:
             detail["not_before"] = not_before.isoformat()

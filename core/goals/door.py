@@ -95,7 +95,7 @@ class GoalActions:
             before.state in (GoalState.RUNNING, GoalState.RESUMING)
         ):
             await self.stop_runner(before, cancel=False)
-        return committed.result  # type: ignore[no-any-return]
+        return committed.result
 
     async def cancel(self, goal_id: str, origin: str) -> ActionResult:
         return await self.guarded(goal_id, lambda: self._cancel(goal_id, origin),
@@ -109,7 +109,7 @@ class GoalActions:
             not before.state.terminal
         ):
             await self.stop_runner(before, cancel=True)
-        return committed.result  # type: ignore[no-any-return]
+        return committed.result
 
     async def stop_runner(self, goal: Goal, cancel: bool) -> None:
         provider = self.e.providers.get(goal.provider)
@@ -175,7 +175,7 @@ class GoalActions:
         committed = await e.transact(goal_id, decide_start(goal_id, e.clock.now(), origin))
         goal = committed.after
         if committed.result.outcome is not Outcome.RESUMED or goal is None:
-            return committed.result  # type: ignore[no-any-return]
+            return committed.result
         provider = e.providers[goal.provider]
         async with e.lock_for(goal_id):
             try:
@@ -185,7 +185,7 @@ class GoalActions:
                 await e.record_or_queue(goal_id, lambda g: decide_report(
                     g, goal.fence, GoalEvent.FAIL, why, e.ctx()))
                 return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
-        return committed.result  # type: ignore[no-any-return]
+        return committed.result
 
     async def forget_goal(self, goal_id: str, origin: str) -> ActionResult:
         return await self.guarded(goal_id, lambda: self._forget_goal(goal_id, origin))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from core.goals.changes import transition
 from core.goals.intake import IntakeContext, schedule
@@ -33,6 +33,7 @@ from core.quota.machine import used_percent
 from core.store import Committed, Mutation
 
 Decide = Callable[[Goal | None], Mutation[Any]]
+T = TypeVar("T")
 
 
 class GuardHost(Protocol):
@@ -42,7 +43,8 @@ class GuardHost(Protocol):
 
     def intake_context(self) -> IntakeContext: ...
 
-    async def report(self, goal_id: str, decide: Decide) -> Committed[Any]:
+    async def report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]
+                     ) -> Committed[T]:
         """Apply ``decide`` in a transaction, never between a resume's claim and its settling."""
         ...
 
