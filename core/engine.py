@@ -60,7 +60,15 @@ from core.hosts.remote import RemoteActions
 from core.hosts.safe_mode import SafeMode
 from core.hosts.sync import SharedSync
 from core.i18n import N_
-from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading, Trigger
+from core.models import (
+    Goal,
+    GoalState,
+    HistoryEvent,
+    HistoryRow,
+    PauseReason,
+    QuotaReading,
+    Trigger,
+)
 from core.paths import Paths
 from core.policies.auto_resume import AutoResumePolicy
 from core.policies.forecast import ForecastBook
@@ -506,7 +514,7 @@ class Engine:
         self._enqueue(lambda: self._report(goal_id, lambda g: decide_report(
             g, fence, GoalEvent.REST, detail, self.ctx(), row_detail=marks)))
 
-    def goal_noted(self, goal_id: str, event: str, reason: str,
+    def goal_noted(self, goal_id: str, event: HistoryEvent, reason: str,
                    detail: dict[str, Any] | None = None) -> None:
         row = note_row(goal_id, event, self.clock.now(), reason=reason, detail=detail)
 
@@ -593,7 +601,8 @@ class Engine:
 
     async def handle_edges(self, edges: Sequence[QuotaEdge]) -> None:
         for edge in edges:
-            event = "quota_exhausted" if isinstance(edge, QuotaExhausted) else "quota_recovered"
+            event = (HistoryEvent.QUOTA_EXHAUSTED if isinstance(edge, QuotaExhausted)
+                     else HistoryEvent.QUOTA_RECOVERED)
             row = note_row(None, event, self.clock.now(), reason=edge.window_id,
                            quotas=(reading_summary(edge.reading),))
             self.announce(await self._append(row))
@@ -722,7 +731,7 @@ class Engine:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
             key = "rising_edge" if reason.startswith("quota recovered") else "slot_free"
-            row = note_row(goal_id, "resume_scheduled", now,
+            row = note_row(goal_id, HistoryEvent.RESUME_SCHEDULED, now,
                            reason=RELEASED.get(reason, N_("{reason}: {windows}")).format(
                                reason=reason, windows=", ".join(windows)),
                            detail={"not_before": now.isoformat(), key: windows})

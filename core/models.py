@@ -76,6 +76,54 @@ class Outcome(StrEnum):
         return self not in (Outcome.REFUSED, Outcome.FAILED, Outcome.UNKNOWN_GOAL)
 
 
+class HistoryEvent(StrEnum):
+    """What a history row records. The values are the names stored in the ``event`` column.
+
+    A row whose stored name is not listed here (one a newer Goalkeeper wrote) still loads:
+    :attr:`HistoryRow.event` then keeps the name as plain text.
+    """
+
+    # the goal machine's transitions (core.goals.machine.HISTORY_EVENT)
+    STARTED = "started"
+    PAUSED = "paused"
+    RESUMING = "resuming"
+    RESUMED = "resumed"
+    RESUME_FAILED = "resume_failed"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+    RUNNING_EXTERNALLY = "running_externally"
+    RESET = "reset"
+    RESTED = "rested"
+    # requests at the entry points (core.goals.decisions, core.policies.setting)
+    RESUME_REQUESTED = "resume_requested"
+    PAUSE_REQUESTED = "pause_requested"
+    CANCEL_REQUESTED = "cancel_requested"
+    AUTO_RESUME_CHANGED = "auto_resume_changed"
+    GOAL_POLICY_CHANGED = "goal_policy_changed"
+    # decisions without a state change (core.goals.intake, the engine, the CLI)
+    RESUME_SCHEDULED = "resume_scheduled"
+    RESUME_NOT_SCHEDULED = "resume_not_scheduled"
+    GAVE_UP = "gave_up"
+    DISCOVERED = "discovered"
+    REMOVED = "removed"
+    # quota edges (no goal)
+    QUOTA_EXHAUSTED = "quota_exhausted"
+    QUOTA_RECOVERED = "quota_recovered"
+    # providers' own notes (GoalSink.goal_noted)
+    CODEX_VERSION = "codex_version"
+    UNTRACKED = "untracked"
+    RETRY_SCHEDULED = "retry_scheduled"
+    RUN_STARTED = "run_started"
+    RUN_CONTINUED = "run_continued"
+    RUN_ABANDONED = "run_abandoned"
+    RUN_DEGRADED = "run_degraded"
+    SCHEDULE_SKIPPED = "schedule_skipped"
+    STEP_RETRY = "step_retry"
+    STEP_INTERRUPTED = "step_interrupted"
+    SOURCE_MISSING = "source_missing"
+
+
 class Exactness(StrEnum):
     EXACT = "exact"  # reported by the provider just now
     INFERRED = "inferred"  # derived, e.g. the reset instant has passed
@@ -195,7 +243,9 @@ class HistoryRow(_Frozen):
     id: int | None = None
     at: UtcDatetime
     goal: str | None
-    event: str
+    #: a member when the stored name is known — compare with members; plain text otherwise
+    #: (tried as a member first, so a known name never stays a string)
+    event: HistoryEvent | str = Field(union_mode="left_to_right")
     trigger: Trigger | None = None
     origin: str | None = None
     outcome: Outcome | None = None

@@ -44,7 +44,7 @@ from core.goals.results import ActionResult
 from core.hosts.health import HealthChanged, HostHealth
 from core.hosts.listing import HostLine, host_lines
 from core.i18n import N_, localized
-from core.models import Goal, HistoryRow, Outcome, QuotaReading
+from core.models import Goal, HistoryEvent, HistoryRow, Outcome, QuotaReading
 from core.notify.health import ChannelHealth, ChannelState
 from core.notify.service import send_test_now
 from core.policies.forecast import Forecast
@@ -419,8 +419,8 @@ def marker_for(row: HistoryRow, goals: set[str]) -> Marker | None:
     """The chart marker a history row makes for one of ``goals``, if any."""
     if row.goal is None or row.goal not in goals:
         return None
-    if row.event == "paused" and (row.reason or "").startswith("quota"):
+    if row.event is HistoryEvent.PAUSED and (row.reason or "").startswith("quota"):
         return Marker(row.at, "paused", row.goal)
-    if row.event == "resumed":
+    if row.event is HistoryEvent.RESUMED:
         return Marker(row.at, "resumed", row.goal)
     return None

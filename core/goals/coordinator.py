@@ -29,7 +29,16 @@ from core.goals.changes import note_row, transition
 from core.goals.machine import GoalEvent
 from core.goals.results import ActionResult
 from core.i18n import N_
-from core.models import Deferral, Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
+from core.models import (
+    Deferral,
+    Goal,
+    GoalState,
+    HistoryEvent,
+    HistoryRow,
+    Outcome,
+    PauseReason,
+    Trigger,
+)
 from core.policies.auto_resume import (
     WAITS_FOR_RESET,
     AutoResumePolicy,
@@ -129,7 +138,7 @@ class ResumeCoordinator:
             detail = (context or {}) | ({"rule": decision.rule} if decision.rule else {})
             row = note_row(
                 goal_id,
-                "resume_requested",
+                HistoryEvent.RESUME_REQUESTED,
                 now,
                 outcome=decision.outcome,
                 reason=decision.reason,
@@ -348,7 +357,7 @@ class _Settle:
             detail["not_before"] = not_before.isoformat()
         return note_row(
             self.claimed.id,
-            "resume_requested",
+            HistoryEvent.RESUME_REQUESTED,
             self.now,
             outcome=outcome,
             reason=reason,

@@ -26,7 +26,7 @@ from core.goals.intake import decide_report
 from core.goals.machine import GoalEvent
 from core.goals.results import ActionResult
 from core.i18n import N_
-from core.models import Goal, GoalState, Outcome, Trigger
+from core.models import Goal, GoalState, HistoryEvent, Outcome, Trigger
 from core.policies.setting import decide_goal_policy
 from core.store import LeaseLost, NotOwner
 from core.store.inbox import store_unavailable
@@ -200,7 +200,7 @@ class GoalActions:
             return result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal"))
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
             await self.stop_runner(goal, cancel=False)
-        row = note_row(goal_id, "removed", e.clock.now(), origin=origin,
+        row = note_row(goal_id, HistoryEvent.REMOVED, e.clock.now(), origin=origin,
                        reason=N_("no longer watched"), outcome=Outcome.UPDATED)
         saved = await e.written(lambda s: s.remove_goal(goal_id, row))
         e.goals.pop(goal_id, None)

@@ -19,7 +19,7 @@ from typing import Any
 from core.goals.changes import note_row, transition
 from core.goals.machine import GoalEvent, allowed
 from core.i18n import N_
-from core.models import Deferral, Goal, GoalState, HistoryRow, PauseReason
+from core.models import Deferral, Goal, GoalState, HistoryEvent, HistoryRow, PauseReason
 from core.policies.auto_resume import (
     NOTE_CAP_REACHED,
     WAITS_FOR_RESET,
@@ -70,10 +70,10 @@ def schedule(goal: Goal, reset: datetime | None, ctx: IntakeContext) -> tuple[Go
             why = (with_hours if hours else with_rule).format(
                 rule=deferral.rule, hours=hours.describe() if hours else "")
             detail["rule"] = deferral.rule
-        row = note_row(goal.id, "resume_scheduled", ctx.now, reason=why, detail=detail)
+        row = note_row(goal.id, HistoryEvent.RESUME_SCHEDULED, ctx.now, reason=why, detail=detail)
     else:
-        event = "gave_up" if (plan.note or "").startswith(NOTE_CAP_REACHED) else (
-            "resume_not_scheduled")
+        event = HistoryEvent.GAVE_UP if (plan.note or "").startswith(NOTE_CAP_REACHED) else (
+            HistoryEvent.RESUME_NOT_SCHEDULED)
         row = note_row(goal.id, event, ctx.now, reason=plan.note)
     return new, row
 
@@ -103,7 +103,8 @@ def decide_observation(
     return _replan_on_block_change(current, _apply_observed_state(refreshed, obs, ctx), ctx)
 
 
-_PLAN_EVENTS = ("resume_scheduled", "resume_not_scheduled", "gave_up")
+_PLAN_EVENTS = (HistoryEvent.RESUME_SCHEDULED, HistoryEvent.RESUME_NOT_SCHEDULED,
+                HistoryEvent.GAVE_UP)
 
 
 def _replan_on_block_change(current: Goal, mutation: Mutation[str],
@@ -139,7 +140,7 @@ def _discovered(provider: str, obs: GoalObservation, ctx: IntakeContext) -> Muta
         resets_at=obs.resets_at, data=data, created_at=ctx.now, updated_at=ctx.now,
         state_since=obs.observed_at,
     )
-    rows = [note_row(goal.id, "discovered", ctx.now,
+    rows = [note_row(goal.id, HistoryEvent.DISCOVERED, ctx.now,
                      reason=N_("found as {state}").format(state=obs.state.value),
                      detail={"provider": provider})]
     if goal.pause_reason is PauseReason.QUOTA:

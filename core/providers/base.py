@@ -22,7 +22,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from core.goals.results import ActionResult
-from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading, Trigger
+from core.models import Exactness, Goal, GoalState, HistoryEvent, PauseReason, QuotaReading, Trigger
 
 #: a control-socket op: request object in, reply object out
 ControlHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -122,7 +122,7 @@ class ProviderSink(Protocol):
         ``idle_again``: no round ran (a resume found nothing to continue); not announced."""
         ...
 
-    def goal_noted(self, goal_id: str, event: str, reason: str,
+    def goal_noted(self, goal_id: str, event: HistoryEvent, reason: str,
                    detail: dict[str, Any] | None = None) -> None:
         """Record a milestone of the goal's work in the history (no state change, no fence)."""
         ...

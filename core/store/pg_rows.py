@@ -73,7 +73,7 @@ def history_params(row: HistoryRow) -> tuple[Any, ...]:
     return (
         row.at,
         row.goal,
-        row.event,
+        str(row.event),
         row.trigger.value if row.trigger else None,
         row.origin,
         row.outcome.value if row.outcome else None,
