@@ -627,7 +627,7 @@ class Engine:
         for goal in list(self.goals.values()):
             if (goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
                     and goal.next_resume_at is None and edge.window_id in goal.windows
-                    and "no_reset_note" in goal.data):
+                    and goal.steering.no_reset_note is not None):
                 await self.transact(goal.id, lambda g: _reschedule_lifted(
                     g, edge.recovered_since, self.ctx()))
 
@@ -797,10 +797,10 @@ def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
     # checked again here: the engine's copy that chose this goal may be older than the store
     # (the user may have paused it meanwhile: a user pause is never scheduled)
     if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None or (
-        goal.pause_reason is not PauseReason.QUOTA or "no_reset_note" not in goal.data
+        goal.pause_reason is not PauseReason.QUOTA or goal.steering.no_reset_note is None
     ):
         return Mutation(None, None)
-    data = {k: v for k, v in goal.data.items() if k != "no_reset_note"}
-    new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),
+    steering = goal.steering.model_copy(update={"no_reset_note": None})
+    new, row = schedule(goal.model_copy(update={"steering": steering, "updated_at": ctx.now}),
                         min(since, ctx.now), ctx)
     return Mutation(new, None, [row])

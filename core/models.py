@@ -191,6 +191,74 @@ class Deferral(_Frozen):
     until: UtcDatetime
 
 
+class LastRun(_Frozen):
+    """How long a goal ran before it last paused for quota or a policy."""
+
+    seconds: float
+    ended_at: UtcDatetime
+
+
+class PolicyPause(_Frozen):
+    """A reserve or budget pause Goalkeeper made: its rule, and when (the goal's
+    ``state_since`` then — the mark speaks only while the goal stays in that pause)."""
+
+    rule: str
+    at: UtcDatetime
+
+
+class BudgetEntry(_Frozen):
+    """What a goal spent of one window, in % of it, in the window period ending ``until``."""
+
+    spent: float
+    until: UtcDatetime
+
+
+class Steering(_Frozen):
+    """What Goalkeeper notes on a goal to steer its own decisions; never provider metadata
+    (that is :attr:`Goal.data`). Stored in the goal's ``steering`` column; before SQLite
+    schema 4 (PostgreSQL 2) these were keys of ``data``, and the migration moved them.
+
+    Attributes:
+        no_reset_note: the goal's quota pause is one no clock lifts (credits depleted); the
+            text says so. Written by a runner's limit report (``goals.intake.decide_limit``)
+            and by an observation (``GoalObservation.no_reset_note``, Codex); cleared by a
+            limit with a timed reset and when a refill lifts the window (the engine's
+            ``_reschedule_lifted``). Read by ``policies.auto_resume.plan_resume`` (nothing is
+            scheduled) and the engine (which goals a refill reschedules).
+        resume_slot: the goal's last resume claim took a resume slot on its windows. Written
+            by the claim (``goals.coordinator``); read by ``policies.slots.holds_slot``.
+        last_resume_trigger: what started the goal's current or last run Goalkeeper started
+            (a restored run keeps its own). Written when a resume starts the goal
+            (``goals.coordinator``); read by ``goals.intake`` (a limit after a manual run
+            starts a new episode) and ``policies.marks.ran_automatically`` (the reserve and
+            budgets stop automatic runs only).
+        auto_resume_block: why the goal must never be resumed automatically, as its provider
+            sees it (``GoalObservation.auto_resume_block``: Claude resumes it itself).
+            Written by every observation (``goals.intake``); read by ``plan_resume``.
+        budget: per window, what the goal spent of it in the window's current period.
+            Written by the policy guard (``policies.budget.charge``); read by
+            ``policies.budget.spent`` / ``exceeded`` (the gate, the guard, ``status``, views).
+        last_run: how long the goal ran before its last pause for quota or a policy. Written
+            by those pauses (``goals.intake``, ``policies.guard``); read by ``status`` and
+            the views (``policies.marks.last_run_seconds``).
+        policy_pause: the reserve or budget pause the goal was put in. Written by the
+            guard's pause (``policies.guard``); read by ``policies.marks.policy_paused``
+            (the agent showing the goal paused does not replace that reason).
+    """
+
+    no_reset_note: str | None = None
+    resume_slot: bool = False
+    last_resume_trigger: Trigger | None = None
+    auto_resume_block: str | None = None
+    budget: dict[str, BudgetEntry] = Field(default_factory=dict)
+    last_run: LastRun | None = None
+    policy_pause: PolicyPause | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON the stores keep: only what differs from the defaults ({} for most goals)."""
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+
 class Goal(_Frozen):
     """A goal Goalkeeper watches, as stored.
 
@@ -200,6 +268,9 @@ class Goal(_Frozen):
 
     ``policy`` is the goal's own resume policy (priority, budget, allowed hours); ``deferral``
     the policy rule that set ``next_resume_at``, when one did (see :attr:`deferred_by`).
+
+    ``steering`` is what Goalkeeper notes on the goal for its own decisions (:class:`Steering`);
+    ``data`` is the provider's metadata only (working directory, session file, progress…).
     """
 
     id: str
@@ -218,6 +289,7 @@ class Goal(_Frozen):
     hosted: bool = False
     resumed_at: UtcDatetime | None = None
     data: dict[str, Any] = Field(default_factory=dict)
+    steering: Steering = Field(default_factory=Steering)
     created_at: UtcDatetime
     updated_at: UtcDatetime
     state_since: UtcDatetime | None = None  # when the goal entered its current state

@@ -160,7 +160,8 @@ class ResumeCoordinator:
                 attempts=_attempts_after_claim(current, trigger),
                 next_resume_at=None,
                 deferral=None,
-                data=current.data | {"resume_slot": decision.takes_slot},
+                steering=current.steering.model_copy(
+                    update={"resume_slot": decision.takes_slot}),
             )
             claimed.append(won)
             return Mutation(won, decision, [moved])
@@ -378,23 +379,24 @@ class _Settle:
                       else N_("the agent was already working on it"))
             if self.note and started is StartOutcome.STARTED:
                 reason = self.note  # what the manual resume went past: the reserve, the hours
-            data = current.data | {"last_resume_trigger": self._run_trigger(current)}
+            steering = current.steering.model_copy(
+                update={"last_resume_trigger": self._run_trigger(current)})
             new, moved = transition(
                 current, GoalEvent.RESUME_SUCCEEDED, self.now, origin=self.origin,
                 trigger=self.trigger, reason=reason, hosted=started is StartOutcome.STARTED,
-                resumed_at=self.now, data=data,
+                resumed_at=self.now, steering=steering,
             )
         result = ActionResult(current.id, Outcome.RESUMED, reason, None, new.state)
         return Mutation(new, result, [moved, self._row(Outcome.RESUMED, reason)])
 
-    def _run_trigger(self, current: Goal) -> str:
+    def _run_trigger(self, current: Goal) -> Trigger:
         """What started this run: a restored run keeps the trigger of the run it restores
         (a manual run stays manual across a host restart, so no policy pauses it)."""
-        previous = current.data.get("last_resume_trigger")
+        previous = current.steering.last_resume_trigger
         if self.trigger is Trigger.STARTUP and current.pause_reason is PauseReason.INTERRUPTED and (
-                isinstance(previous, str)):
+                previous is not None):
             return previous
-        return self.trigger.value
+        return self.trigger
 
     def _back_to_paused(
         self, current: Goal, outcome: Outcome, reason: str, wait: timedelta, uncount: bool

@@ -40,6 +40,8 @@ class GoalObservation:
         auto_resume: the provider's default for a newly found goal (None: the global default).
         auto_resume_block: why Goalkeeper must not auto-resume this goal at all (e.g. "Claude
             will resume itself"); shown as the goal's note.
+        no_reset_note: the goal's quota pause is one no clock lifts (credits depleted), in
+            words; kept on the goal (``Steering.no_reset_note``) until the window is back.
         data: provider metadata kept with the goal (cwd, session file, progress...).
     """
 
@@ -53,6 +55,7 @@ class GoalObservation:
     resets_at: datetime | None = None
     auto_resume: bool | None = None
     auto_resume_block: str | None = None
+    no_reset_note: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
 
 

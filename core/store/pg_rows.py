@@ -55,6 +55,7 @@ def goal_params(goal: Goal) -> tuple[Any, ...]:
         Jsonb(goal.policy.model_dump(mode="json")),
         Jsonb(goal.deferral.model_dump(mode="json")) if goal.deferral else None,
         goal.host,
+        Jsonb(masked_data(goal.steering.stored())),
     )
 
 
