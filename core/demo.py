@@ -19,7 +19,7 @@ from core.host import Host
 from core.i18n import N_, _, localized
 from core.i18n.textfmt import duration, local_time
 from core.i18n.words import origin_word, word
-from core.models import GoalState, HistoryRow
+from core.models import GoalState, HistoryEvent, HistoryRow
 from core.paths import Paths
 from core.providers.demo import DemoProvider
 from core.settings import Settings, load_settings
@@ -33,18 +33,18 @@ DEMO_SETTINGS: dict[str, Any] = {
     "relimit_window_seconds": 30,
 }
 
-_EVENTS = {
-    "started": N_("started"),
-    "paused": N_("paused"),
-    "resume_scheduled": N_("auto-resume scheduled"),
-    "resume_not_scheduled": N_("not scheduled"),
-    "gave_up": N_("gave up"),
-    "resumed": N_("resumed"),
-    "done": N_("done"),
-    "failed": N_("failed"),
-    "cancelled": N_("cancelled"),
-    "quota_exhausted": N_("quota exhausted"),
-    "quota_recovered": N_("quota recovered"),
+_EVENTS: dict[str, str] = {  # by HistoryEvent; a str key: an unknown name just misses
+    HistoryEvent.STARTED: N_("started"),
+    HistoryEvent.PAUSED: N_("paused"),
+    HistoryEvent.RESUME_SCHEDULED: N_("auto-resume scheduled"),
+    HistoryEvent.RESUME_NOT_SCHEDULED: N_("not scheduled"),
+    HistoryEvent.GAVE_UP: N_("gave up"),
+    HistoryEvent.RESUMED: N_("resumed"),
+    HistoryEvent.DONE: N_("done"),
+    HistoryEvent.FAILED: N_("failed"),
+    HistoryEvent.CANCELLED: N_("cancelled"),
+    HistoryEvent.QUOTA_EXHAUSTED: N_("quota exhausted"),
+    HistoryEvent.QUOTA_RECOVERED: N_("quota recovered"),
 }
 
 
@@ -127,20 +127,20 @@ class DemoSession:
     def render(self, row: HistoryRow) -> str | None:
         label = _(_EVENTS[row.event]) if row.event in _EVENTS else None
         if label is None:
-            if row.event == "resume_requested" and row.origin != "scheduler":
+            if row.event is HistoryEvent.RESUME_REQUESTED and row.origin != "scheduler":
                 label = _("resume requested → {outcome}").format(
                     outcome=word(row.outcome) if row.outcome else "?")
             else:
                 return None
         elapsed = duration((row.at - self.started_at).total_seconds())
         text = f"[+{elapsed}] {row.goal or '':<14} {label}"
-        if row.event == "resume_scheduled" and "not_before" in row.detail:
+        if row.event is HistoryEvent.RESUME_SCHEDULED and "not_before" in row.detail:
             at = datetime.fromisoformat(row.detail["not_before"])
             text += _(" for {time} (in {duration})").format(
                 time=local_time(at), duration=duration((at - row.at).total_seconds()))
-        if row.event == "resumed" and row.trigger:
+        if row.event is HistoryEvent.RESUMED and row.trigger:
             text += _(" ({trigger}, {origin})").format(trigger=word(row.trigger),
                                                        origin=origin_word(row.origin))
-        if row.reason and row.event not in ("resumed", "started"):
+        if row.reason and row.event not in (HistoryEvent.RESUMED, HistoryEvent.STARTED):
             text += f" — {localized(row.reason)}"
         return text

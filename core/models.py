@@ -76,6 +76,54 @@ class Outcome(StrEnum):
         return self not in (Outcome.REFUSED, Outcome.FAILED, Outcome.UNKNOWN_GOAL)
 
 
+class HistoryEvent(StrEnum):
+    """What a history row records. The values are the names stored in the ``event`` column.
+
+    A row whose stored name is not listed here (one a newer Goalkeeper wrote) still loads:
+    :attr:`HistoryRow.event` then keeps the name as plain text.
+    """
+
+    # the goal machine's transitions (core.goals.machine.HISTORY_EVENT)
+    STARTED = "started"
+    PAUSED = "paused"
+    RESUMING = "resuming"
+    RESUMED = "resumed"
+    RESUME_FAILED = "resume_failed"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+    RUNNING_EXTERNALLY = "running_externally"
+    RESET = "reset"
+    RESTED = "rested"
+    # requests at the entry points (core.goals.decisions, core.goals.policy_setting)
+    RESUME_REQUESTED = "resume_requested"
+    PAUSE_REQUESTED = "pause_requested"
+    CANCEL_REQUESTED = "cancel_requested"
+    AUTO_RESUME_CHANGED = "auto_resume_changed"
+    GOAL_POLICY_CHANGED = "goal_policy_changed"
+    # decisions without a state change (core.goals.intake, the engine, the CLI)
+    RESUME_SCHEDULED = "resume_scheduled"
+    RESUME_NOT_SCHEDULED = "resume_not_scheduled"
+    GAVE_UP = "gave_up"
+    DISCOVERED = "discovered"
+    REMOVED = "removed"
+    # quota edges (no goal)
+    QUOTA_EXHAUSTED = "quota_exhausted"
+    QUOTA_RECOVERED = "quota_recovered"
+    # providers' own notes (GoalSink.goal_noted)
+    CODEX_VERSION = "codex_version"
+    UNTRACKED = "untracked"
+    RETRY_SCHEDULED = "retry_scheduled"
+    RUN_STARTED = "run_started"
+    RUN_CONTINUED = "run_continued"
+    RUN_ABANDONED = "run_abandoned"
+    RUN_DEGRADED = "run_degraded"
+    SCHEDULE_SKIPPED = "schedule_skipped"
+    STEP_RETRY = "step_retry"
+    STEP_INTERRUPTED = "step_interrupted"
+    SOURCE_MISSING = "source_missing"
+
+
 class Exactness(StrEnum):
     EXACT = "exact"  # reported by the provider just now
     INFERRED = "inferred"  # derived, e.g. the reset instant has passed
@@ -143,6 +191,74 @@ class Deferral(_Frozen):
     until: UtcDatetime
 
 
+class LastRun(_Frozen):
+    """How long a goal ran before it last paused for quota or a policy."""
+
+    seconds: float
+    ended_at: UtcDatetime
+
+
+class PolicyPause(_Frozen):
+    """A reserve or budget pause Goalkeeper made: its rule, and when (the goal's
+    ``state_since`` then — the mark speaks only while the goal stays in that pause)."""
+
+    rule: str
+    at: UtcDatetime
+
+
+class BudgetEntry(_Frozen):
+    """What a goal spent of one window, in % of it, in the window period ending ``until``."""
+
+    spent: float
+    until: UtcDatetime
+
+
+class Steering(_Frozen):
+    """What Goalkeeper notes on a goal to steer its own decisions; never provider metadata
+    (that is :attr:`Goal.data`). Stored in the goal's ``steering`` column; before SQLite
+    schema 4 (PostgreSQL 2) these were keys of ``data``, and the migration moved them.
+
+    Attributes:
+        no_reset_note: the goal's quota pause is one no clock lifts (credits depleted); the
+            text says so. Written by a runner's limit report (``goals.intake.decide_limit``)
+            and by an observation (``GoalObservation.no_reset_note``, Codex); cleared by a
+            limit with a timed reset and when a refill lifts the window (the engine's
+            ``_reschedule_lifted``). Read by ``policies.auto_resume.plan_resume`` (nothing is
+            scheduled) and the engine (which goals a refill reschedules).
+        resume_slot: the goal's last resume claim took a resume slot on its windows. Written
+            by the claim (``goals.coordinator``); read by ``policies.slots.holds_slot``.
+        last_resume_trigger: what started the goal's current or last run Goalkeeper started
+            (a restored run keeps its own). Written when a resume starts the goal
+            (``goals.coordinator``); read by ``goals.intake`` (a limit after a manual run
+            starts a new episode) and ``policies.marks.ran_automatically`` (the reserve and
+            budgets stop automatic runs only).
+        auto_resume_block: why the goal must never be resumed automatically, as its provider
+            sees it (``GoalObservation.auto_resume_block``: Claude resumes it itself).
+            Written by every observation (``goals.intake``); read by ``plan_resume``.
+        budget: per window, what the goal spent of it in the window's current period.
+            Written by the policy guard (``policies.budget.charge``); read by
+            ``policies.budget.spent`` / ``exceeded`` (the gate, the guard, ``status``, views).
+        last_run: how long the goal ran before its last pause for quota or a policy. Written
+            by those pauses (``goals.intake``, ``policies.guard``); read by ``status`` and
+            the views (``policies.marks.last_run_seconds``).
+        policy_pause: the reserve or budget pause the goal was put in. Written by the
+            guard's pause (``policies.guard``); read by ``policies.marks.policy_paused``
+            (the agent showing the goal paused does not replace that reason).
+    """
+
+    no_reset_note: str | None = None
+    resume_slot: bool = False
+    last_resume_trigger: Trigger | None = None
+    auto_resume_block: str | None = None
+    budget: dict[str, BudgetEntry] = Field(default_factory=dict)
+    last_run: LastRun | None = None
+    policy_pause: PolicyPause | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON the stores keep: only what differs from the defaults ({} for most goals)."""
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+
 class Goal(_Frozen):
     """A goal Goalkeeper watches, as stored.
 
@@ -152,6 +268,9 @@ class Goal(_Frozen):
 
     ``policy`` is the goal's own resume policy (priority, budget, allowed hours); ``deferral``
     the policy rule that set ``next_resume_at``, when one did (see :attr:`deferred_by`).
+
+    ``steering`` is what Goalkeeper notes on the goal for its own decisions (:class:`Steering`);
+    ``data`` is the provider's metadata only (working directory, session file, progress…).
     """
 
     id: str
@@ -170,6 +289,7 @@ class Goal(_Frozen):
     hosted: bool = False
     resumed_at: UtcDatetime | None = None
     data: dict[str, Any] = Field(default_factory=dict)
+    steering: Steering = Field(default_factory=Steering)
     created_at: UtcDatetime
     updated_at: UtcDatetime
     state_since: UtcDatetime | None = None  # when the goal entered its current state
@@ -195,7 +315,9 @@ class HistoryRow(_Frozen):
     id: int | None = None
     at: UtcDatetime
     goal: str | None
-    event: str
+    #: a member when the stored name is known — compare with members; plain text otherwise
+    #: (tried as a member first, so a known name never stays a string)
+    event: HistoryEvent | str = Field(union_mode="left_to_right")
     trigger: Trigger | None = None
     origin: str | None = None
     outcome: Outcome | None = None

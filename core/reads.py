@@ -24,7 +24,7 @@ from core.goals.rules import ResumeRules
 from core.health import HostHealth
 from core.hosts.listing import HostLine, host_lines
 from core.identity import account_of
-from core.models import Goal, HistoryRow, QuotaReading
+from core.models import Goal, HistoryEvent, HistoryRow, QuotaReading
 from core.providers.base import Provider
 from core.quota.forecast import Forecast, ForecastBook
 from core.quota.machine import QuotaManager, effective
@@ -104,9 +104,9 @@ def marker_for(row: HistoryRow, goals: set[str]) -> Marker | None:
     """The chart marker a history row makes for one of ``goals``, if any."""
     if row.goal is None or row.goal not in goals:
         return None
-    if row.event == "paused" and (row.reason or "").startswith("quota"):
+    if row.event is HistoryEvent.PAUSED and (row.reason or "").startswith("quota"):
         return Marker(row.at, "paused", row.goal)
-    if row.event == "resumed":
+    if row.event is HistoryEvent.RESUMED:
         return Marker(row.at, "resumed", row.goal)
     return None
 

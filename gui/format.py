@@ -14,7 +14,16 @@ from core.goals.marks import last_run_seconds
 from core.i18n import localized
 from core.i18n.textfmt import age, countdown, duration, long_time, short_time
 from core.i18n.words import word
-from core.models import Exactness, Goal, GoalState, HistoryRow, Outcome, QuotaReading, Trigger
+from core.models import (
+    Exactness,
+    Goal,
+    GoalState,
+    HistoryEvent,
+    HistoryRow,
+    Outcome,
+    QuotaReading,
+    Trigger,
+)
 from gui.i18n import QT_TR_NOOP, tr
 
 VERB_LABELS = {
@@ -232,30 +241,30 @@ def exactness_text(reading: QuotaReading, now: datetime) -> str:
 
 # -- history -----------------------------------------------------------------------------------
 
-EVENT_LABELS = {
-    "started": QT_TR_NOOP("started"),
-    "paused": QT_TR_NOOP("paused"),
-    "resuming": QT_TR_NOOP("resume claimed"),
-    "resumed": QT_TR_NOOP("resumed"),
-    "resume_failed": QT_TR_NOOP("back to paused"),
-    "done": QT_TR_NOOP("done"),
-    "cancelled": QT_TR_NOOP("cancelled"),
-    "failed": QT_TR_NOOP("failed"),
-    "running_externally": QT_TR_NOOP("running (outside Goalkeeper)"),
-    "reset": QT_TR_NOOP("reset to idle"),
-    "rested": QT_TR_NOOP("run finished"),
-    "resume_requested": QT_TR_NOOP("resume requested"),
-    "pause_requested": QT_TR_NOOP("pause requested"),
-    "cancel_requested": QT_TR_NOOP("cancel requested"),
-    "resume_scheduled": QT_TR_NOOP("auto-resume scheduled"),
-    "resume_not_scheduled": QT_TR_NOOP("not scheduled"),
-    "gave_up": QT_TR_NOOP("gave up"),
-    "quota_exhausted": QT_TR_NOOP("quota exhausted"),
-    "quota_recovered": QT_TR_NOOP("quota recovered"),
-    "discovered": QT_TR_NOOP("discovered"),
-    "removed": QT_TR_NOOP("removed"),
-    "auto_resume_changed": QT_TR_NOOP("auto-resume changed"),
-    "goal_policy_changed": QT_TR_NOOP("resume policy changed"),
+EVENT_LABELS: dict[str, str] = {  # by HistoryEvent; an unknown name just misses
+    HistoryEvent.STARTED: QT_TR_NOOP("started"),
+    HistoryEvent.PAUSED: QT_TR_NOOP("paused"),
+    HistoryEvent.RESUMING: QT_TR_NOOP("resume claimed"),
+    HistoryEvent.RESUMED: QT_TR_NOOP("resumed"),
+    HistoryEvent.RESUME_FAILED: QT_TR_NOOP("back to paused"),
+    HistoryEvent.DONE: QT_TR_NOOP("done"),
+    HistoryEvent.CANCELLED: QT_TR_NOOP("cancelled"),
+    HistoryEvent.FAILED: QT_TR_NOOP("failed"),
+    HistoryEvent.RUNNING_EXTERNALLY: QT_TR_NOOP("running (outside Goalkeeper)"),
+    HistoryEvent.RESET: QT_TR_NOOP("reset to idle"),
+    HistoryEvent.RESTED: QT_TR_NOOP("run finished"),
+    HistoryEvent.RESUME_REQUESTED: QT_TR_NOOP("resume requested"),
+    HistoryEvent.PAUSE_REQUESTED: QT_TR_NOOP("pause requested"),
+    HistoryEvent.CANCEL_REQUESTED: QT_TR_NOOP("cancel requested"),
+    HistoryEvent.RESUME_SCHEDULED: QT_TR_NOOP("auto-resume scheduled"),
+    HistoryEvent.RESUME_NOT_SCHEDULED: QT_TR_NOOP("not scheduled"),
+    HistoryEvent.GAVE_UP: QT_TR_NOOP("gave up"),
+    HistoryEvent.QUOTA_EXHAUSTED: QT_TR_NOOP("quota exhausted"),
+    HistoryEvent.QUOTA_RECOVERED: QT_TR_NOOP("quota recovered"),
+    HistoryEvent.DISCOVERED: QT_TR_NOOP("discovered"),
+    HistoryEvent.REMOVED: QT_TR_NOOP("removed"),
+    HistoryEvent.AUTO_RESUME_CHANGED: QT_TR_NOOP("auto-resume changed"),
+    HistoryEvent.GOAL_POLICY_CHANGED: QT_TR_NOOP("resume policy changed"),
 }
 
 TRIGGER_LABELS = {

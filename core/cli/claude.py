@@ -34,7 +34,7 @@ from core.hosts.control import NoHostRunning, send_request
 from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
-from core.models import Outcome
+from core.models import HistoryEvent, Outcome
 from core.providers.claude import config, hook_commands, hooks, sessions, stop_hook
 from core.providers.claude.follow import FileState, read_file
 from core.providers.claude.ledger import UsageLedger
@@ -240,7 +240,7 @@ def _track_offline(ctx: Context, session: str, reopen: bool) -> dict[str, Any]:
     goal = sessions.goal_id(session)
     with ctx.store() as store:
         if reopen:
-            store.remove_goal(goal, note_row(goal, "removed", now, origin="cli",
+            store.remove_goal(goal, note_row(goal, HistoryEvent.REMOVED, now, origin="cli",
                                              reason=N_("tracked again"), outcome=Outcome.UPDATED))
         store.transact(goal, lambda current: decide_observation(current, "claude", obs, intake))
     return {"ok": True, "goal": goal, "title": obs.title, "state": obs.state.value,
@@ -263,7 +263,7 @@ def cmd_untrack(ctx: Context) -> int:
         now = SystemClock().now()
         with ctx.store() as store:
             if store.get_goal(goal) is not None:
-                store.remove_goal(goal, note_row(goal, "removed", now, origin="cli",
+                store.remove_goal(goal, note_row(goal, HistoryEvent.REMOVED, now, origin="cli",
                                                  reason=N_("untracked by the user"),
                                                  outcome=Outcome.UPDATED))
         reply = {"ok": True, "goal": goal}

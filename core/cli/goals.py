@@ -73,6 +73,7 @@ def goal_json(goal: Goal, max_attempts: int) -> dict[str, Any]:
         "updated_at": iso(goal.updated_at),
         "host": goal.host or None,
         "data": goal.data,
+        "steering": goal.steering.stored(),
     }
 
 

@@ -32,7 +32,7 @@ from core.i18n import N_, _, localized
 from core.i18n.textfmt import local_time, pad
 from core.i18n.words import word
 from core.limits import MAX_PAGE
-from core.models import GoalState, Outcome, PauseReason
+from core.models import GoalState, HistoryEvent, Outcome, PauseReason
 from core.providers.pipeline.catalog import Entry, PipelineCatalog, goal_name
 from core.providers.pipeline.checkpoint import CheckpointError, RunRecord
 from core.providers.pipeline.coverage import display_state, run_json, summary
@@ -161,7 +161,7 @@ def cmd_remove(ctx: Context) -> int:
         now = SystemClock().now()
         aside = catalog(ctx).remove(entry.name, now)
         moved = str(aside) if aside else None
-        row = note_row(entry.goal_id, "removed", now, origin="cli",
+        row = note_row(entry.goal_id, HistoryEvent.REMOVED, now, origin="cli",
                        reason=N_("goal file removed"), outcome=Outcome.UPDATED)
         with ctx.store() as store:
             store.remove_goal(entry.goal_id, row)

@@ -89,10 +89,10 @@ def plan_resume(
 
     ``jitter`` is a value in ``[0, 1)`` scaled by the policy's jitter (injected for tests).
     """
-    if block := goal.data.get("auto_resume_block"):
-        return Plan(None, str(block))
-    if no_reset := goal.data.get("no_reset_note"):
-        return Plan(None, str(no_reset))  # e.g. credits depleted: turning auto-resume on won't help
+    if block := goal.steering.auto_resume_block:
+        return Plan(None, block)
+    if no_reset := goal.steering.no_reset_note:
+        return Plan(None, no_reset)  # e.g. credits depleted: turning auto-resume on won't help
     if not goal.auto_resume:
         return Plan(None, NOTE_AUTO_OFF)
     if goal.attempts >= policy.max_attempts:

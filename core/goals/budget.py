@@ -4,20 +4,16 @@ What a goal spent is counted from the readings: every rise of a window's used % 
 the goal runs is charged to it (a rise across a reset counts from 0). Goalkeeper cannot tell who
 used what, so when several goals run on one window at once each is charged the whole rise — a
 budget errs on the side of the window. Only windows with a reset have periods, so only they are
-counted. The count lives in ``goal.data["budget"]``: ``{window: {"spent": %, "until": reset}}``.
+counted. The count lives in ``goal.steering.budget``: ``{window: BudgetEntry(spent, until)}``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from core.clock import iso, parse_iso
-from core.models import Goal, GoalState, QuotaReading
+from core.models import BudgetEntry, Goal, GoalState, QuotaReading
 from core.quota.machine import used_percent
-
-KEY = "budget"
 
 
 @dataclass(frozen=True)
@@ -32,11 +28,9 @@ class Spent:
 def spent(goal: Goal, now: datetime) -> list[Spent]:
     """The goal's spending in the periods still running at ``now``."""
     found = []
-    for window, entry in sorted(_entries(goal).items()):
-        until = parse_iso(entry.get("until")) if isinstance(entry.get("until"), str) else None
-        value = entry.get("spent")
-        if until is not None and until > now and isinstance(value, int | float):
-            found.append(Spent(window, float(value), until))
+    for window, entry in sorted(goal.steering.budget.items()):
+        if entry.until > now:
+            found.append(Spent(window, entry.spent, entry.until))
     return found
 
 
@@ -50,7 +44,7 @@ def exceeded(goal: Goal, now: datetime) -> Spent | None:
 
 
 def charge(goal: Goal, previous: QuotaReading | None, reading: QuotaReading
-           ) -> dict[str, Any] | None:
+           ) -> dict[str, BudgetEntry] | None:
     """The goal's new ``budget`` entry after ``reading`` (None: nothing to count or change)."""
     if goal.policy.budget_percent is None or goal.state is not GoalState.RUNNING or (
             reading.window_id not in goal.windows or reading.resets_at is None):
@@ -58,12 +52,11 @@ def charge(goal: Goal, previous: QuotaReading | None, reading: QuotaReading
     used = used_percent(reading)
     if used is None:
         return None
-    entries = _entries(goal)
-    entry = entries.get(reading.window_id, {})
-    until = parse_iso(entry.get("until")) if isinstance(entry.get("until"), str) else None
-    before = float(entry.get("spent", 0.0)) if until and reading.observed_at < until else 0.0
+    entries = goal.steering.budget
+    entry = entries.get(reading.window_id)
+    before = entry.spent if entry is not None and reading.observed_at < entry.until else 0.0
     total = round(before + _rise(previous, reading, used), 3)
-    updated = {**entries, reading.window_id: {"spent": total, "until": iso(reading.resets_at)}}
+    updated = {**entries, reading.window_id: BudgetEntry(spent=total, until=reading.resets_at)}
     return updated if updated != entries else None
 
 
@@ -75,9 +68,3 @@ def _rise(previous: QuotaReading | None, reading: QuotaReading, used: float) -> 
     before = used_percent(previous)
     return max(0.0, used - before) if before is not None else 0.0
 
-
-def _entries(goal: Goal) -> dict[str, dict[str, Any]]:
-    raw = goal.data.get(KEY)
-    if not isinstance(raw, dict):
-        return {}
-    return {str(k): dict(v) for k, v in raw.items() if isinstance(v, dict)}

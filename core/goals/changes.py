@@ -11,7 +11,7 @@ from typing import Any
 
 from core.goals.machine import HISTORY_EVENT, GoalEvent, next_state
 from core.i18n import N_
-from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
+from core.models import Goal, GoalState, HistoryEvent, HistoryRow, Outcome, PauseReason, Trigger
 
 
 def transition(
@@ -67,7 +67,7 @@ def pause_fields(reason: PauseReason, detail: str | None) -> dict[str, Any]:
 
 def note_row(
     goal_id: str | None,
-    event: str,
+    event: HistoryEvent,
     now: datetime,
     *,
     outcome: Outcome | None = None,

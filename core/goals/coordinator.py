@@ -22,7 +22,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from core.clock import Clock
 from core.commands import ActionResult
@@ -38,7 +38,16 @@ from core.goals.gate import review
 from core.goals.machine import GoalEvent
 from core.goals.rules import WindowLevel
 from core.i18n import N_
-from core.models import Deferral, Goal, GoalState, Outcome, PauseReason, Trigger
+from core.models import (
+    Deferral,
+    Goal,
+    GoalState,
+    HistoryEvent,
+    HistoryRow,
+    Outcome,
+    PauseReason,
+    Trigger,
+)
 from core.providers.base import Provider, RunnerDeferred, StartOutcome
 from core.store import Committed, Mutation, Store, StoreThread, StoreUnavailable
 
@@ -59,11 +68,22 @@ class QuotaLevels(Protocol):
         ...
 
 
-OnCommitted = Callable[[Committed[Any]], None]
+T = TypeVar("T")
 Decide = Callable[[Goal | None], Mutation[Any]]
 #: stores a change now or, while the store is unavailable, queues it (never lost)
 RecordOrQueue = Callable[[str, Decide], Awaitable[None]]
-Write = Callable[[Callable[[Any], Any]], Awaitable[Any]]
+
+
+class OnCommitted(Protocol):
+    """Told of every committed change, whatever its decision returned."""
+
+    def __call__(self, committed: Committed[T], /) -> None: ...
+
+
+class Write(Protocol):
+    """A store write (:meth:`StoreThread.run`, or the engine's health-aware ``written``)."""
+
+    def __call__(self, fn: Callable[[Store], T], /) -> Awaitable[T]: ...
 
 
 class ResumeCoordinator:
@@ -118,7 +138,7 @@ class ResumeCoordinator:
             detail = (context or {}) | ({"rule": decision.rule} if decision.rule else {})
             row = note_row(
                 goal_id,
-                "resume_requested",
+                HistoryEvent.RESUME_REQUESTED,
                 now,
                 outcome=decision.outcome,
                 reason=decision.reason,
@@ -140,7 +160,8 @@ class ResumeCoordinator:
                 attempts=_attempts_after_claim(current, trigger),
                 next_resume_at=None,
                 deferral=None,
-                data=current.data | {"resume_slot": decision.takes_slot},
+                steering=current.steering.model_copy(
+                    update={"resume_slot": decision.takes_slot}),
             )
             claimed.append(won)
             return Mutation(won, decision, [moved])
@@ -330,13 +351,14 @@ class _Settle:
 
         return _decide
 
-    def _row(self, outcome: Outcome, reason: str, not_before: datetime | None = None) -> Any:
+    def _row(self, outcome: Outcome, reason: str, not_before: datetime | None = None
+             ) -> HistoryRow:
         detail = dict(self.context)
         if not_before is not None:
             detail["not_before"] = not_before.isoformat()
         return note_row(
             self.claimed.id,
-            "resume_requested",
+            HistoryEvent.RESUME_REQUESTED,
             self.now,
             outcome=outcome,
             reason=reason,
@@ -357,23 +379,24 @@ class _Settle:
                       else N_("the agent was already working on it"))
             if self.note and started is StartOutcome.STARTED:
                 reason = self.note  # what the manual resume went past: the reserve, the hours
-            data = current.data | {"last_resume_trigger": self._run_trigger(current)}
+            steering = current.steering.model_copy(
+                update={"last_resume_trigger": self._run_trigger(current)})
             new, moved = transition(
                 current, GoalEvent.RESUME_SUCCEEDED, self.now, origin=self.origin,
                 trigger=self.trigger, reason=reason, hosted=started is StartOutcome.STARTED,
-                resumed_at=self.now, data=data,
+                resumed_at=self.now, steering=steering,
             )
         result = ActionResult(current.id, Outcome.RESUMED, reason, None, new.state)
         return Mutation(new, result, [moved, self._row(Outcome.RESUMED, reason)])
 
-    def _run_trigger(self, current: Goal) -> str:
+    def _run_trigger(self, current: Goal) -> Trigger:
         """What started this run: a restored run keeps the trigger of the run it restores
         (a manual run stays manual across a host restart, so no policy pauses it)."""
-        previous = current.data.get("last_resume_trigger")
+        previous = current.steering.last_resume_trigger
         if self.trigger is Trigger.STARTUP and current.pause_reason is PauseReason.INTERRUPTED and (
-                isinstance(previous, str)):
+                previous is not None):
             return previous
-        return self.trigger.value
+        return self.trigger
 
     def _back_to_paused(
         self, current: Goal, outcome: Outcome, reason: str, wait: timedelta, uncount: bool

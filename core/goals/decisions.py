@@ -17,7 +17,7 @@ from core.goals.changes import note_row, transition
 from core.goals.intake import IntakeContext, schedule, unschedule
 from core.goals.machine import GoalEvent
 from core.i18n import N_
-from core.models import Goal, GoalState, HistoryRow, Outcome, PauseReason, Trigger
+from core.models import Goal, GoalState, HistoryEvent, HistoryRow, Outcome, PauseReason, Trigger
 from core.store import Mutation
 
 Decide = Callable[[Goal | None], Mutation[ActionResult]]
@@ -29,13 +29,13 @@ def result(goal_id: str, outcome: Outcome, reason: str, state: GoalState | None 
     return ActionResult(goal_id, outcome, reason, not_before, state)
 
 
-def request_row(goal_id: str, event: str, now: datetime, origin: str, outcome: Outcome,
+def request_row(goal_id: str, event: HistoryEvent, now: datetime, origin: str, outcome: Outcome,
                 reason: str) -> HistoryRow:
     return note_row(goal_id, event, now, outcome=outcome, reason=reason,
                     trigger=Trigger.MANUAL, origin=origin)
 
 
-def answer(goal_id: str, current: Goal | None, event: str, now: datetime, origin: str,
+def answer(goal_id: str, current: Goal | None, event: HistoryEvent, now: datetime, origin: str,
            outcome: Outcome, reason: str) -> Mutation[ActionResult]:
     """No change to the goal: record the request and answer it."""
     state = current.state if current else None
@@ -44,7 +44,7 @@ def answer(goal_id: str, current: Goal | None, event: str, now: datetime, origin
 
 
 def decide_pause(goal_id: str, now: datetime, origin: str) -> Decide:
-    event = "pause_requested"
+    event = HistoryEvent.PAUSE_REQUESTED
 
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:
@@ -67,7 +67,7 @@ def decide_pause(goal_id: str, now: datetime, origin: str) -> Decide:
 
 
 def decide_cancel(goal_id: str, now: datetime, origin: str) -> Decide:
-    event = "cancel_requested"
+    event = HistoryEvent.CANCEL_REQUESTED
 
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:
@@ -97,8 +97,8 @@ def decide_auto_resume(goal_id: str, enabled: bool, ctx: IntakeContext, origin: 
         if current.auto_resume is enabled:
             return Mutation(None, result(goal_id, Outcome.UNCHANGED, already, current.state))
         new = current.model_copy(update={"auto_resume": enabled, "updated_at": ctx.now})
-        rows = [request_row(goal_id, "auto_resume_changed", ctx.now, origin, Outcome.UPDATED,
-                            switched)]
+        rows = [request_row(goal_id, HistoryEvent.AUTO_RESUME_CHANGED, ctx.now, origin,
+                            Outcome.UPDATED, switched)]
         if new.state is GoalState.PAUSED and new.pause_reason in WAITS_FOR_RESET:
             if enabled:
                 new, row = schedule(new.model_copy(update={"attempts": 0}), new.resets_at, ctx)

@@ -51,7 +51,7 @@ from core.goals.intake import IntakeContext, decide_report
 from core.goals.machine import GoalEvent
 from core.goals.policy_setting import decide_goal_policy
 from core.i18n import N_
-from core.models import Goal, GoalState, Outcome
+from core.models import Goal, GoalState, HistoryEvent, Outcome
 from core.providers.base import Provider
 from core.providers.calls import ProviderCalls
 from core.store import LeaseLost, NotOwner
@@ -246,7 +246,7 @@ class GoalDoor:
             return result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal"))
         if goal.state in (GoalState.RUNNING, GoalState.RESUMING):
             await self._calls.stop_runner(goal, cancel=False)
-        row = note_row(goal_id, "removed", self._clock.now(), origin=origin,
+        row = note_row(goal_id, HistoryEvent.REMOVED, self._clock.now(), origin=origin,
                        reason=N_("no longer watched"), outcome=Outcome.UPDATED)
         saved = await self._writer.written(lambda s: s.remove_goal(goal_id, row))
         self._book.removed(goal_id, saved)

@@ -19,26 +19,28 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from core.goals import budget
 from core.goals.changes import transition
 from core.goals.intake import IntakeContext, schedule
 from core.goals.machine import GoalEvent
-from core.goals.marks import last_run_data, policy_pause_mark, ran_automatically
+from core.goals.marks import policy_pause_mark, ran_automatically, with_last_run
 from core.goals.rules import RULE_BUDGET, RULE_RESERVE
 from core.i18n import N_
-from core.models import Goal, GoalState, PauseReason, QuotaReading
+from core.models import BudgetEntry, Goal, GoalState, PauseReason, QuotaReading
 from core.quota.machine import used_percent
 from core.store import Committed, Mutation
 
 Decide = Callable[[Goal | None], Mutation[Any]]
+T = TypeVar("T")
 
 
 class GuardWriter(Protocol):
     """How the guard stores its changes (:class:`~core.store.writer.StoreWriter`)."""
 
-    async def report(self, goal_id: str, decide: Decide) -> Committed[Any]:
+    async def report(self, goal_id: str, decide: Callable[[Goal | None], Mutation[T]]
+                     ) -> Committed[T]:
         """Apply ``decide`` in a transaction, never between a resume's claim and its settling."""
         ...
 
@@ -117,23 +119,24 @@ def decide_policy_pause(current: Goal | None, fence: int, rule: str, why: str,
     if current is None or current.fence != fence or current.state is not GoalState.RUNNING:
         return Mutation(None, False)  # it stopped, or moved on, meanwhile
     reason = PauseReason.BUDGET if rule == RULE_BUDGET else PauseReason.QUOTA
-    data = current.data | last_run_data(current, ctx.now) | policy_pause_mark(rule, ctx.now)
+    steering = with_last_run(current, ctx.now).model_copy(
+        update={"policy_pause": policy_pause_mark(rule, ctx.now)})
     paused, row = transition(
         current, GoalEvent.PAUSE, ctx.now, origin="policy", reason=N_("{rule}: {why}").format(
             rule=rule, why=why),
         pause_reason=reason, pause_detail=N_("{rule}: {why}").format(rule=rule, why=why),
         fence=current.fence + 1,
-        attempts=0, data=data, detail={"rule": rule},
+        attempts=0, steering=steering, detail={"rule": rule},
     )
     planned, scheduled = schedule(paused, resets_at, ctx)
     return Mutation(planned, True, [row, scheduled])
 
 
-def _budget_update(goal_id: str, entries: dict[str, Any]) -> Decide:
+def _budget_update(goal_id: str, entries: dict[str, BudgetEntry]) -> Decide:
     def decide(current: Goal | None) -> Mutation[None]:
-        if current is None or current.data.get(budget.KEY) == entries:
+        if current is None or current.steering.budget == entries:
             return Mutation(None, None)
-        return Mutation(current.model_copy(update={"data": current.data | {budget.KEY: entries}}),
-                        None)
+        steering = current.steering.model_copy(update={"budget": entries})
+        return Mutation(current.model_copy(update={"steering": steering}), None)
 
     return decide

@@ -24,9 +24,18 @@ from core.goals.auto_resume import (
 )
 from core.goals.changes import note_row, transition
 from core.goals.machine import GoalEvent, allowed
-from core.goals.marks import last_run_data, policy_paused, sticks_against
+from core.goals.marks import policy_paused, sticks_against, with_last_run
 from core.i18n import N_
-from core.models import Deferral, Goal, GoalState, HistoryRow, PauseReason
+from core.models import (
+    Deferral,
+    Goal,
+    GoalState,
+    HistoryEvent,
+    HistoryRow,
+    PauseReason,
+    Steering,
+    Trigger,
+)
 from core.providers.base import GoalObservation, LimitHit
 from core.store import Mutation
 
@@ -70,10 +79,10 @@ def schedule(goal: Goal, reset: datetime | None, ctx: IntakeContext) -> tuple[Go
             why = (with_hours if hours else with_rule).format(
                 rule=deferral.rule, hours=hours.describe() if hours else "")
             detail["rule"] = deferral.rule
-        row = note_row(goal.id, "resume_scheduled", ctx.now, reason=why, detail=detail)
+        row = note_row(goal.id, HistoryEvent.RESUME_SCHEDULED, ctx.now, reason=why, detail=detail)
     else:
-        event = "gave_up" if (plan.note or "").startswith(NOTE_CAP_REACHED) else (
-            "resume_not_scheduled")
+        event = HistoryEvent.GAVE_UP if (plan.note or "").startswith(NOTE_CAP_REACHED) else (
+            HistoryEvent.RESUME_NOT_SCHEDULED)
         row = note_row(goal.id, event, ctx.now, reason=plan.note)
     return new, row
 
@@ -103,7 +112,8 @@ def decide_observation(
     return _replan_on_block_change(current, _apply_observed_state(refreshed, obs, ctx), ctx)
 
 
-_PLAN_EVENTS = ("resume_scheduled", "resume_not_scheduled", "gave_up")
+_PLAN_EVENTS = (HistoryEvent.RESUME_SCHEDULED, HistoryEvent.RESUME_NOT_SCHEDULED,
+                HistoryEvent.GAVE_UP)
 
 
 def _replan_on_block_change(current: Goal, mutation: Mutation[str],
@@ -115,7 +125,7 @@ def _replan_on_block_change(current: Goal, mutation: Mutation[str],
         goal.pause_reason not in WAITS_FOR_RESET
     ):
         return mutation
-    if current.data.get("auto_resume_block") == goal.data.get("auto_resume_block"):
+    if current.steering.auto_resume_block == goal.steering.auto_resume_block:
         return mutation
     if any(row.event in _PLAN_EVENTS for row in mutation.history):
         return mutation
@@ -129,17 +139,17 @@ def _metadata_only(current: Goal, refreshed: Goal, why: str) -> Mutation[str]:
 
 def _discovered(provider: str, obs: GoalObservation, ctx: IntakeContext) -> Mutation[str]:
     auto = obs.auto_resume if obs.auto_resume is not None else ctx.auto_resume_default
-    data = dict(obs.data)
-    if obs.auto_resume_block:
-        data["auto_resume_block"] = obs.auto_resume_block
+    steering = Steering(auto_resume_block=obs.auto_resume_block or None,
+                        no_reset_note=obs.no_reset_note or None)
     goal = Goal(
         id=obs.id, provider=provider, title=obs.title, state=obs.state,
         pause_reason=obs.pause_reason if obs.state is GoalState.PAUSED else None,
         pause_detail=obs.pause_detail, windows=obs.windows, auto_resume=auto,
-        resets_at=obs.resets_at, data=data, created_at=ctx.now, updated_at=ctx.now,
+        resets_at=obs.resets_at, data=dict(obs.data), steering=steering, created_at=ctx.now,
+        updated_at=ctx.now,
         state_since=obs.observed_at,
     )
-    rows = [note_row(goal.id, "discovered", ctx.now,
+    rows = [note_row(goal.id, HistoryEvent.DISCOVERED, ctx.now,
                      reason=N_("found as {state}").format(state=obs.state.value),
                      detail={"provider": provider})]
     if goal.pause_reason is PauseReason.QUOTA:
@@ -149,12 +159,12 @@ def _discovered(provider: str, obs: GoalObservation, ctx: IntakeContext) -> Muta
 
 
 def _refresh_metadata(current: Goal, obs: GoalObservation, ctx: IntakeContext) -> Goal:
-    data = current.data | obs.data
-    if obs.auto_resume_block:
-        data["auto_resume_block"] = obs.auto_resume_block
-    else:
-        data.pop("auto_resume_block", None)
-    update: dict[str, Any] = {"title": obs.title or current.title, "data": data}
+    steering = current.steering.model_copy(
+        update={"auto_resume_block": obs.auto_resume_block or None})
+    if obs.no_reset_note:  # kept until a limit with a timed reset or a refill lifts it
+        steering = steering.model_copy(update={"no_reset_note": obs.no_reset_note})
+    update: dict[str, Any] = {"title": obs.title or current.title,
+                              "data": current.data | obs.data, "steering": steering}
     if obs.windows:
         update["windows"] = obs.windows
     candidate = current.model_copy(update=update)
@@ -197,7 +207,7 @@ def _observed_pause(goal: Goal, obs: GoalObservation, ctx: IntakeContext) -> Mut
         # a limit hit seen in the agent's files, not reported by a runner: the same episode
         # rules as decide_limit, or attempts would pile up across episodes to the cap
         changes["attempts"] = goal.attempts if _relimited(goal, ctx) else 0
-        changes["data"] = goal.data | last_run_data(goal, ctx.now)
+        changes["steering"] = with_last_run(goal, ctx.now)
     new, row = transition(goal, GoalEvent.PAUSE, ctx.now, origin=f"provider:{goal.provider}",
                           pause_reason=reason, pause_detail=obs.pause_detail, **changes)
     rows = [row]
@@ -228,15 +238,12 @@ def decide_limit(
         return Mutation(None, "stale report ignored")
     assert current is not None
     relimited = _relimited(current, ctx)
-    data = current.data | last_run_data(current, ctx.now)
-    if hit.no_timed_reset:
-        data["no_reset_note"] = hit.detail or N_("no timed reset")
-    else:
-        data.pop("no_reset_note", None)
+    no_reset = (hit.detail or N_("no timed reset")) if hit.no_timed_reset else None
+    steering = with_last_run(current, ctx.now).model_copy(update={"no_reset_note": no_reset})
     new, row = transition(
         current, GoalEvent.PAUSE, ctx.now, origin=f"runner:{current.provider}",
         pause_reason=PauseReason.QUOTA, pause_detail=hit.detail,
-        attempts=current.attempts if relimited else 0, data=data,
+        attempts=current.attempts if relimited else 0, steering=steering,
         windows=tuple(dict.fromkeys(current.windows + hit.windows)),
         detail={"relimited": relimited, "exactness": hit.exactness.value},
     )
@@ -246,7 +253,7 @@ def decide_limit(
 
 def _relimited(goal: Goal, ctx: IntakeContext) -> bool:
     """Hit the limit again soon after an automatic resume: the same episode continues."""
-    if goal.resumed_at is None or goal.data.get("last_resume_trigger") == "manual":
+    if goal.resumed_at is None or goal.steering.last_resume_trigger is Trigger.MANUAL:
         return False
     return ctx.now - goal.resumed_at <= ctx.policy.relimit_window
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from core.models import GoalState
+from core.models import GoalState, HistoryEvent
 
 S = GoalState
 
@@ -36,18 +36,18 @@ class GoalEvent(StrEnum):
 
 
 #: The history event name each transition is recorded under.
-HISTORY_EVENT: dict[GoalEvent, str] = {
-    GoalEvent.START: "started",
-    GoalEvent.PAUSE: "paused",
-    GoalEvent.CLAIM_RESUME: "resuming",
-    GoalEvent.RESUME_SUCCEEDED: "resumed",
-    GoalEvent.RESUME_FAILED: "resume_failed",
-    GoalEvent.COMPLETE: "done",
-    GoalEvent.CANCEL: "cancelled",
-    GoalEvent.FAIL: "failed",
-    GoalEvent.OBSERVE_RUNNING: "running_externally",
-    GoalEvent.RESET: "reset",
-    GoalEvent.REST: "rested",
+HISTORY_EVENT: dict[GoalEvent, HistoryEvent] = {
+    GoalEvent.START: HistoryEvent.STARTED,
+    GoalEvent.PAUSE: HistoryEvent.PAUSED,
+    GoalEvent.CLAIM_RESUME: HistoryEvent.RESUMING,
+    GoalEvent.RESUME_SUCCEEDED: HistoryEvent.RESUMED,
+    GoalEvent.RESUME_FAILED: HistoryEvent.RESUME_FAILED,
+    GoalEvent.COMPLETE: HistoryEvent.DONE,
+    GoalEvent.CANCEL: HistoryEvent.CANCELLED,
+    GoalEvent.FAIL: HistoryEvent.FAILED,
+    GoalEvent.OBSERVE_RUNNING: HistoryEvent.RUNNING_EXTERNALLY,
+    GoalEvent.RESET: HistoryEvent.RESET,
+    GoalEvent.REST: HistoryEvent.RESTED,
 }
 
 TRANSITIONS: dict[tuple[GoalState, GoalEvent], GoalState] = {

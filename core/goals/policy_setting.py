@@ -13,11 +13,11 @@ from core.goals.auto_resume import WAITS_FOR_RESET
 from core.goals.decisions import Decide, answer, request_row, result
 from core.goals.intake import IntakeContext, schedule
 from core.i18n import N_
-from core.models import Goal, GoalState, Outcome
+from core.models import Goal, GoalState, HistoryEvent, Outcome
 from core.policies.goal_policy import PolicyValueError
 from core.store import Mutation
 
-EVENT = "goal_policy_changed"
+EVENT = HistoryEvent.GOAL_POLICY_CHANGED
 
 
 def decide_goal_policy(goal_id: str, key: str, value: str, ctx: IntakeContext,

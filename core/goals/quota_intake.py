@@ -29,7 +29,7 @@ from core.goals.guard import PolicyGuard
 from core.goals.intake import IntakeContext, schedule
 from core.goals.quota_view import reading_summary
 from core.i18n import N_
-from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
+from core.models import Goal, GoalState, HistoryEvent, HistoryRow, PauseReason, QuotaReading
 from core.providers.base import Provider
 from core.quota.forecast import ForecastBook
 from core.quota.machine import QuotaEdge, QuotaManager
@@ -101,7 +101,8 @@ class QuotaIntake:
 
     async def handle_edges(self, edges: Sequence[QuotaEdge]) -> None:
         for edge in edges:
-            event = "quota_exhausted" if isinstance(edge, QuotaExhausted) else "quota_recovered"
+            event = (HistoryEvent.QUOTA_EXHAUSTED if isinstance(edge, QuotaExhausted)
+                     else HistoryEvent.QUOTA_RECOVERED)
             row = note_row(None, event, self._clock.now(), reason=edge.window_id,
                            quotas=(reading_summary(edge.reading),))
             await self._append(row)
@@ -129,7 +130,7 @@ class QuotaIntake:
         for goal in list(self._book.goals.values()):
             if (goal.state is GoalState.PAUSED and goal.pause_reason is PauseReason.QUOTA
                     and goal.next_resume_at is None and edge.window_id in goal.windows
-                    and "no_reset_note" in goal.data):
+                    and goal.steering.no_reset_note is not None):
                 await self._writer.transact(goal.id, lambda g: _reschedule_lifted(
                     g, edge.recovered_since, self._ctx()))
 
@@ -172,7 +173,7 @@ class QuotaIntake:
                 return Mutation(None, None)
             new = current.model_copy(update={"next_resume_at": now, "updated_at": now})
             key = "rising_edge" if reason.startswith("quota recovered") else "slot_free"
-            row = note_row(goal_id, "resume_scheduled", now,
+            row = note_row(goal_id, HistoryEvent.RESUME_SCHEDULED, now,
                            reason=RELEASED.get(reason, N_("{reason}: {windows}")).format(
                                reason=reason, windows=", ".join(windows)),
                            detail={"not_before": now.isoformat(), key: windows})
@@ -186,10 +187,10 @@ def _reschedule_lifted(goal: Goal | None, since: datetime, ctx: IntakeContext
     # checked again here: the copy that chose this goal may be older than the store (the user
     # may have paused it meanwhile: a user pause is never scheduled)
     if goal is None or goal.state is not GoalState.PAUSED or goal.next_resume_at is not None or (
-        goal.pause_reason is not PauseReason.QUOTA or "no_reset_note" not in goal.data
+        goal.pause_reason is not PauseReason.QUOTA or goal.steering.no_reset_note is None
     ):
         return Mutation(None, None)
-    data = {k: v for k, v in goal.data.items() if k != "no_reset_note"}
-    new, row = schedule(goal.model_copy(update={"data": data, "updated_at": ctx.now}),
+    steering = goal.steering.model_copy(update={"no_reset_note": None})
+    new, row = schedule(goal.model_copy(update={"steering": steering, "updated_at": ctx.now}),
                         min(since, ctx.now), ctx)
     return Mutation(new, None, [row])

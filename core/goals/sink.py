@@ -36,7 +36,7 @@ from core.goals.intake import (
 from core.goals.machine import GoalEvent
 from core.goals.quota_intake import QuotaIntake, ReadMark
 from core.goals.quota_view import QuotaView
-from core.models import Goal, PauseReason
+from core.models import Goal, HistoryEvent, PauseReason, QuotaReading
 from core.providers.base import GoalObservation, LimitHit, Provider
 from core.providers.calls import ProviderCalls
 from core.store.base import Mutation, NotOwner
@@ -82,7 +82,7 @@ class ProviderIntake:
         self._writer.enqueue(lambda: self._apply_observation(provider, observation),
                              ("observation", observation.id))
 
-    def quota_observed(self, reading: Any) -> None:
+    def quota_observed(self, reading: QuotaReading) -> None:
         self._writer.enqueue(lambda: self._quota.record_reading(reading),
                              ("reading", reading.window_id))
 
@@ -111,7 +111,7 @@ class ProviderIntake:
         self._writer.enqueue(lambda: self._report(goal_id, lambda g: decide_report(
             g, fence, GoalEvent.REST, detail, self._ctx(), row_detail=marks)))
 
-    def goal_noted(self, goal_id: str, event: str, reason: str,
+    def goal_noted(self, goal_id: str, event: HistoryEvent, reason: str,
                    detail: dict[str, Any] | None = None) -> None:
         row = note_row(goal_id, event, self._clock.now(), reason=reason, detail=detail)
 

@@ -46,7 +46,7 @@ def rank_key(goal: Goal) -> tuple[int, datetime, float, str]:
 
 
 def holds_slot(goal: Goal, now: datetime, settle: timedelta) -> bool:
-    if not goal.data.get("resume_slot"):
+    if not goal.steering.resume_slot:
         return False
     if goal.state is GoalState.RESUMING:
         return True

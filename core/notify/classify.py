@@ -19,7 +19,7 @@ from datetime import datetime, tzinfo
 
 from core.i18n import N_, _, localized
 from core.i18n.textfmt import short_time
-from core.models import Goal, HistoryRow, Outcome, PauseReason, Trigger
+from core.models import Goal, HistoryEvent, HistoryRow, Outcome, PauseReason, Trigger
 from core.notices import SPECS, Kind, Notification
 from core.settings import Settings
 
@@ -52,36 +52,36 @@ def notification_for(row: HistoryRow, goal: Goal | None, now: datetime,
 def _kind_and_text(row: HistoryRow, title: str, now: datetime,
                    zone: tzinfo | None) -> tuple[Kind, str, str] | None:
     reason = localized(row.reason or "")
-    if row.event == "resumed" and row.trigger in _RESUMED_BODY:
+    if row.event is HistoryEvent.RESUMED and row.trigger in _RESUMED_BODY:
         assert row.trigger is not None
         at = short_time(row.at, now, zone)
         return (Kind.RESUMED, _("Resumed: {title}").format(title=title),
                 _(_RESUMED_BODY[row.trigger]).format(at=at))
-    if row.event == "paused" and row.detail.get("relimited"):
+    if row.event is HistoryEvent.PAUSED and row.detail.get("relimited"):
         return (Kind.RELIMITED, _("Limited again: {title}").format(title=title),
                 _("{reason} It ran out of quota again soon after an automatic resume.").format(
                     reason=_sentence(reason)).strip())
-    if row.event == "gave_up":
+    if row.event is HistoryEvent.GAVE_UP:
         return (Kind.GAVE_UP, _("Gave up on: {title}").format(title=title),
                 _("{reason} It will not be resumed automatically; resume it by hand when the "
                   "quota allows.").format(reason=_sentence(reason)).strip())
-    if row.event == "resume_scheduled":
+    if row.event is HistoryEvent.RESUME_SCHEDULED:
         return _scheduled(row, title, now, zone)
-    if row.event == "done":
+    if row.event is HistoryEvent.DONE:
         return (Kind.DONE, _("Done: {title}").format(title=title),
                 _sentence(reason or _("Completed.")))
-    if row.event == "failed":
+    if row.event is HistoryEvent.FAILED:
         return (Kind.FAILED, _("Failed: {title}").format(title=title),
                 _sentence(reason or _("The agent reported a failure.")))
-    if row.event == "paused" and row.detail.get("pause_reason") in _ATTENTION_BODY:
+    if row.event is HistoryEvent.PAUSED and row.detail.get("pause_reason") in _ATTENTION_BODY:
         return (Kind.NEEDS_ATTENTION, _("Needs attention: {title}").format(title=title),
                 _(_ATTENTION_BODY[row.detail["pause_reason"]]).format(
                     reason=_sentence(reason)).strip())
-    if row.event == "rested" and not row.detail.get("idle_again"):
+    if row.event is HistoryEvent.RESTED and not row.detail.get("idle_again"):
         return (Kind.RESTED, _("Run finished: {title}").format(title=title),
                 _("{reason} It waits for its next run.").format(
                     reason=_sentence(reason)).strip())
-    if row.event == "resume_requested" and row.outcome is Outcome.FAILED:
+    if row.event is HistoryEvent.RESUME_REQUESTED and row.outcome is Outcome.FAILED:
         return (Kind.COULD_NOT_RESUME, _("Could not resume: {title}").format(title=title),
                 _("{reason} It is paused again and will be retried automatically if auto-resume "
                   "is on.").format(reason=_sentence(reason)).strip())
@@ -130,7 +130,7 @@ def _not_before(row: HistoryRow) -> datetime | None:
 
 
 def _next_resume(row: HistoryRow, goal: Goal | None) -> datetime | None:
-    if row.event == "resume_scheduled":
+    if row.event is HistoryEvent.RESUME_SCHEDULED:
         return _not_before(row)
     return goal.next_resume_at if goal is not None else None
 

@@ -22,7 +22,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from core.commands import ActionResult, Command
-from core.models import Exactness, Goal, GoalState, PauseReason, QuotaReading
+from core.models import Exactness, Goal, GoalState, HistoryEvent, PauseReason, QuotaReading
 
 #: a control-socket op: request object in, reply object out
 ControlHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -40,6 +40,8 @@ class GoalObservation:
         auto_resume: the provider's default for a newly found goal (None: the global default).
         auto_resume_block: why Goalkeeper must not auto-resume this goal at all (e.g. "Claude
             will resume itself"); shown as the goal's note.
+        no_reset_note: the goal's quota pause is one no clock lifts (credits depleted), in
+            words; kept on the goal (``Steering.no_reset_note``) until the window is back.
         data: provider metadata kept with the goal (cwd, session file, progress...).
     """
 
@@ -53,6 +55,7 @@ class GoalObservation:
     resets_at: datetime | None = None
     auto_resume: bool | None = None
     auto_resume_block: str | None = None
+    no_reset_note: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
 
 
@@ -122,7 +125,7 @@ class ProviderSink(Protocol):
         ``idle_again``: no round ran (a resume found nothing to continue); not announced."""
         ...
 
-    def goal_noted(self, goal_id: str, event: str, reason: str,
+    def goal_noted(self, goal_id: str, event: HistoryEvent, reason: str,
                    detail: dict[str, Any] | None = None) -> None:
         """Record a milestone of the goal's work in the history (no state change, no fence)."""
         ...

@@ -55,6 +55,7 @@ def goal_params(goal: Goal) -> tuple[Any, ...]:
         Jsonb(goal.policy.model_dump(mode="json")),
         Jsonb(goal.deferral.model_dump(mode="json")) if goal.deferral else None,
         goal.host,
+        Jsonb(masked_data(goal.steering.stored())),
     )
 
 
@@ -73,7 +74,7 @@ def history_params(row: HistoryRow) -> tuple[Any, ...]:
     return (
         row.at,
         row.goal,
-        row.event,
+        str(row.event),
         row.trigger.value if row.trigger else None,
         row.origin,
         row.outcome.value if row.outcome else None,

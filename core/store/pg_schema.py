@@ -114,6 +114,19 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX requests_pending ON requests (to_host, state);
     """,
+    # 1 -> 2: like SQLite's step 4 — the keys that steer Goalkeeper's own decisions move out
+    # of the provider's metadata (``data``) into their own column (core.models.Steering)
+    """
+    ALTER TABLE goals ADD COLUMN steering jsonb NOT NULL DEFAULT '{}';
+    UPDATE goals SET
+        steering = (SELECT jsonb_object_agg(key, value) FROM jsonb_each(data)
+                    WHERE key IN ('no_reset_note', 'resume_slot', 'last_resume_trigger',
+                                  'auto_resume_block', 'budget', 'last_run', 'policy_pause')),
+        data = data - ARRAY['no_reset_note', 'resume_slot', 'last_resume_trigger',
+                            'auto_resume_block', 'budget', 'last_run', 'policy_pause']
+        WHERE data ?| ARRAY['no_reset_note', 'resume_slot', 'last_resume_trigger',
+                            'auto_resume_block', 'budget', 'last_run', 'policy_pause'];
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

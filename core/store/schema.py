@@ -123,6 +123,25 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX requests_pending ON requests (to_host, state);
     """,
+    # 3 -> 4: the keys that steer Goalkeeper's own decisions move out of the provider's
+    # metadata (``data``) into their own column (core.models.Steering, issue 20), values as
+    # they were (json_each gives true / false as 1 / 0: the CASE keeps them JSON booleans)
+    """
+    ALTER TABLE goals ADD COLUMN steering TEXT NOT NULL DEFAULT '{}';
+    UPDATE goals SET
+        steering = (SELECT json_group_object(key, CASE type WHEN 'true' THEN json('true')
+                                                            WHEN 'false' THEN json('false')
+                                                            WHEN 'null' THEN json('null')
+                                                            ELSE value END)
+                    FROM json_each(goals.data)
+                    WHERE key IN ('no_reset_note', 'resume_slot', 'last_resume_trigger',
+                                  'auto_resume_block', 'budget', 'last_run', 'policy_pause')),
+        data = json_remove(data, '$.no_reset_note', '$.resume_slot', '$.last_resume_trigger',
+                           '$.auto_resume_block', '$.budget', '$.last_run', '$.policy_pause')
+        WHERE EXISTS (SELECT 1 FROM json_each(goals.data)
+                      WHERE key IN ('no_reset_note', 'resume_slot', 'last_resume_trigger',
+                                    'auto_resume_block', 'budget', 'last_run', 'policy_pause'));
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -14,7 +14,7 @@ from core.store.common import masked, masked_data
 GOAL_COLUMNS = (
     "id, provider, title, state, pause_reason, pause_detail, windows, auto_resume, "
     "next_resume_at, auto_resume_note, resets_at, attempts, fence, hosted, resumed_at, data, "
-    "created_at, updated_at, state_since, policy, deferral, host"
+    "created_at, updated_at, state_since, policy, deferral, host, steering"
 )
 HISTORY_COLUMNS = (
     "id, at, goal, event, trigger, origin, outcome, reason, state_from, state_to, fence, quotas, "
@@ -32,6 +32,7 @@ def goal_from_row(row: Sequence[Any]) -> Goal:
     raw["hosted"] = bool(raw["hosted"])
     raw["policy"] = json.loads(raw["policy"])
     raw["deferral"] = json.loads(raw["deferral"]) if raw["deferral"] else None
+    raw["steering"] = json.loads(raw["steering"])
     return Goal.model_validate(raw)
 
 
@@ -60,6 +61,7 @@ def goal_params(goal: Goal) -> tuple[Any, ...]:
         goal.policy.model_dump_json(),
         goal.deferral.model_dump_json() if goal.deferral else None,
         goal.host,
+        json.dumps(masked_data(goal.steering.stored()), sort_keys=True),
     )
 
 
@@ -74,7 +76,7 @@ def history_params(row: HistoryRow) -> tuple[Any, ...]:
     return (
         iso(row.at),
         row.goal,
-        row.event,
+        str(row.event),
         row.trigger.value if row.trigger else None,
         row.origin,
         row.outcome.value if row.outcome else None,

@@ -272,4 +272,4 @@ async def test_credits_restored_lift_the_block(home: CodexHome, make_codex, make
     home.append(path, token_count(T0, five_and_week(31.0, T0 + 2 * H, 20.0, T0 + 50 * H)))
     clock.advance(5)
     await until(lambda: engine.goals[gid].next_resume_at is not None)
-    assert "no_reset_note" not in engine.goals[gid].data
+    assert engine.goals[gid].steering.no_reset_note is None

@@ -9,7 +9,7 @@ import pytest
 
 from core.commands import Pause, Resume, SetGoalPolicy
 from core.goals import budget
-from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
+from core.models import BudgetEntry, Goal, GoalState, Outcome, PauseReason, Steering, Trigger
 from core.policies.goal_policy import GoalPolicy
 from tests.policies.support import WINDOW, H, policy_settings, report, rows, started, waiting
 from tests.support.fakes import advance, reading
@@ -18,17 +18,18 @@ T0 = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
 RESET = T0 + timedelta(hours=2)
 
 
-def running(budget_percent: float | None = 20, **data: object) -> Goal:
+def running(budget_percent: float | None = 20,
+            spent: dict[str, BudgetEntry] | None = None) -> Goal:
     return Goal(id="fake:g", provider="fake", title="g", state=GoalState.RUNNING,
                 windows=(WINDOW,), policy=GoalPolicy(budget_percent=budget_percent),
-                data=dict(data), created_at=T0, updated_at=T0)
+                steering=Steering(budget=spent or {}), created_at=T0, updated_at=T0)
 
 
 def test_rises_while_running_are_charged_and_a_reset_starts_a_new_period() -> None:
     goal = running()
     first = budget.charge(goal, reading(WINDOW, 10, T0, RESET), reading(WINDOW, 14, T0, RESET))
-    assert first == {WINDOW: {"spent": 4.0, "until": "2026-07-07T14:00:00Z"}}
-    goal = goal.model_copy(update={"data": {budget.KEY: first}})
+    assert first == {WINDOW: BudgetEntry(spent=4.0, until=RESET)}
+    goal = running(spent=first)
     # a fall (another window's data, a correction) is never a refund
     assert budget.charge(goal, reading(WINDOW, 14, T0, RESET), reading(WINDOW, 12, T0, RESET)) \
         is None
@@ -36,7 +37,7 @@ def test_rises_while_running_are_charged_and_a_reset_starts_a_new_period() -> No
     later = RESET + timedelta(minutes=1)
     after = budget.charge(goal, reading(WINDOW, 30, T0, RESET),
                           reading(WINDOW, 5, later, RESET + timedelta(hours=5)))
-    assert after == {WINDOW: {"spent": 5.0, "until": "2026-07-07T19:00:00Z"}}
+    assert after == {WINDOW: BudgetEntry(spent=5.0, until=RESET + timedelta(hours=5))}
     assert [s.percent for s in budget.spent(goal, T0)] == [4.0]
     assert budget.spent(goal, RESET) == []  # a period that ended counts no more
 
@@ -47,8 +48,8 @@ def test_nothing_is_counted_without_a_budget_a_reset_or_a_run() -> None:
     assert budget.charge(running(), before, reading(WINDOW, 20, T0, None)) is None
     paused = running().model_copy(update={"state": GoalState.PAUSED})
     assert budget.charge(paused, before, after) is None
-    assert budget.exceeded(running(**{budget.KEY: {WINDOW: {
-        "spent": 20, "until": "2026-07-07T14:00:00Z"}}}), T0) is not None
+    assert budget.exceeded(running(spent={WINDOW: BudgetEntry(spent=20, until=RESET)}),
+                           T0) is not None
 
 
 @pytest.mark.asyncio

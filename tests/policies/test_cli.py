@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from core.hosts.control import ControlServer
-from core.models import Deferral, Goal, GoalState, PauseReason
+from core.models import Deferral, Goal, GoalState, LastRun, PauseReason, Steering
 from core.policies.goal_policy import GoalPolicy
 from core.store import Mutation, SqliteStore
 from tests.policies.support import WINDOW, policy_settings, waiting
@@ -33,7 +33,7 @@ def seed(home: Path, now: datetime) -> None:
                 next_resume_at=evening, deferral=Deferral(rule="allowed hours", until=evening),
                 policy=GoalPolicy(priority=3, budget_percent=25,
                                   auto_resume_hours="Mon-Fri 19:00-08:00"),
-                data={"last_run": {"seconds": 5400.0, "ended_at": "2026-07-07T12:00:00Z"}},
+                steering=Steering(last_run=LastRun(seconds=5400.0, ended_at=now)),
                 created_at=now, updated_at=now, state_since=now)
     store.transact(goal.id, lambda cur: Mutation(goal, None))
     reset = now + timedelta(hours=4)  # a 5-hour window that began an hour ago

@@ -76,7 +76,7 @@ async def test_a_goal_goalkeeper_resumed_is_paused_at_the_reserve(make_engine, f
     assert fake.paused == ["fake:g"]  # the provider was asked to stop it
     # it waits for the next reset like any quota pause
     assert g.next_resume_at == next_reset + timedelta(seconds=45) and g.attempts == 0
-    assert g.data["last_run"]["seconds"] == 600
+    assert g.steering.last_run is not None and g.steering.last_run.seconds == 600
     paused = (await rows(engine, "fake:g", "paused"))[0]
     assert paused.origin == "policy" and paused.detail == {"rule": "reserve"}
     assert (await rows(engine, "fake:g", "resume_scheduled"))[0].reason == "reserve reached"

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from core.commands import Pause, Resume, SetGoalPolicy
-from core.models import Goal, GoalState, Outcome, PauseReason, Trigger
+from core.models import Goal, GoalState, Outcome, PauseReason, Steering, Trigger
 from core.store import Mutation
 from tests.policies.support import WINDOW, H, policy_settings, rows, started, waiting
 from tests.support.fakes import advance, reading
@@ -123,7 +123,8 @@ async def test_the_count_is_a_store_query_so_another_hosts_resume_counts(make_en
     now = clock.now() + timedelta(seconds=5)
     other = Goal(id="fake:elsewhere", provider="fake", title="another host's goal",
                  state=GoalState.RUNNING, windows=(WINDOW,), hosted=True, resumed_at=now,
-                 state_since=now, data={"resume_slot": True, "last_resume_trigger": "auto"},
+                 state_since=now,
+                 steering=Steering(resume_slot=True, last_resume_trigger=Trigger.AUTO),
                  created_at=now, updated_at=now)
     # written by another host sharing the store: this engine's memory never sees it
     await engine.store.run(lambda s: s.transact(other.id, lambda _: Mutation(other, None)))

@@ -26,7 +26,9 @@ def local_store(paths: Paths) -> None:
     paths.ensure()
     store = SqliteStore(paths.database)
     for i in range(3):
-        g = goal(f"fake:{i}", state=GoalState.PAUSED, data={"cwd": f"/work/{i}", "n": [i]})
+        g = goal(f"fake:{i}", state=GoalState.PAUSED, data={"cwd": f"/work/{i}", "n": [i]},
+                 steering={"resume_slot": i == 1, "no_reset_note": f"credits {i}",
+                           "budget": {"fake:5h": {"spent": 1.5 * i, "until": T0}}})
         store.transact(g.id, lambda _, g=g: Mutation(g, None, [row(g.id, "discovered")]))
     for n in range(40):
         store.append_history(row("fake:1", f"e{n}", T0 + timedelta(seconds=n),
@@ -64,6 +66,10 @@ def test_a_local_store_is_copied_verifiably_and_left_as_it_is(
     try:
         assert {g.id: g.host for g in shared.list_goals()} == {
             "fake:0": "laptop", "fake:1": "laptop", "fake:2": "laptop"}
+        copied = shared.get_goal("fake:1")  # the steering went along
+        assert copied is not None and copied.steering.resume_slot
+        assert copied.steering.no_reset_note == "credits 1"
+        assert copied.steering.budget["fake:5h"].spent == 1.5
         assert [r.event for r in shared.history("fake:1", 3)] == ["e39", "e38", "e37"]
         assert shared.latest_reading("team", "fake:5h") is not None
         assert len(shared.series("fake:5h", account="team")) == 30

@@ -43,7 +43,8 @@ def due(goal_id: str, paused_minutes_ago: int) -> Goal:
 
 
 def settling(goal_id: str) -> Goal:
-    return goal(goal_id, state=GoalState.RESUMING, windows=(WINDOW,), data={"resume_slot": True})
+    return goal(goal_id, state=GoalState.RESUMING, windows=(WINDOW,),
+                steering={"resume_slot": True})
 
 
 def silent(store: PostgresStore, host_id: str, seconds: float) -> None:

@@ -33,7 +33,7 @@ from typing import Any
 from core.clock import Clock
 from core.commands import Forget
 from core.i18n import N_
-from core.models import Exactness, Goal, PauseReason, QuotaReading
+from core.models import Exactness, Goal, HistoryEvent, PauseReason, QuotaReading
 from core.paths import Paths
 from core.providers.base import (
     ControlHandler,
@@ -278,7 +278,7 @@ class ClaudeProvider(Provider):
         self.emitted.pop(session_id, None)
         self.watcher.pinned.discard(session_id)
         goal = sessions.goal_id(session_id)
-        self.sink.goal_noted(goal, "untracked", why)
+        self.sink.goal_noted(goal, HistoryEvent.UNTRACKED, why)
         await self.sink.perform(Forget(goal), f"provider:{self.name}")
 
     async def discover(self) -> list[GoalObservation]:

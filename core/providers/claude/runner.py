@@ -35,7 +35,7 @@ from datetime import tzinfo
 
 from core.clock import Clock
 from core.i18n import N_
-from core.models import PauseReason
+from core.models import HistoryEvent, PauseReason
 from core.providers.base import ProviderSink, RunnerError
 from core.providers.claude.stream import StreamState, TurnEnded, interpret
 from core.retry.policy import Action, Fault, RetryPolicy
@@ -200,7 +200,7 @@ class HeadlessRun:
                                           self.clock.now(), self.spec.jitter())
         if decision.action is not Action.RETRY:
             return None
-        self.sink.goal_noted(self.spec.goal_id, "retry_scheduled",
+        self.sink.goal_noted(self.spec.goal_id, HistoryEvent.RETRY_SCHEDULED,
                              N_("transient 429, not a usage limit ({detail}): {why}, in "
                                 "{seconds} s").format(detail=ended.detail, why=decision.why,
                                                       seconds=f"{decision.delay:.0f}"),

@@ -144,8 +144,6 @@ def observe(record: GoalRecord, db_seen: bool = True) -> GoalObservation:
                        ("time_used_seconds", update.time_used_seconds)):
         if value is not None:
             data[key] = value
-    if reason is PauseReason.QUOTA and record.no_reset:
-        data["no_reset_note"] = record.no_reset  # the engine reschedules when it lifts
     return GoalObservation(
         id=goal_id(update.thread_id),
         title=update.objective or f"Codex thread {update.thread_id[:8]}",
@@ -155,6 +153,8 @@ def observe(record: GoalRecord, db_seen: bool = True) -> GoalObservation:
         pause_detail=detail,
         windows=GOAL_WINDOWS,
         resets_at=record.resets_at if reason is PauseReason.QUOTA else None,
+        # the engine reschedules when it lifts
+        no_reset_note=record.no_reset if reason is PauseReason.QUOTA and record.no_reset else None,
         data=data,
     )
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.clock import Clock
-from core.models import Goal, QuotaReading
+from core.models import Goal, HistoryEvent, QuotaReading
 from core.providers.base import GoalObservation, Provider, RunnerError, StartOutcome
 from core.providers.codex import startindex
 from core.providers.codex.config import CodexConfig, CodexNotFound
@@ -260,7 +260,8 @@ class CodexProvider(Provider):
         thread, cwd, rollout = self._where(goal)
         check = await self.version_check()
         if check is not None and check.note:
-            self.sink.goal_noted(goal.id, "codex_version", check.note, {"version": check.text})
+            self.sink.goal_noted(goal.id, HistoryEvent.CODEX_VERSION, check.note,
+                                 {"version": check.text})
         return await self.runner.resume(goal.id, fence, thread, cwd, rollout)
 
     async def version_check(self) -> VersionCheck | None:

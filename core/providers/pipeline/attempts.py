@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from core.clock import Clock
+from core.models import HistoryEvent
 from core.providers.pipeline.checkpoint import StepRecord, StepStatus
 from core.providers.pipeline.goalfile import StepSpec
 from core.providers.pipeline.steps import AttemptResult, StepContext, run_attempt
@@ -63,7 +64,7 @@ class StepEnd:
 
 
 Save = Callable[[], None]
-Note = Callable[[str, str, dict[str, object]], None]
+Note = Callable[[HistoryEvent, str, dict[str, object]], None]
 
 
 class StepDriver:
@@ -141,7 +142,7 @@ class StepDriver:
             return StepEnd(Ending.OK, out.reason, out.detail, fault=out.fault)
         if decision.action is Action.RETRY:
             self._set(status=StepStatus.PENDING, **common)
-            self.note("step_retry", f"{self.spec.name}: {out.reason}; {decision.why}",
+            self.note(HistoryEvent.STEP_RETRY, f"{self.spec.name}: {out.reason}; {decision.why}",
                       {"step": self.spec.name, "attempt": attempt,
                        "wait_seconds": round(decision.delay, 3)})
             await self.clock.sleep(decision.delay)

@@ -27,7 +27,7 @@ from typing import Any
 
 from core.clock import Clock
 from core.commands import Start
-from core.models import Goal, GoalState, PauseReason, QuotaReading
+from core.models import Goal, GoalState, HistoryEvent, PauseReason, QuotaReading
 from core.paths import Paths
 from core.providers.base import (
     ControlHandler,
@@ -232,8 +232,8 @@ class PipelineProvider(Provider):
             record.abandoned = True
             record.last_error = why
             store.save(record, self.clock.now())
-        self.sink.goal_noted(entry.goal_id, "run_abandoned", f"run {run_id} abandoned: {why}",
-                             {"run_id": run_id})
+        self.sink.goal_noted(entry.goal_id, HistoryEvent.RUN_ABANDONED,
+                             f"run {run_id} abandoned: {why}", {"run_id": run_id})
         return run_id
 
     def launch(self, goal_id: str, fence: int, entry: Entry, unfinished: Unfinished) -> None:
@@ -325,7 +325,7 @@ class PipelineProvider(Provider):
         unfinished = self.unfinished(entry)
         if unfinished is not None or self.is_active(goal_id):
             run_id = unfinished[0].run_dir.name if unfinished else self._active[goal_id].run_id
-            self.sink.goal_noted(goal_id, "schedule_skipped",
+            self.sink.goal_noted(goal_id, HistoryEvent.SCHEDULE_SKIPPED,
                                  f"scheduled run of {due.isoformat()} skipped: run {run_id} is "
                                  "unfinished", {"due": due.isoformat(), "run_id": run_id})
             return
@@ -333,7 +333,7 @@ class PipelineProvider(Provider):
         result = await self.sink.perform(Start(goal_id), "schedule")
         if result.outcome.value != "resumed":
             self.triggers.pop(goal_id, None)
-            self.sink.goal_noted(goal_id, "schedule_skipped",
+            self.sink.goal_noted(goal_id, HistoryEvent.SCHEDULE_SKIPPED,
                                  f"scheduled run of {due.isoformat()} skipped: {result.reason}",
                                  {"due": due.isoformat()})
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from core.models import Exactness, PauseReason, QuotaReading
+from core.models import Exactness, HistoryEvent, PauseReason, QuotaReading
 from core.providers.base import LimitHit, ProviderSink
 from core.providers.pipeline.checkpoint import RunRecord
 from core.providers.pipeline.coverage import display_state, missing_sources, sources_ok
@@ -41,7 +41,7 @@ class SinkReporter:
         self.sink.goal_progress(self.goal_id, self.fence, f"run {display_state(record)}",
                                 {"pipeline": data})
 
-    def note(self, event: str, reason: str, detail: dict[str, object]) -> None:
+    def note(self, event: HistoryEvent, reason: str, detail: dict[str, object]) -> None:
         self.sink.goal_noted(self.goal_id, event, reason, dict(detail))
 
     def limited(self, windows: tuple[str, ...], until: datetime | None, detail: str) -> None:

@@ -24,7 +24,7 @@ from typing import Protocol
 from core.atomic import atomic_write_bytes
 from core.clock import Clock
 from core.i18n import N_
-from core.models import PauseReason
+from core.models import HistoryEvent, PauseReason
 from core.providers.pipeline.attempts import Ending, QuotaGate, StepDriver, StepEnd
 from core.providers.pipeline.checkpoint import CheckpointStore, RunRecord, StepRecord, StepStatus
 from core.providers.pipeline.coverage import coverage_json, sources_ok, summary
@@ -48,7 +48,7 @@ from core.redact import Redactor, remember, secret_environment
 class RunReporter(Protocol):
     def progress(self, record: RunRecord) -> None: ...
 
-    def note(self, event: str, reason: str, detail: dict[str, object]) -> None: ...
+    def note(self, event: HistoryEvent, reason: str, detail: dict[str, object]) -> None: ...
 
     def limited(self, windows: tuple[str, ...], until: datetime | None, detail: str) -> None: ...
 
@@ -163,10 +163,12 @@ class RunExecutor:
             if step.status is StepStatus.RUNNING:
                 killed = await stop_leftover(step.pid, step.pid_started, grace)
                 step.status, step.pid, step.pid_started = StepStatus.PENDING, None, None
-                self.reporter.note("step_interrupted", f"{name}: interrupted; it runs again",
+                self.reporter.note(HistoryEvent.STEP_INTERRUPTED,
+                                   f"{name}: interrupted; it runs again",
                                    {"step": name, "leftover_stopped": killed})
         for name in await stop_run_leftovers(self.store.run_dir, grace):
-            self.reporter.note("step_interrupted", f"{name}: a leftover process was stopped",
+            self.reporter.note(HistoryEvent.STEP_INTERRUPTED,
+                               f"{name}: a leftover process was stopped",
                                {"step": name, "leftover_stopped": True})
 
     def _sync_steps(self) -> None:
@@ -229,7 +231,7 @@ class RunExecutor:
         self.record.blocked_in = None
         self.record.degraded = False
         self._move(RunEvent.TRIGGER)
-        self.reporter.note("run_continued" if again else "run_started",
+        self.reporter.note(HistoryEvent.RUN_CONTINUED if again else HistoryEvent.RUN_STARTED,
                            f"run {self.record.run_id} ({self.record.trigger})",
                            {"run_id": self.record.run_id, "trigger": self.record.trigger})
 
@@ -242,7 +244,7 @@ class RunExecutor:
             if problem is not None:
                 step.status, step.reason, step.detail = (StepStatus.MISSING, problem.reason,
                                                          problem.detail)
-                self.reporter.note("source_missing", f"{spec.name}: {problem.detail}",
+                self.reporter.note(HistoryEvent.SOURCE_MISSING, f"{spec.name}: {problem.detail}",
                                    {"step": spec.name, "reason": problem.reason})
         for stage in self.goal.stage:
             if not self._done(stage) and (problem := self._check(stage)) is not None:
@@ -285,7 +287,7 @@ class RunExecutor:
             elif end.ending is Ending.WAIT:
                 waits.append(end)
             elif end.ending is Ending.FAIL:
-                self.reporter.note("source_missing", f"{spec.name}: {end.reason}"
+                self.reporter.note(HistoryEvent.SOURCE_MISSING, f"{spec.name}: {end.reason}"
                                    + (f" — {end.detail}" if end.detail else ""),
                                    {"step": spec.name, "reason": end.reason,
                                     "attempts": self.record.sources[spec.name].attempts})
@@ -309,7 +311,7 @@ class RunExecutor:
         self.record.item_count = self._item_count()
         atomic_write_bytes(self.store.run_dir / "coverage.json", coverage_json(self.record))
         if self.record.degraded:
-            self.reporter.note("run_degraded", summary(self.record),
+            self.reporter.note(HistoryEvent.RUN_DEGRADED, summary(self.record),
                                {"sources_ok": ok, "sources_total": total})
         self._move(RunEvent.SOME_FETCHED if self.record.degraded else RunEvent.ALL_FETCHED)
 
