@@ -50,10 +50,8 @@ class Host:
         self.engine.on_lease_lost = self._replaced
         self.notifications = Notifications(self.engine.bus, settings, self.clock,
                                            lambda goal_id: self.engine.goals.get(goal_id))
-        engine = self.engine
-        self.control = ControlServer(paths, engine.perform, HostOps(
-            engine.reads.ping, engine.refresh, engine.safe_mode.restore))
-        engine.host_registry.kind = kind
+        self.control = control_server(self.engine, paths)
+        self.engine.host_registry.kind = kind
         self.control.register(STATUS_OP, self.notifications.status_op)
         for provider in providers:
             for op, handler in provider.control_ops().items():
@@ -121,3 +119,10 @@ class Host:
             await self.notifications.stop()
         finally:
             self.lease.release()
+
+
+def control_server(engine: Engine, paths: Paths) -> ControlServer:
+    """The control socket of ``engine``: commands through its door, ``ping`` from its read
+    model, ``refresh``, and safe mode's restore."""
+    return ControlServer(paths, engine.perform, HostOps(
+        engine.reads.ping, engine.refresh, engine.safe_mode.restore))

@@ -9,7 +9,7 @@ import pytest
 
 from core.clock import FakeClock
 from core.engine import Engine
-from core.hosts.control import ControlServer
+from core.host import control_server
 from core.models import GoalState
 from core.paths import Paths
 from core.settings import Settings
@@ -49,7 +49,7 @@ async def test_a_failed_start_is_shown_and_retried_until_it_works(paths: Paths,
         health = {p.name: p for p in engine.health().providers}
         assert health["flaky"].state == "failed" and health["fake"].state == "ok"
         assert "unreadable (attempt 1)" in str(health["flaky"].reason)
-        ping = await ControlServer(engine, paths).dispatch(b'{"op": "ping"}')
+        ping = await control_server(engine, paths).dispatch(b'{"op": "ping"}')
         problems = ping["health"]["problems"]
         assert problems and problems[0].startswith("provider flaky: start failed since")
         clock.advance(engine.provider_supervisor.policy.initial)  # first retry: fails again

@@ -21,7 +21,7 @@ import pytest_asyncio
 from core.clock import FakeClock
 from core.commands import Pause, Resume, Start
 from core.engine import Engine
-from core.hosts.control import ControlServer
+from core.host import control_server
 from core.models import GoalState, Outcome, PauseReason
 from core.paths import Paths, resolve_paths
 from core.settings import Settings
@@ -108,7 +108,7 @@ async def test_disk_full_loses_no_report_and_recovers_without_a_restart(
     assert health.store.since == clock.now()
     text = health.store.describe()
     assert text.startswith("store unavailable: database or disk is full") and " since " in text
-    ping = await ControlServer(engine, engine.paths).dispatch(b'{"op": "ping"}')
+    ping = await control_server(engine, engine.paths).dispatch(b'{"op": "ping"}')
     assert ping["health"]["store"]["text"] == text  # what `status` and the window show
     # bounded: the readings of one window merge; the finish is kept, in order, behind them
     assert len(engine.report_queue) <= 3

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from core.hosts.control import ControlServer
+from core.host import control_server
 from core.models import Deferral, Goal, GoalState, LastRun, PauseReason, Steering
 from core.policies.goal_policy import GoalPolicy
 from core.store import Mutation, SqliteStore
@@ -106,7 +106,7 @@ def test_goal_set_checks_the_value_before_asking_the_host(tmp_path: Path) -> Non
 async def test_the_control_op_goes_through_the_engine(make_engine, fake, clock, paths) -> None:
     waiting(fake, clock)
     engine = await make_engine(fake, settings=policy_settings())
-    server = ControlServer(engine, paths)
+    server = control_server(engine, paths)
     reply = await server.dispatch(json.dumps({"op": "goal-set", "goal": "fake:g",
                                               "key": "priority", "value": "7",
                                               "origin": "cli"}).encode())
