@@ -15,7 +15,7 @@ from core.goals.intake import IntakeContext, decide_observation
 from core.models import Goal, GoalState, PauseReason
 from core.policies.auto_resume import AutoResumePolicy
 from core.providers.base import GoalObservation
-from tests.conftest import EngineFactory
+from tests.support.engine import EngineFactory
 from tests.support.fakes import FakeProvider, until
 
 BLOCK = "Claude will resume itself: it says so"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from core import __version__
-from tests.integration.conftest import IN_CI
+from tests.support.integration import IN_CI
 
 ROOT = Path(__file__).resolve().parents[2]
 

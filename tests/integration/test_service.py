@@ -13,7 +13,7 @@ import pytest
 from core.integration import launchd, systemd
 from core.integration.files import Change
 from core.integration.service import ServiceUnsupported, service_manager
-from tests.integration.conftest import Tool
+from tests.support.integration import Tool
 
 
 class FakeManager:

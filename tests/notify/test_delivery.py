@@ -19,8 +19,8 @@ from core.notify.health import ChannelState
 from core.notify.kinds import Kind, Notification
 from core.notify.retrying import DeliveryPolicy
 from core.secrets import SecretStoreError
-from tests.notify.conftest import HANG, RigFactory, Script, drive, ntfy, reader_of, webhook
 from tests.real.mockhttp import MockServer, Reply
+from tests.support.notify import HANG, RigFactory, Script, drive, ntfy, reader_of, webhook
 
 AT = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
 
