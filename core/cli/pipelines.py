@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.cli.actions import exit_code, render_result
 from core.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -23,7 +24,7 @@ from core.cli.common import (
     CliError,
     Context,
 )
-from core.cli.goals import exit_code, render_result
+from core.cli.render import quota_json
 from core.clock import SystemClock
 from core.goals.changes import note_row
 from core.goals.results import ActionResult
@@ -326,8 +327,6 @@ def cmd_quota_refill(ctx: Context) -> int:
 
 def cmd_quota_list(ctx: Context) -> int:
     readings = ledger(ctx).readings(SystemClock().now())
-    from core.cli.goals import quota_json
-
     ctx.emit([quota_json(r) for r in readings], lambda: "\n".join(
         _quota_line(r) for r in readings) or _("no quotas in config.toml ([quotas.NAME] tables)"))
     return EXIT_OK

@@ -42,7 +42,7 @@ from core.providers.base import (
     RunnerError,
     StartOutcome,
 )
-from core.providers.claude import config, sessions, startup
+from core.providers.claude import config, ops, sessions, startup
 from core.providers.claude.events import HookEvents
 from core.providers.claude.follow import TranscriptFileState, TranscriptWatcher, read_file
 from core.providers.claude.ledger import LimitStopRecord, UsageBlock
@@ -507,9 +507,7 @@ class ClaudeProvider(Provider):
         return ("claude-headless-billing", BILLING_NOTICE)
 
     def control_ops(self) -> Mapping[str, ControlHandler]:
-        from core.providers.claude.ops import control_ops
-
-        return control_ops(self)
+        return ops.control_ops(self)
 
     def now(self) -> datetime:
         return self.clock.now()

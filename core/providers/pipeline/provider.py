@@ -36,8 +36,14 @@ from core.providers.base import (
     StartOutcome,
 )
 from core.providers.pipeline.catalog import CatalogEntry, PipelineCatalog, goal_name
-from core.providers.pipeline.checkpoint import CheckpointError, CheckpointStore, RunRecord
+from core.providers.pipeline.checkpoint import (
+    CheckpointError,
+    CheckpointStore,
+    RunRecord,
+    Unfinished,
+)
 from core.providers.pipeline.ledger import QuotaLedger
+from core.providers.pipeline.ops import PipelineOps
 from core.providers.pipeline.reporter import SinkReporter
 from core.providers.pipeline.run import RunDeps, RunExecutor, SecretSource
 from core.providers.pipeline.schedule import next_fire, parse_schedule
@@ -51,8 +57,6 @@ from core.zones import local_zone
 LEARN_SECRETS_SECONDS = 5.0
 
 log = logging.getLogger(__name__)
-
-Unfinished = tuple[CheckpointStore, RunRecord | CheckpointError]
 
 
 @dataclass
@@ -176,8 +180,6 @@ class PipelineProvider(Provider):
             self.abandon(entry, "the goal was cancelled")
 
     def control_ops(self) -> Mapping[str, ControlHandler]:
-        from core.providers.pipeline.ops import PipelineOps
-
         return PipelineOps(self).handlers()
 
     # -- runs ----------------------------------------------------------------------------------
