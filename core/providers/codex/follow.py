@@ -125,10 +125,6 @@ class RolloutIndex:
         with self._lock:
             self._watched.add(path)
 
-    def unwatch(self, path: Path) -> None:
-        with self._lock:
-            self._watched.discard(path)
-
     def path_of(self, thread_id: str) -> Path | None:
         return self.by_thread.get(thread_id)
 
