@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from tree_oracle import disagreements, expected  # noqa: E402
 
-from core.cli.goals import goal_json, quota_json  # noqa: E402
+from core.cli.render import goal_json, quota_json  # noqa: E402
 from core.providers.procstat import stat_fields  # noqa: E402
 from core.quota.machine import effective  # noqa: E402
 from core.settings import Settings  # noqa: E402

@@ -94,9 +94,6 @@ class FakeClock:
         """Move only the wall clock (suspend / NTP step); sleepers are not woken."""
         self._wall += timedelta(seconds=seconds)
 
-    def set_wall(self, instant: datetime) -> None:
-        self._wall = instant
-
     def _wake_due(self) -> None:
         while self._sleepers and self._sleepers[0][0] <= self._mono:
             _, _, fut = heapq.heappop(self._sleepers)

@@ -30,7 +30,7 @@ from gui.i18n import tr
 from gui.launcher import Launcher, goal_folder
 
 
-class GoalActions(QObject):
+class GoalActionSet(QObject):
     """Owns the goal QActions and the cancel confirmation.
 
     Signals:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.models import Goal
-from gui.actions import GoalActions
+from gui.actions import GoalActionSet
 from gui.bridge import Bridge
 from gui.dialogs.goal_details import GoalDetailsDialog
 from gui.dialogs.hosts import HostsDialog
@@ -63,7 +63,7 @@ class MainWindow(QMainWindow):
         self.goals_model = GoalsModel(bridge.now, lambda: bridge.max_attempts, parent=self)
         self.goals_model.local_host = bridge.host_id
         self.goals_view = GoalsView(self.goals_model, self)
-        self.goal_actions = GoalActions(bridge, launcher, self)
+        self.goal_actions = GoalActionSet(bridge, launcher, self)
         self.banner = ResultBanner(self)
         self.quota_panel = QuotaPanel(bridge, self)
         self.chart_panel = ChartPanel(bridge, self)

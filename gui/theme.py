@@ -55,10 +55,6 @@ def state_color(goal: Goal) -> str:
     }.get(goal.state, "#757575")
 
 
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Window).lightness() < 128
-
-
 def muted(palette: QPalette) -> QColor:
     """Secondary text: the palette's text colour, half-way to the background."""
     text = palette.color(QPalette.ColorRole.WindowText)

@@ -6,7 +6,7 @@
 Makes (or reuses) a build venv with the pinned PyInstaller and Goalkeeper installed from the
 wheel (built here with ``python -m build`` when none is given) — a real, non-editable install,
 so the bundle gets the package metadata the desktop app is found by (the ``goalkeeper.frontends``
-entry point) and the resources under ``core/resources``. Writes
+entry point) and the resources (``resources/``, installed as ``core/resources``). Writes
 
     dist/bundle/goalkeeper/goalkeeper                      # the executable: `goalkeeper --version`
     dist/bundle/goalkeeper-<version>-linux-x86_64.tar.gz
@@ -66,7 +66,8 @@ def pyinstaller(python: Path, work: Path, dist: Path) -> Path:
         "--onedir", "--name", "goalkeeper", "--distpath", dist, "--workpath", work,
         "--specpath", work,
         "--copy-metadata", "goalkeeper",   # entry points: `goalkeeper gui` finds the app
-        "--collect-data", "core",          # core/resources: entries, metainfo, icons; the .mo
+        # core/resources (the repository's resources/): entries, metainfo, icons; the .mo
+        "--collect-data", "core",
         "--collect-data", "gui",           # the app's compiled translations (.qm)
         "--collect-submodules", "core", "--collect-submodules", "gui",
         ROOT / "packaging" / "bundle_entry.py", cwd=work)

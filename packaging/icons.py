@@ -1,9 +1,10 @@
 """Write the app icon as PNGs for desktop integration (drawn by gui.theme, no image tools).
 
-    .venv/bin/python packaging/icons.py     # core/resources/icons/hicolor/<n>x<n>/apps/*.png
+    .venv/bin/python packaging/icons.py     # resources/icons/hicolor/<n>x<n>/apps/*.png
 
-They ship in the wheel (package data of ``core.resources``); ``goalkeeper desktop install``
-copies them to ``$XDG_DATA_HOME/icons/hicolor`` with the menu entry (see the README, Install).
+They ship in the wheel (``resources/`` is the package data ``core.resources``);
+``goalkeeper desktop install`` copies them to ``$XDG_DATA_HOME/icons/hicolor`` with the menu
+entry (see the README, Install).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def main() -> int:
 
     keep = QApplication.instance() or QApplication([])  # pixmaps need a GUI application
     for size in SIZES:
-        folder = ROOT / "core" / "resources" / "icons" / "hicolor" / f"{size}x{size}" / "apps"
+        folder = ROOT / "resources" / "icons" / "hicolor" / f"{size}x{size}" / "apps"
         path = folder / f"{APP_ID}.png"
         path.parent.mkdir(parents=True, exist_ok=True)
         if not app_pixmap(size).save(str(path)):

@@ -7,7 +7,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
 
 import random
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from core.clock import FakeClock
 from core.engine import Engine
 from core.paths import Paths, resolve_paths
 from core.settings import Settings
+from tests.support.engine import EngineFactory
 from tests.support.fakes import FakeProvider
 
 
@@ -56,9 +57,6 @@ def settings() -> Settings:
 @pytest.fixture
 def fake(clock: FakeClock) -> FakeProvider:
     return FakeProvider(clock)
-
-
-EngineFactory = Callable[..., Any]
 
 
 @pytest_asyncio.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,37 @@ def test_nothing_in_the_repository_points_outside_it() -> None:
         except UnicodeDecodeError:
             continue
     assert offenders == [], offenders
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """The absolute module names ``path`` imports, at any depth (``from tests.x import y``
+    counts as ``tests.x`` and ``tests.x.y``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_no_test_module_imports_a_test_module_or_a_conftest() -> None:
+    """Helpers shared across test modules live in tests/support/; fixtures in conftest.py."""
+    bad = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for name in _imported_modules(path):
+            last = name.split(".")[-1]
+            if name.startswith("tests.") and (last.startswith("test_") or last == "conftest"):
+                bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert bad == []
+
+
+def test_no_two_classes_in_core_and_gui_share_a_name() -> None:
+    where: dict[str, list[str]] = {}
+    for path in sorted([*(ROOT / "core").rglob("*.py"), *(ROOT / "gui").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    shared = {name: paths for name, paths in where.items() if len(paths) > 1}
+    assert shared == {}

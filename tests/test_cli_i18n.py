@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import run, seed
+from tests.support.cli import run, seed
+from tests.support.policies import seed as seed_policies
 
 ZH = {"LANG": "zh_CN.UTF-8"}
 
@@ -88,7 +89,6 @@ def test_the_resume_policies_in_chinese(tmp_path: Path) -> None:
     the English rule names and forecast text."""
     from datetime import UTC, datetime
 
-    from tests.policies.test_cli import seed as seed_policies
 
     seed_policies(tmp_path, datetime.now(UTC))
     env = {**ZH, "GOALKEEPER_RESUME_RESERVE_BY_WINDOW": "fake:5h=30"}

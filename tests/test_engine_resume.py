@@ -6,28 +6,13 @@ from datetime import timedelta
 
 import pytest
 
-from core.clock import FakeClock
 from core.commands import Cancel, Pause, Resume, SetAutoResume, Start
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.settings import Settings
-from tests.support.fakes import FakeProvider, advance, reading, settled, until
+from tests.support.engine import H, quota_paused
+from tests.support.fakes import advance, reading, settled, until
 
 pytestmark = pytest.mark.asyncio
-
-H = 3600
-
-
-def quota_paused(fake: FakeProvider, clock: FakeClock, resets_in: float = H, *,
-                 goal: str = "fake:g", auto: bool = True,
-                 windows: tuple[str, ...] = ("fake:5h",)) -> None:
-    """A goal the agent shows as stopped by the 5-hour limit, resetting in ``resets_in``."""
-    reset = clock.now() + timedelta(seconds=resets_in)
-    fake.readings = [reading(w, 100, clock.now(), reset, limit_reached=True) for w in windows]
-    fake.observe(goal, GoalState.PAUSED, reason=PauseReason.QUOTA, resets_at=reset,
-                 auto_resume=auto, windows=windows)
-    # at the reset the authority says the window is fresh again
-    fake.fresh_readings = lambda: [reading(w, 3, clock.now(), reset + timedelta(hours=5))
-                                   for w in windows]
 
 
 async def test_quota_pause_is_scheduled_at_reset_plus_margin(make_engine, fake, clock) -> None:

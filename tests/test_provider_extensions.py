@@ -16,7 +16,7 @@ from core.goals.auto_resume import AutoResumePolicy
 from core.goals.intake import IntakeContext, decide_observation
 from core.models import Goal, GoalState, PauseReason
 from core.providers.base import GoalObservation
-from tests.conftest import EngineFactory
+from tests.support.engine import EngineFactory
 from tests.support.fakes import FakeProvider, until
 
 BLOCK = "Claude will resume itself: it says so"
@@ -96,13 +96,13 @@ def test_the_cli_prints_the_notice_as_one_warning_line(monkeypatch: pytest.Monke
                                                        paths: Any) -> None:
     import argparse
 
-    from core.cli import goals
+    from core.cli import actions, goals
     from core.cli.common import Context
     from core.commands import ActionResult
     from core.models import Outcome
 
     result = ActionResult("fake:a", Outcome.UPDATED, "auto-resume on", notice="billed differently")
-    monkeypatch.setattr(goals, "require_goal", lambda ctx, goal: None)
+    monkeypatch.setattr(actions, "require_goal", lambda ctx, goal: None)
     monkeypatch.setattr(Context, "ask_host", lambda self, request: result.to_json())
     ctx = Context(argparse.Namespace(json=False, goal="fake:a", switch="on"), paths)
     assert goals.cmd_auto_resume(ctx) == 0

@@ -10,7 +10,7 @@ from core.clock import FakeClock
 from core.commands import Start
 from core.models import GoalState, Outcome, PauseReason, QuotaKind
 from core.providers.base import LimitHit
-from tests.conftest import EngineFactory
+from tests.support.engine import EngineFactory
 from tests.support.fakes import FakeProvider, reading, until
 
 pytestmark = pytest.mark.asyncio
@@ -131,7 +131,6 @@ async def test_starting_a_goal_of_a_disabled_provider_is_refused_and_moves_nothi
     assert result.outcome is Outcome.REFUSED and "not enabled" in result.reason
     goal = again.goals["fake:g"]  # type: ignore[attr-defined]
     assert goal.state is GoalState.IDLE and not goal.hosted
-
 
 
 async def test_a_refill_never_schedules_a_goal_the_user_paused_meanwhile(

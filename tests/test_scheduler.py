@@ -9,8 +9,8 @@ import pytest
 from core.commands import Resume
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.settings import Settings
+from tests.support.engine import H, quota_paused
 from tests.support.fakes import advance, reading, settled
-from tests.test_engine_resume import H, quota_paused
 
 pytestmark = pytest.mark.asyncio
 

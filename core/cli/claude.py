@@ -36,7 +36,7 @@ from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.models import HistoryEvent, Outcome
 from core.providers.claude import config, hook_commands, hooks, sessions, stop_hook
-from core.providers.claude.follow import FileState, read_file
+from core.providers.claude.follow import TranscriptFileState, read_file
 from core.providers.claude.ledger import UsageLedger
 from core.providers.claude.live import LiveSessions
 from core.providers.claude.readings import worth_storing
@@ -225,7 +225,7 @@ def _track_offline(ctx: Context, session: str, reopen: bool) -> dict[str, Any]:
 
     tracking = TrackingFile(ctx.paths.data_dir).update(change)
     path, root = found
-    state = FileState(str(path), str(root), session, False)
+    state = TranscriptFileState(str(path), str(root), session, False)
     read_file(state, UsageLedger(), bulk=True)
     live = LiveSessions([root])
     live.refresh()

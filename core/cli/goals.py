@@ -8,24 +8,24 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from core.cli.actions import run_action
 from core.cli.common import (
-    EXIT_ERROR,
     EXIT_OK,
     EXIT_REFUSED,
     EXIT_UNKNOWN_GOAL,
     EXIT_USAGE,
     CliError,
     Context,
-    warn,
 )
+from core.cli.render import no_data_text
 from core.cli.status import cmd_status
 from core.clock import iso
-from core.commands import COMMANDS, ActionResult, Command, SetAutoResume
+from core.commands import COMMANDS, SetAutoResume
 from core.i18n import _, localized
 from core.i18n.textfmt import local_time
 from core.i18n.words import origin_word, word
 from core.limits import MAX_PAGE
-from core.models import Goal, HistoryRow, Outcome, QuotaReading
+from core.models import HistoryRow
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
@@ -52,52 +52,6 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
 
 
 # -- read-only ---------------------------------------------------------------------------------
-
-
-def goal_json(goal: Goal, max_attempts: int) -> dict[str, Any]:
-    return {
-        "id": goal.id,
-        "title": goal.title,
-        "provider": goal.provider,
-        "state": goal.state.value,
-        "pause_reason": goal.pause_reason.value if goal.pause_reason else None,
-        "pause_detail": goal.pause_detail,
-        "auto_resume": goal.auto_resume,
-        "next_resume_at": iso(goal.next_resume_at),
-        "auto_resume_note": None if goal.next_resume_at else goal.auto_resume_note,
-        "attempts": goal.attempts,
-        "max_attempts": max_attempts,
-        "resets_at": iso(goal.resets_at),
-        "windows": list(goal.windows),
-        "state_since": iso(goal.state_since),
-        "updated_at": iso(goal.updated_at),
-        "host": goal.host or None,
-        "data": goal.data,
-        "steering": goal.steering.stored(),
-    }
-
-
-def quota_json(reading: QuotaReading) -> dict[str, Any]:
-    return {
-        "id": reading.window_id,
-        "provider": reading.provider,
-        "label": reading.label,
-        "kind": reading.kind.value,
-        "used_percent": reading.used_percent,
-        "used": reading.used,
-        "limit": reading.limit,
-        "resets_at": iso(reading.resets_at),
-        "exactness": reading.exactness.value,
-        "observed_at": iso(reading.observed_at),
-        "limit_reached": reading.limit_reached,
-        "note": reading.note,
-        "account": reading.account or None,
-    }
-
-
-def no_data_text(ctx: Context) -> str:
-    return _("no data yet: nothing has been stored in {dir} (start a host with "
-             "`goalkeeper daemon` or `goalkeeper`)").format(dir=ctx.paths.data_dir)
 
 
 def _no_data(ctx: Context, data: Any) -> int:
@@ -173,55 +127,12 @@ def _history_line(row: HistoryRow) -> str:
 # -- actions through the host ------------------------------------------------------------------
 
 
-def require_goal(ctx: Context, goal_id: str) -> Goal:
-    """Exit 3 when the store does not know the goal (checked before contacting the host)."""
-    with ctx.reader() as store:
-        if store is None:
-            raise CliError(_("unknown goal {goal!r} ({why})").format(
-                goal=goal_id, why=no_data_text(ctx)), EXIT_UNKNOWN_GOAL)
-        goal = store.get_goal(goal_id)
-    if goal is None:
-        raise CliError(_("unknown goal {goal!r} (see `goalkeeper status`)").format(goal=goal_id),
-                       EXIT_UNKNOWN_GOAL)
-    return goal
-
-
-def exit_code(result: ActionResult) -> int:
-    if result.outcome is Outcome.UNKNOWN_GOAL:
-        return EXIT_UNKNOWN_GOAL
-    if result.outcome is Outcome.REFUSED:
-        return EXIT_REFUSED
-    if result.outcome is Outcome.FAILED:
-        return EXIT_ERROR
-    return EXIT_OK
-
-
-def render_result(result: ActionResult) -> str:
-    text = word(result.outcome)
-    if result.outcome is Outcome.DEFERRED and result.not_before:
-        text = _("{outcome} until {time}").format(outcome=text,
-                                                  time=local_time(result.not_before))
-    if result.reason and result.reason != result.outcome.value:
-        text = _("{outcome}: {reason}").format(outcome=text, reason=localized(result.reason))
-    return f"{result.goal}: {text}"
-
-
-def _run_action(ctx: Context, command: Command) -> int:
-    goal = require_goal(ctx, command.goal)
-    owner = getattr(goal, "host", "")  # (tests stand in for require_goal)
-    result = ActionResult.from_json(ctx.ask_owner(owner, command.to_json()))
-    if result.notice:
-        warn(localized(result.notice))  # a line on stderr, never a prompt: scripts keep running
-    ctx.emit(result.to_json(), lambda: render_result(result))
-    return exit_code(result)
-
-
 def cmd_action(ctx: Context) -> int:
-    return _run_action(ctx, COMMANDS[ctx.args.op](goal=ctx.args.goal))
+    return run_action(ctx, COMMANDS[ctx.args.op](goal=ctx.args.goal))
 
 
 def cmd_auto_resume(ctx: Context) -> int:
-    return _run_action(ctx, SetAutoResume(ctx.args.goal, ctx.args.switch == "on"))
+    return run_action(ctx, SetAutoResume(ctx.args.goal, ctx.args.switch == "on"))
 
 
 __all__ = ["EXIT_REFUSED", "register"]

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.cli.actions import exit_code, render_result
 from core.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -23,7 +24,7 @@ from core.cli.common import (
     CliError,
     Context,
 )
-from core.cli.goals import exit_code, render_result
+from core.cli.render import quota_json
 from core.clock import SystemClock
 from core.commands import ActionResult
 from core.goals.changes import note_row
@@ -33,7 +34,7 @@ from core.i18n.textfmt import local_time, pad
 from core.i18n.words import word
 from core.limits import MAX_PAGE
 from core.models import GoalState, HistoryEvent, Outcome, PauseReason
-from core.providers.pipeline.catalog import Entry, PipelineCatalog, goal_name
+from core.providers.pipeline.catalog import CatalogEntry, PipelineCatalog, goal_name
 from core.providers.pipeline.checkpoint import CheckpointError, RunRecord
 from core.providers.pipeline.coverage import display_state, run_json, summary
 from core.providers.pipeline.envsecrets import move_to_keyring, plain_secrets
@@ -86,7 +87,7 @@ def ledger(ctx: Context) -> QuotaLedger:
     return QuotaLedger(catalog(ctx).root / "quotas.db", ctx.settings.quotas)
 
 
-def entry_for(ctx: Context, name: str) -> Entry:
+def entry_for(ctx: Context, name: str) -> CatalogEntry:
     entry = catalog(ctx).get(goal_name(name))
     if entry is None:
         raise CliError(_("no pipeline goal {name!r} (add one with `goalkeeper add FILE`)").format(
@@ -195,7 +196,7 @@ def cmd_run(ctx: Context) -> int:
     return _wait(ctx, entry, str(run_id))
 
 
-def _wait(ctx: Context, entry: Entry, run_id: str) -> int:
+def _wait(ctx: Context, entry: CatalogEntry, run_id: str) -> int:
     clock = SystemClock()
     deadline = None if ctx.args.timeout is None else clock.monotonic() + ctx.args.timeout
     told_quota = False
@@ -222,7 +223,7 @@ def _ended(ctx: Context, run_id: str, code: int, text: str, record: RunRecord | 
     return code
 
 
-def _load(entry: Entry, run_id: str) -> RunRecord | CheckpointError:
+def _load(entry: CatalogEntry, run_id: str) -> RunRecord | CheckpointError:
     from core.providers.pipeline.checkpoint import CheckpointStore
 
     try:
@@ -231,7 +232,7 @@ def _load(entry: Entry, run_id: str) -> RunRecord | CheckpointError:
         return exc
 
 
-def _verdict(ctx: Context, entry: Entry, run_id: str
+def _verdict(ctx: Context, entry: CatalogEntry, run_id: str
              ) -> tuple[int, str, RunRecord | None] | None:
     """(exit code, message, record) once the run has ended one way or another."""
     record = _load(entry, run_id)
@@ -281,7 +282,7 @@ def _broken_json(run_id: str, error: CheckpointError) -> dict[str, Any]:
             "updated_at": None, "error": error.reason}
 
 
-def _runs_text(entry: Entry, runs: list[RunRecord | tuple[str, CheckpointError]]) -> str:
+def _runs_text(entry: CatalogEntry, runs: list[RunRecord | tuple[str, CheckpointError]]) -> str:
     if not runs:
         return _("{goal}: no runs yet").format(goal=f"{GOAL_PREFIX}{entry.name}")
     lines = [f"{pad(_('RUN'), 28)} {pad(_('STATE'), 20)} {pad(_('SOURCES'), 8)} "
@@ -326,8 +327,6 @@ def cmd_quota_refill(ctx: Context) -> int:
 
 def cmd_quota_list(ctx: Context) -> int:
     readings = ledger(ctx).readings(SystemClock().now())
-    from core.cli.goals import quota_json
-
     ctx.emit([quota_json(r) for r in readings], lambda: "\n".join(
         _quota_line(r) for r in readings) or _("no quotas in config.toml ([quotas.NAME] tables)"))
     return EXIT_OK

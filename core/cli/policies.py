@@ -8,6 +8,7 @@ import argparse
 from datetime import datetime, timedelta
 from typing import Any
 
+from core.cli.actions import run_action  # the shared path of every action through the host
 from core.cli.common import EXIT_USAGE, CliError, Context
 from core.clock import iso
 from core.commands import SetGoalPolicy
@@ -34,13 +35,11 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
 
 
 def cmd_goal_set(ctx: Context) -> int:
-    from core.cli.goals import _run_action  # the shared path of every action through the host
-
     try:
         GoalPolicy().with_value(ctx.args.key, ctx.args.value)  # the same check the host makes
     except PolicyValueError as exc:
         raise CliError(localized(str(exc)), EXIT_USAGE) from None
-    return _run_action(ctx, SetGoalPolicy(ctx.args.goal, ctx.args.key, ctx.args.value))
+    return run_action(ctx, SetGoalPolicy(ctx.args.goal, ctx.args.key, ctx.args.value))
 
 
 # -- status --------------------------------------------------------------------------------------

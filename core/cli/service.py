@@ -13,13 +13,8 @@ from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.integration.command import goalkeeper_argv
-from core.integration.service import (
-    ServiceManager,
-    ServiceReport,
-    ServiceStatus,
-    ServiceUnsupported,
-    service_manager,
-)
+from core.integration.service import ServiceUnsupported, service_manager
+from core.integration.unit import ServiceManager, ServiceReport, ServiceStatus
 from core.integration.xdg import NoHomeDirectory
 
 

@@ -27,6 +27,7 @@ from core.cli.policies import (
     quota_policy_json,
     unmatched_lines,
 )
+from core.cli.render import goal_json, no_data_text, quota_json
 from core.clock import SystemClock, iso
 from core.goals.rules import ResumeRules
 from core.i18n import N_, _, localized
@@ -46,8 +47,6 @@ OFFLINE_SINCE = N_("offline since {since}")
 
 
 def cmd_status(ctx: Context) -> int:
-    from core.cli.goals import goal_json, no_data_text, quota_json
-
     now = SystemClock().now()
     ctx.settings.hysteresis()  # a bad config.toml is an error, data or not
     rules = ResumeRules.from_settings(ctx.settings)

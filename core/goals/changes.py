@@ -11,7 +11,7 @@ from typing import Any
 
 from core.goals.machine import HISTORY_EVENT, GoalEvent, next_state
 from core.i18n import N_
-from core.models import Goal, GoalState, HistoryEvent, HistoryRow, Outcome, PauseReason, Trigger
+from core.models import Goal, GoalState, HistoryEvent, HistoryRow, Outcome, Trigger
 
 
 def transition(
@@ -59,10 +59,6 @@ def _pause_reason_text(goal: Goal) -> str | None:
         return N_("{reason}: {detail}").format(reason=goal.pause_reason.value,
                                                detail=goal.pause_detail)
     return goal.pause_reason.value
-
-
-def pause_fields(reason: PauseReason, detail: str | None) -> dict[str, Any]:
-    return {"pause_reason": reason, "pause_detail": detail}
 
 
 def note_row(

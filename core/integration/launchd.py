@@ -20,13 +20,13 @@ from typing import Any
 from core.i18n import N_
 from core.integration import xdg
 from core.integration.files import Change, FileChange, remove_file, write_file
-from core.integration.service import (
+from core.integration.unit import (
+    STOP_TIMEOUT_SECONDS,
     Runner,
     ServiceReport,
     ServiceStatus,
     carried_environment,
 )
-from core.integration.systemd import STOP_TIMEOUT_SECONDS
 
 LABEL = "io.github.goalkeeper.Goalkeeper.daemon"
 _STATE = re.compile(r"^\s*state = (.+)$", re.MULTILINE)

@@ -1,4 +1,9 @@
-"""The files ``core/resources`` carries, found through :mod:`importlib.resources`."""
+"""The files the package ``core.resources`` carries, found through :mod:`importlib.resources`.
+
+The package is the repository's top-level ``resources/`` folder, mapped in ``pyproject.toml``
+(``package-dir``): installed, it is ``core/resources/``; in an editable install setuptools'
+finder resolves the name to the folder.
+"""
 
 from __future__ import annotations
 

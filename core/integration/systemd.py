@@ -19,7 +19,8 @@ from core.i18n import N_
 from core.integration import xdg
 from core.integration.command import systemd_exec, systemd_quote
 from core.integration.files import Change, FileChange, remove_file, write_file
-from core.integration.service import (
+from core.integration.unit import (
+    STOP_TIMEOUT_SECONDS,
     Runner,
     ServiceReport,
     ServiceStatus,
@@ -29,7 +30,6 @@ from core.integration.service import (
 UNIT = "goalkeeper.service"
 MARK = "# X-Goalkeeper-Service: written by `goalkeeper service install`"
 DOCS = "https://github.com/goalkeeper/goalkeeper#install"
-STOP_TIMEOUT_SECONDS = 30  # claude_stop_grace_seconds (10) + pipeline grace (5), with room
 #: answers of ``systemctl is-enabled`` / ``is-active`` (anything else is an error message)
 UNIT_FILE_STATES = frozenset({
     "enabled", "enabled-runtime", "linked", "linked-runtime", "alias", "masked",

@@ -1,9 +1,9 @@
 """How a notification is retried: the retry table (:mod:`core.retry.table`) applied to one
 HTTP POST.
 
-The classification and the backoff are :mod:`core.retry.policy`'s (``classify_http``,
-``parse_retry_after``, :class:`~core.retry.policy.RetryPolicy`); this module only maps an HTTP
-:class:`~core.notify.http.Response` onto them, with the table's rows for a call like ours:
+The classification and the backoff are :mod:`core.retry`'s (``table.classify_http``,
+``policy.parse_retry_after``, :class:`~core.retry.policy.RetryPolicy`); this module only maps an
+HTTP :class:`~core.notify.http.Response` onto them, with the table's rows for a call like ours:
 
 * connection refused / reset, DNS, TLS, time-outs, 408, 500/502/504: full-jitter backoff (1 s,
   ×2, cap 30 s), at most 3 retries. Time-outs are retried because both channels carry a stable
@@ -27,7 +27,8 @@ from http import HTTPStatus
 
 from core.i18n import N_
 from core.notify.http import Response, Transport
-from core.retry.policy import Fault, RetryDecision, RetryPolicy, classify_http, parse_retry_after
+from core.retry.policy import Fault, RetryDecision, RetryPolicy, parse_retry_after
+from core.retry.table import classify_http
 
 _RETRYABLE = (Fault.TEMPORARY, Fault.RATE_LIMITED)
 

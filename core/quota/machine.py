@@ -5,10 +5,13 @@ capacity quotas only when refilled by hand, token buckets refill continuously. A
 into its *effective* value at a given instant — a periodic window whose reset instant has passed
 counts as empty (``inferred``), a bucket has refilled (``estimated``), an old reading is ``stale``.
 
-Each window's tracker is a small state machine: ``unknown → ok ⇄ exhausted``. It enters
-``exhausted`` at the pause threshold (or when the provider says so) and leaves it only when the
-effective reading has stayed at or below the resume threshold for ``stable_seconds`` — so readings
-flapping around the boundary never make goals oscillate. Edges are reported once:
+Each window's tracker is a small state machine, written as data like the goal machine
+(:mod:`core.goals.machine`): the states are :class:`WindowState` (``unknown → ok ⇄ exhausted``),
+each evaluation of the effective reading is one :class:`QuotaEvent`, and :data:`TRANSITIONS` is
+the one table of moves, consulted by :func:`next_window_state`. A window enters ``exhausted`` at
+the pause threshold (or when the provider says so) and leaves it only when the effective reading
+has stayed at or below the resume threshold for ``stable_seconds`` — so readings flapping around
+the boundary never make goals oscillate. Edges are reported once:
 :class:`~core.events.QuotaExhausted` on the falling edge, :class:`~core.events.QuotaRecovered` on
 the rising edge; sustained states report nothing.
 """
@@ -159,6 +162,62 @@ class WindowState(StrEnum):
     EXHAUSTED = "exhausted"
 
 
+class QuotaEvent(StrEnum):
+    """What one evaluation found the effective reading to be, against the policy's band."""
+
+    AT_LIMIT = "at_limit"  # at or above the pause threshold, or the provider says it is reached
+    IN_BAND = "in_band"  # below the pause threshold, above the resume threshold
+    BELOW_BAND = "below_band"  # at or below the resume threshold, not yet for stable_seconds
+    STABLY_BELOW = "stably_below"  # at or below the resume threshold for stable_seconds
+
+
+class Announce(StrEnum):
+    """The edge a move reports (sustained states report nothing)."""
+
+    NOTHING = "nothing"
+    EXHAUSTED = "exhausted"  # QuotaExhausted: the falling edge
+    RECOVERED = "recovered"  # QuotaRecovered: the rising edge
+
+
+W, Q = WindowState, QuotaEvent
+
+#: Every (state, event) pair and where it leads; the table is total (every reading leads
+#: somewhere), and only the two edges announce anything.
+TRANSITIONS: dict[tuple[WindowState, QuotaEvent], tuple[WindowState, Announce]] = {
+    (W.UNKNOWN, Q.AT_LIMIT): (W.EXHAUSTED, Announce.EXHAUSTED),
+    (W.UNKNOWN, Q.IN_BAND): (W.OK, Announce.NOTHING),
+    (W.UNKNOWN, Q.BELOW_BAND): (W.OK, Announce.NOTHING),
+    (W.UNKNOWN, Q.STABLY_BELOW): (W.OK, Announce.NOTHING),
+    (W.OK, Q.AT_LIMIT): (W.EXHAUSTED, Announce.EXHAUSTED),
+    (W.OK, Q.IN_BAND): (W.OK, Announce.NOTHING),
+    (W.OK, Q.BELOW_BAND): (W.OK, Announce.NOTHING),
+    (W.OK, Q.STABLY_BELOW): (W.OK, Announce.NOTHING),
+    (W.EXHAUSTED, Q.AT_LIMIT): (W.EXHAUSTED, Announce.NOTHING),
+    # the hysteresis: inside the band, or below it for less than stable_seconds, stays exhausted
+    (W.EXHAUSTED, Q.IN_BAND): (W.EXHAUSTED, Announce.NOTHING),
+    (W.EXHAUSTED, Q.BELOW_BAND): (W.EXHAUSTED, Announce.NOTHING),
+    (W.EXHAUSTED, Q.STABLY_BELOW): (W.OK, Announce.RECOVERED),
+}
+
+
+class IllegalQuotaMove(Exception):
+    """A (state, event) pair the table does not hold; always a bug."""
+
+    def __init__(self, state: WindowState, event: QuotaEvent) -> None:
+        super().__init__(f"quota window: {event.value} is not allowed from {state.value}")
+        self.state = state
+        self.event = event
+
+
+def next_window_state(state: WindowState, event: QuotaEvent) -> tuple[WindowState, Announce]:
+    """Where ``event`` moves a window in ``state`` and the edge it announces, or raise
+    :class:`IllegalQuotaMove`."""
+    try:
+        return TRANSITIONS[(state, event)]
+    except KeyError:
+        raise IllegalQuotaMove(state, event) from None
+
+
 QuotaEdge = QuotaExhausted | QuotaRecovered
 
 
@@ -199,24 +258,29 @@ class WindowTracker:
         if self.reading is None:
             return []
         current = effective(self.reading, now, self.policy)
-        if is_exhausted(current, self.policy):
-            self.recovered_since = None
-            if self.state is not WindowState.EXHAUSTED:
-                self.state = WindowState.EXHAUSTED
-                return [QuotaExhausted(self.window_id, current)]
-            return []
-        if self.state is not WindowState.EXHAUSTED:
-            self.state = WindowState.OK
-            return []
-        if not is_recovered_level(current, self.policy):
-            self.recovered_since = None  # inside the hysteresis band: not recovered yet
-            return []
-        if self.recovered_since is None:
-            self.recovered_since = self._recovered_from(current)
-        if (now - self.recovered_since).total_seconds() >= self.policy.stable_seconds:
-            self.state = WindowState.OK
-            return [QuotaRecovered(self.window_id, current, self.recovered_since)]
+        event, since = self._classify(current, now)
+        if event is QuotaEvent.AT_LIMIT or self.state is WindowState.EXHAUSTED:
+            self.recovered_since = since  # the hysteresis clock runs only while exhausted
+        self.state, announce = next_window_state(self.state, event)
+        if announce is Announce.EXHAUSTED:
+            return [QuotaExhausted(self.window_id, current)]
+        if announce is Announce.RECOVERED:
+            assert since is not None
+            return [QuotaRecovered(self.window_id, current, since)]
         return []
+
+    def _classify(self, current: QuotaReading, now: datetime
+                  ) -> tuple[QuotaEvent, datetime | None]:
+        """The event ``current`` is at ``now``, and since when it has been at or below the
+        resume threshold (None when it is not)."""
+        if is_exhausted(current, self.policy):
+            return QuotaEvent.AT_LIMIT, None
+        if not is_recovered_level(current, self.policy):
+            return QuotaEvent.IN_BAND, None
+        since = self.recovered_since or self._recovered_from(current)
+        if (now - since).total_seconds() >= self.policy.stable_seconds:
+            return QuotaEvent.STABLY_BELOW, since
+        return QuotaEvent.BELOW_BAND, since
 
     def _recovered_from(self, current: QuotaReading) -> datetime:
         assert self.reading is not None

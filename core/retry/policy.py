@@ -1,8 +1,9 @@
 """Retry classification, backoff and Retry-After parsing, as frozen values apart from any sleeping.
 
-A step's outcome is first *classified* into a :class:`Fault` (:func:`classify_http` for HTTP
-statuses, :mod:`core.providers.pipeline.protocol` for exit codes and report files), then the
-step's :class:`RetryPolicy` *decides* what to do about it (:meth:`RetryPolicy.decide`):
+A step's outcome is first *classified* into a :class:`Fault` (:mod:`core.retry.table`'s
+``classify_http`` for HTTP statuses, :mod:`core.providers.pipeline.protocol` for exit codes and
+report files), then the step's :class:`RetryPolicy` *decides* what to do about it
+(:meth:`RetryPolicy.decide`):
 
 ==========================  ===================================================================
 fault                       what happens
@@ -32,7 +33,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from enum import StrEnum
-from typing import Any
 
 #: Retry-After values beyond this are treated as malformed (a 40-digit value is not a plan)
 MAX_RETRY_AFTER_SECONDS = 30 * 86400.0
@@ -57,16 +57,6 @@ class Fault(StrEnum):
     def needs_human(self) -> bool:
         """Auth and config faults: retrying cannot help, a person must fix something."""
         return self in (Fault.AUTH, Fault.CONFIG)
-
-
-def classify_http(status: int, **signals: Any) -> Fault:
-    """The fault an HTTP status stands for (2xx is success), with what else is known about
-    the answer (``code``, ``message``, ``retry_after``, ``remaining_zero``…): the rows of
-    :mod:`core.retry.table` — a 429 ``insufficient_quota`` is a quota stop, a 403 with
-    rate-limit signals a rate limit."""
-    from core.retry.table import ErrorSignals, classify_error
-
-    return classify_error(ErrorSignals(status=status, **signals)).fault
 
 
 def parse_retry_after(value: object, now: datetime) -> float | None:

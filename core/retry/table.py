@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from core.retry.policy import Fault
 
@@ -198,3 +199,11 @@ def classify_error(signals: ErrorSignals) -> Classification:
 
 
 __all__ = ["RULES", "Classification", "ErrorSignals", "classify_error"]
+
+
+def classify_http(status: int, **signals: Any) -> Fault:
+    """The fault an HTTP status stands for (2xx is success), with what else is known about
+    the answer (``code``, ``message``, ``retry_after``, ``remaining_zero``…): the rows of
+    this table — a 429 ``insufficient_quota`` is a quota stop, a 403 with
+    rate-limit signals a rate limit."""
+    return classify_error(ErrorSignals(status=status, **signals)).fault

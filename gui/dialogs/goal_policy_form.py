@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 
 from core.commands import ActionResult, Command, SetGoalPolicy
 from core.i18n import localized
-from core.models import Goal
 from core.policies.goal_policy import GoalPolicy, PolicyValueError
 from gui import format as fmt
 from gui.bridge import Bridge
@@ -162,6 +161,3 @@ class GoalPolicyForm(QGroupBox):
             self._shown = goal.policy
         self.revalidate()
 
-    def goal_changed(self, goal: Goal) -> None:
-        if goal.id == self.goal_id:
-            self.show_policy()

@@ -33,10 +33,6 @@ class GoalFilterProxy(QSortFilterProxyModel):
     def text(self) -> str:
         return self._text
 
-    @property
-    def state_filter(self) -> StateFilter:
-        return self._state
-
     def set_text(self, text: str) -> None:
         if text != self._text:
             self._change(lambda: setattr(self, "_text", text))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -244,9 +244,6 @@ class HistoryView(QWidget):
         self.message.emit(tr("Exported {n} history rows to {path}").format(
             n=f"{len(rows):,}", path=path), True)
         return len(rows)
-
-    def focus_table(self) -> None:
-        self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     async def shutdown(self) -> None:
         self._shut_down = True

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FakeClock
-from core.providers.procstat import start_time
-from tests.support.jsonl import read_jsonl
+from tests.support.claude import FakeClaude, World
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -46,57 +43,16 @@ def claude_dir_2(tmp_path: Path) -> Path:
     return target
 
 
-class FakeClaude:
-    """Puts ``tests/claude/fake_claude.py`` on a PATH as ``claude`` and scripts it."""
-
-    def __init__(self, root: Path) -> None:
-        import json
-        import os
-        import sys
-
-        self._json = json
-        self.bin_dir = root / "bin"
-        self.bin_dir.mkdir(parents=True)
-        self.log = root / "claude-invocations.jsonl"
-        self.script = root / "claude-script.json"
-        exe = self.bin_dir / "claude"
-        exe.write_text(f"#!{sys.executable}\nimport runpy, sys\nsys.argv[0] = 'claude'\n"
-                       f"runpy.run_path({str(Path(__file__).parent / 'fake_claude.py')!r}, "
-                       "run_name='__main__')\n")
-        exe.chmod(0o755)
-        self.env = {"PATH": f"{self.bin_dir}{os.pathsep}/usr/bin:/bin",
-                    "FAKE_CLAUDE_LOG": str(self.log), "FAKE_CLAUDE_SCRIPT": str(self.script)}
-        self.play([])
-
-    def play(self, *plays: object) -> None:
-        self.script.write_text(self._json.dumps({"plays": list(plays) or [{"events": []}]}))
-        Path(str(self.script) + ".count").unlink(missing_ok=True)
-
-    def entries(self) -> list[dict[str, object]]:
-        return read_jsonl(self.log)
-
-    def invocations(self) -> list[dict[str, object]]:
-        return [e for e in self.entries() if "argv" in e]
-
-    def signals(self) -> list[str]:
-        return [str(e["signal"]) for e in self.entries() if "signal" in e]
-
-
 @pytest.fixture
 def fake_claude(tmp_path: Path) -> FakeClaude:
     return FakeClaude(tmp_path / "fake-claude")
 
 
-def live_session(config_dir: Path, session_id: str, pid: int | None = None,
-                 kind: str = "interactive") -> Path:
-    """``<config>/sessions/<pid>.json`` as a running Claude Code TUI writes it (B0); the pid is
-    this test's own (or its parent's), so it is alive."""
-    pid = pid or os.getpid()
-    start = start_time(pid)
-    path = config_dir / "sessions" / f"{pid}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"pid": pid, "sessionId": session_id, "cwd": "/home/dev/myrepo",
-                                "startedAt": 1783400000000, "procStart": start,
-                                "version": "2.1.328", "kind": kind, "entrypoint": "cli",
-                                "status": "idle"}))
-    return path
+@pytest.fixture
+def world(tmp_path: Path, fake_claude: FakeClaude) -> World:
+    config, repo, home = tmp_path / "claude", tmp_path / "repo", tmp_path / "home"
+    for d in (config, repo, home):
+        d.mkdir()
+    environ = {**fake_claude.env, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config),
+               "TZ": "UTC"}
+    return World(config, repo, environ, fake_claude)

@@ -25,7 +25,7 @@ from core.providers.claude.state import HookSpool, TrackingFile
 from core.settings import Settings
 from core.store import open_store
 from tests.claude.make_fixtures import SESSIONS
-from tests.claude.support import started_provider
+from tests.support.claude import started_provider
 from tests.support.fakes import until
 
 ROOT = Path(__file__).resolve().parents[2]

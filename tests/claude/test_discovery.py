@@ -23,9 +23,8 @@ from core.providers.claude.state import TrackingFile
 from core.providers.registry import SPECS, build_providers, looked_for
 from core.settings import Settings
 from tests.claude.builders import limit_stop, system_notice, user, write_session
-from tests.claude.conftest import live_session
 from tests.claude.make_fixtures import SESSIONS
-from tests.claude.support import RecordingSink, started_provider
+from tests.support.claude import RecordingSink, live_session, started_provider
 
 Make = Callable[..., Any]
 

@@ -13,12 +13,9 @@ from core.clock import FakeClock
 from core.commands import SetAutoResume
 from core.models import GoalState, PauseReason
 from core.paths import Paths
-from tests.claude.conftest import FakeClaude
 from tests.claude.plays import allowed, slow
-from tests.claude.test_runner import make_run
-from tests.claude.test_scenarios import GOAL, World, run_until, start
-from tests.claude.test_scenarios import world as world  # the fixture
-from tests.conftest import EngineFactory
+from tests.support.claude import GOAL, FakeClaude, World, make_run, run_until, start
+from tests.support.engine import EngineFactory
 from tests.support.fakes import reading, until
 
 pytestmark = pytest.mark.asyncio

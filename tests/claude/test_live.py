@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from core.providers.claude.live import LiveSessions, is_alive, read_process_file
-from tests.claude.conftest import live_session
+from tests.support.claude import live_session
 
 
 def test_a_live_tui_is_seen_and_its_exit_noticed(tmp_path: Path) -> None:

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from core.clock import FakeClock
 from core.models import Exactness
 from core.providers.base import RunnerError
-from core.providers.claude.runner import HeadlessRun, RunSpec, child_env, command
+from core.providers.claude.runner import child_env, command
 from core.retry.policy import RetryPolicy
-from tests.claude.conftest import FakeClaude
 from tests.claude.plays import (
     RESET_EPOCH,
     allowed,
@@ -26,26 +24,9 @@ from tests.claude.plays import (
     transient,
     unknown_session,
 )
-from tests.claude.support import RecordingSink
+from tests.support.claude import HEADLESS_SESSION as SESSION
+from tests.support.claude import FakeClaude, make_run
 from tests.support.fakes import until
-
-SESSION = "3b9e2f4a-1c2d-4e5f-8a6b-7c8d9e0f1a2b"
-
-
-def make_run(fake: FakeClaude, tmp_path: Path, *, keep: bool = False, grace: float = 5.0,
-             sink: RecordingSink | None = None,
-             retry: RetryPolicy | None = None) -> tuple[HeadlessRun, RecordingSink]:
-    cwd = tmp_path / "repo"
-    cwd.mkdir(exist_ok=True)
-    env = {**fake.env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config")}
-    argv = command(str(fake.bin_dir / "claude"), SESSION, "Continue, please.")
-    spec = RunSpec("claude:" + SESSION, 7, argv, str(cwd), env, keep, UTC,
-                   retry or RetryPolicy(retries=2, backoff_initial=30, backoff_max=900))
-    sink = sink or RecordingSink()
-    limited_calls: list[Any] = []
-    run = HeadlessRun(spec, sink, FakeClock(datetime(2026, 7, 7, 14, tzinfo=UTC)),  # type: ignore[arg-type]
-                      lambda goal, ended: limited_calls.append(ended), grace)
-    return run, sink
 
 
 @pytest.mark.asyncio

@@ -7,7 +7,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 from core.providers.claude.ledger import BLOCK_SECONDS, UsageLedger
-from core.providers.claude.records import Kind
+from core.providers.claude.records import RecordKind
 from core.providers.claude.scan import FileFacts, LineSink, decode_lines, epoch_of, scan_bytes
 from tests.claude.builders import assistant, dumps, limit_stop, tool_result, user
 
@@ -169,4 +169,4 @@ def test_timestamps_in_claudes_shape_and_others() -> None:
 
 
 def test_kinds_used_by_the_stop_state() -> None:
-    assert Kind.LIMIT_STOP.activity is False
+    assert RecordKind.LIMIT_STOP.activity is False

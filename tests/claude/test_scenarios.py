@@ -4,76 +4,22 @@ auto-continue, and a clean stop on pause."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from core.clock import FakeClock
 from core.commands import Pause, Resume, SetAutoResume
-from core.engine import Engine
 from core.models import GoalState, PauseReason
 from core.paths import Paths
-from core.providers.claude.provider import BILLING_NOTICE, ClaudeProvider
+from core.providers.claude.provider import BILLING_NOTICE
 from core.providers.claude.sessions import LIVE_BLOCK, NATIVE_BLOCK
-from core.settings import Settings
-from tests.claude.builders import assistant, limit_stop, system_notice, user, write_session
-from tests.claude.conftest import FakeClaude, live_session
+from tests.claude.builders import assistant, system_notice, user, write_session
 from tests.claude.plays import allowed, hanging, limited
-from tests.conftest import EngineFactory
+from tests.support.claude import GOAL, World, live_session, run_until, start
+from tests.support.claude import SCENARIO_SESSION as SESSION
+from tests.support.engine import EngineFactory
 from tests.support.fakes import until
-
-SESSION = "5e55e55e-1c2d-4e5f-8a6b-7c8d9e0f1a2b"
-GOAL = f"claude:{SESSION}"
-
-
-@dataclass
-class World:
-    config: Path
-    repo: Path
-    environ: dict[str, str]
-    fake: FakeClaude
-
-    def armed(self) -> None:
-        """The TUI's notice that it will continue by itself at the reset (B0)."""
-        write_session(self.config, [system_notice(
-            "Usage limit reached · continuing automatically at 2pm · esc to cancel",
-            "2026-07-07T11:59:00.004Z", session=SESSION, cwd=str(self.repo))],
-            session=SESSION, cwd=str(self.repo), append=True)
-
-    def session(self, version: str = "2.1.200", reset: str = "2pm (UTC)") -> Path:
-        cwd = str(self.repo)
-        return write_session(self.config, [
-            user("Make the integration tests pass", "2026-07-07T11:00:00.000Z", session=SESSION,
-                 cwd=cwd, version=version),
-            assistant("msg_w1", "2026-07-07T11:30:00.000Z", request="req_w1", session=SESSION,
-                      cwd=cwd, version=version),
-            limit_stop(f"You've hit your session limit · resets {reset}",
-                       "2026-07-07T11:59:00.000Z", session=SESSION, cwd=cwd, version=version),
-        ])
-
-
-@pytest.fixture
-def world(tmp_path: Path, fake_claude: FakeClaude) -> World:
-    config, repo, home = tmp_path / "claude", tmp_path / "repo", tmp_path / "home"
-    for d in (config, repo, home):
-        d.mkdir()
-    environ = {**fake_claude.env, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config),
-               "TZ": "UTC"}
-    return World(config, repo, environ, fake_claude)
-
-
-async def start(make_engine: EngineFactory, paths: Paths, clock: FakeClock, world: World,
-                **settings: object) -> tuple[Engine, ClaudeProvider]:
-    config = Settings(resume_jitter_seconds=0, **settings)  # type: ignore[arg-type]
-    provider = ClaudeProvider(config, paths, clock, world.environ)
-    engine = await make_engine(provider, settings=config)
-    return engine, provider
-
-
-async def run_until(clock: FakeClock, when: datetime, step: float = 15.0) -> None:
-    await clock.run_for((when - clock.now()).total_seconds(), step=step)
 
 
 @pytest.mark.asyncio

@@ -15,7 +15,7 @@ from core.providers.claude.provider import ClaudeProvider
 from core.providers.claude.state import TrackingFile
 from core.settings import Settings
 from tests.claude.builders import assistant, usage_limit, user, write_session
-from tests.claude.support import RecordingSink, started_provider
+from tests.support.claude import RecordingSink, started_provider
 
 NOW = datetime(2026, 12, 1, 22, 0, tzinfo=UTC)
 

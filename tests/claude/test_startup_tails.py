@@ -19,7 +19,7 @@ from core.providers.claude.follow import TranscriptWatcher
 from core.providers.claude.provider import ClaudeProvider
 from core.settings import Settings
 from tests.claude.builders import assistant, limit_stop, usage_limit, user, write_session
-from tests.claude.support import RecordingSink, started_provider
+from tests.support.claude import RecordingSink, started_provider
 
 NOW = datetime(2026, 12, 1, 22, 0, tzinfo=UTC)  # a Tuesday
 #: a Saturday: "resets Saturday" then means the end of the next one, Dec 5 (2026-12-06 00:00)

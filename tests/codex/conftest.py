@@ -1,4 +1,6 @@
-"""Fixtures for the Codex provider: a fixture CODEX_HOME and a provider reading it."""
+"""Fixtures for the Codex provider: a fixture CODEX_HOME and a provider reading it, a fake
+``codex`` on PATH (``fake``: here it is a :class:`FakeCodex`, not the root's FakeProvider) and
+a git repository for it to run in."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from core.clock import FakeClock
 from core.providers.codex.config import from_settings
 from core.providers.codex.provider import CodexProvider
 from core.settings import Settings
+from tests.codex.fakecodex import FakeCodex
 from tests.codex.fixtures import CodexHome
 
 
@@ -38,3 +41,14 @@ def make_codex(home: CodexHome, clock: FakeClock, codex_settings: Settings) -> M
 
     return _make
 
+
+@pytest.fixture
+def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
+    return FakeCodex(tmp_path / "fake", monkeypatch)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    (path / ".git").mkdir(parents=True)  # codex exec runs only in a git repository
+    return path

@@ -11,16 +11,11 @@ from core.clock import FakeClock
 from core.models import GoalState, Outcome, Trigger
 from core.providers.codex.early_reset import EarlyResetPolicy, EarlyResetPoll, looks_recovered
 from core.providers.codex.limits import Access, RateSnapshot, Window
-from tests.codex.fakecodex import FakeCodex, rl
+from tests.codex.fakecodex import rl
 from tests.codex.fixtures import T0, epoch, five_and_week
-from tests.codex.test_scenarios import GID, H, auto, codex_goal, limited_session, requests, until
+from tests.support.codex import GID, H, auto, codex_goal, limited_session, requests, until
 
 M = timedelta(minutes=1)
-
-
-@pytest.fixture
-def fake(tmp_path, monkeypatch) -> FakeCodex:
-    return FakeCodex(tmp_path / "fake", monkeypatch)
 
 
 @pytest.fixture

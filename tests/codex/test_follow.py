@@ -10,7 +10,7 @@ import pytest
 
 from core.providers.codex import tailscan
 from core.providers.codex.follow import RolloutIndex
-from core.providers.codex.rollout import GoalUpdate, RateLine, SessionMeta
+from core.providers.codex.rollout import GoalUpdate, RateLine, RolloutSessionMeta
 from core.providers.codex.startup import last_goal, latest_snapshot
 from tests.codex.fixtures import (
     T0,
@@ -114,10 +114,10 @@ def test_a_new_day_directory_is_picked_up(home: CodexHome):
     home.rollout(THREAD_B, tomorrow, meta(THREAD_B, tomorrow), snap_line(3.0, tomorrow + M))
     found = index.poll()
     kinds = [type(f.event) for f in found]
-    assert kinds == [SessionMeta, RateLine]
+    assert kinds == [RolloutSessionMeta, RateLine]
     assert found[0].thread_id == THREAD_B
     home.rollout(THREAD_A, tomorrow + H, meta(THREAD_A, tomorrow + H))  # same day, new file
-    assert [type(f.event) for f in index.poll()] == [SessionMeta]
+    assert [type(f.event) for f in index.poll()] == [RolloutSessionMeta]
 
 
 def test_old_files_outside_the_hot_set_are_caught_by_the_full_sweep(home: CodexHome):
@@ -163,7 +163,7 @@ def test_missing_sessions_directory_is_fine_and_found_later(tmp_path: Path):
     assert index.list_all() == []
     home = CodexHome(tmp_path / "codex")
     home.rollout(THREAD_A, T0, meta(THREAD_A, T0))
-    assert [type(f.event) for f in index.poll()] == [SessionMeta]
+    assert [type(f.event) for f in index.poll()] == [RolloutSessionMeta]
 
 
 # -- reading from the end ----------------------------------------------------------------------

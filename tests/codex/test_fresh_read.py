@@ -19,11 +19,6 @@ from tests.codex.fixtures import T0, epoch
 H = timedelta(hours=1)
 
 
-@pytest.fixture
-def fake(tmp_path, monkeypatch) -> FakeCodex:
-    return FakeCodex(tmp_path / "fake", monkeypatch)
-
-
 def gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)

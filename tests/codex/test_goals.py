@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
@@ -29,31 +28,12 @@ from tests.codex.fixtures import (
     meta,
     token_count,
 )
+from tests.support.codex import goals_db
 from tests.support.fakes import until
 
 H = timedelta(hours=1)
 M = timedelta(minutes=1)
 AUTO = Settings(resume_jitter_seconds=0, auto_resume_default=True)
-
-
-def goals_db(home: CodexHome, rows: list[tuple[str, str, str, int]], name: str = "goals_1.sqlite",
-             wal: bool = True) -> Path:
-    """A goals database shaped like Codex's: (thread, objective, status, updated epoch s)."""
-    path = home.root / name
-    con = sqlite3.connect(path)
-    if wal:
-        con.execute("PRAGMA journal_mode=WAL")
-    con.execute("""CREATE TABLE IF NOT EXISTS thread_goals (
-        thread_id TEXT PRIMARY KEY NOT NULL, goal_id TEXT NOT NULL, objective TEXT NOT NULL,
-        status TEXT NOT NULL, token_budget INTEGER, tokens_used INTEGER NOT NULL DEFAULT 0,
-        time_used_seconds INTEGER NOT NULL DEFAULT 0, created_at_ms INTEGER NOT NULL,
-        updated_at_ms INTEGER NOT NULL)""")
-    con.executemany("INSERT OR REPLACE INTO thread_goals VALUES (?, ?, ?, ?, NULL, 5, 6, ?, ?)",
-                    [(t, f"g-{t[-4:]}", o, s, u * 1000 - 60_000, u * 1000)
-                     for t, o, s, u in rows])
-    con.commit()
-    con.close()
-    return path
 
 
 @pytest.mark.asyncio

@@ -13,9 +13,7 @@ from core.models import GoalState, PauseReason
 from core.settings import Settings
 from tests.codex.fakecodex import rl
 from tests.codex.fixtures import T0, THREAD_A, epoch, five_and_week
-from tests.codex.test_scenarios import GID, auto, codex_goal, limited_session, until
-from tests.codex.test_scenarios import fake as fake  # the fixtures
-from tests.codex.test_scenarios import repo as repo
+from tests.support.codex import GID, auto, codex_goal, hosted, limited_session, until
 from tests.support.fakes import reading
 
 H = timedelta(hours=1)
@@ -129,14 +127,11 @@ async def test_between_turns_it_is_the_normal_pause(home, repo, fake, make_codex
     assert fake.goal_status(THREAD_A) == "paused"
 
 
-
 @pytest.mark.asyncio
 async def test_a_final_turn_longer_than_the_idle_grace_is_not_cut(home, repo, fake, make_codex,
                                                                    make_engine):
     """The "idle" 0.169.0 says on loading the thread is no turn end: a goal Codex completed
     early in a long turn keeps the app-server until that turn has ended."""
-    from tests.codex.test_scenarios import hosted
-
     engine = await hosted(home, repo, fake, make_codex, make_engine, after_active=[
         ["turn_started"], ["goal_in_turn", "complete"], ["sleep", 2.5], ["end_turn"]])
     await until(lambda: engine.goals[GID].state is GoalState.DONE)

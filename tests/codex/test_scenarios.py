@@ -10,7 +10,6 @@ import asyncio
 import subprocess
 import sys
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
@@ -18,66 +17,29 @@ from core.clock import FakeClock
 from core.commands import Cancel, Pause, Resume, SetAutoResume
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.providers.codex.rpc import RpcError
-from core.settings import Settings
-from tests.codex.fakecodex import FakeCodex, rl
+from tests.codex.fakecodex import rl
 from tests.codex.fixtures import (
     T0,
     THREAD_A,
-    CodexHome,
     epoch,
     five_and_week,
     goal,
     meta,
     token_count,
 )
-from tests.codex.test_goals import goals_db
-from tests.support.fakes import until as _until
-
-H = timedelta(hours=1)
-M = timedelta(minutes=1)
-GID = f"codex:{THREAD_A}"
-
-
-async def until(predicate, timeout: float = 20.0) -> None:
-    """Real processes are involved: give a loaded machine time (the clock itself is fake)."""
-    await _until(predicate, timeout)
-OBJECTIVE = "Migrate the test suite to pytest and get CI green"
-
-
-def auto(**kw) -> Settings:
-    values = {"resume_jitter_seconds": 0, "auto_resume_default": True, "stable_seconds": 0,
-              "codex_app_server_timeout_seconds": 5, "codex_confirm_timeout_seconds": 5, **kw}
-    return Settings(**values)
-
-
-@pytest.fixture
-def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
-    return FakeCodex(tmp_path / "fake", monkeypatch)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    (path / ".git").mkdir(parents=True)  # codex exec runs only in a git repository
-    return path
-
-
-def limited_session(home: CodexHome, repo: Path, rate_limits: dict, at=T0 - 10 * M) -> Path:
-    """A session whose goal stopped at the usage limit at ``at``."""
-    return home.rollout(THREAD_A, at - H, meta(THREAD_A, at - H, cwd=str(repo)),
-                        goal(THREAD_A, "active", at - H, objective=OBJECTIVE),
-                        token_count(at, rate_limits),
-                        goal(THREAD_A, "usageLimited", at, objective=OBJECTIVE))
-
-
-def codex_goal(status: str = "usageLimited") -> dict:
-    return {THREAD_A: {"objective": OBJECTIVE, "status": status, "tokensUsed": 1000}}
-
-
-async def requests(engine, goal_id: str = GID):
-    return [r for r in await engine.reads.history(goal_id,
-                                                  limit=500) if r.event == "resume_requested"]
-
+from tests.support.codex import (
+    GID,
+    OBJECTIVE,
+    H,
+    auto,
+    codex_goal,
+    goals_db,
+    hosted,
+    limited_session,
+    requests,
+    stopped,
+    until,
+)
 
 # -- the scenarios the issue lists ----------------------------------------------------------
 
@@ -338,25 +300,6 @@ async def test_a_thread_open_in_another_codex_process_is_deferred(
 
 
 # -- hosting: pause, cancel, done, questions, shutdown ----------------------------------------
-
-
-async def stopped(home, repo, fake, make_codex, make_engine, settings: Settings | None = None,
-                  **script):
-    """An engine with a goal stopped six hours ago (auto-resume off); the fake app-server
-    plays ``script`` (by default: that goal, usage-limited, and the quota back)."""
-    limited_session(home, repo, five_and_week(100.0, T0 - H, 40.0, T0 + 90 * H), at=T0 - 6 * H)
-    fake.script(**{"goals": codex_goal(),
-                   "rate_limits": [rl(3, epoch(T0 + 4 * H), 41, epoch(T0 + 90 * H))], **script})
-    settings = settings or auto(auto_resume_default=False)
-    return await make_engine(make_codex(settings), settings=settings)
-
-
-async def hosted(home, repo, fake, make_codex, make_engine, settings: Settings | None = None,
-                 **script):
-    """:func:`stopped`, then resumed by hand through the fake app-server."""
-    engine = await stopped(home, repo, fake, make_codex, make_engine, settings, **script)
-    assert (await engine.perform(Resume(GID), "cli")).outcome is Outcome.RESUMED
-    return engine
 
 
 @pytest.mark.asyncio

@@ -38,8 +38,8 @@ from core.secrets import SecretStore
 from core.settings import Settings
 from tests.claude.builders import limit_stop, user, write_session
 from tests.codex.fixtures import T0, THREAD_A, CodexHome, goal, meta
-from tests.pipeline.conftest import MemoryKeyring
 from tests.pipeline.support import write_goal
+from tests.support.keyring import MemoryKeyring
 
 UNICODE = "pässwörd-ünïcode-✓-canary-41"
 MULTILINE = "-----BEGIN CANARY KEY-----\nQ2FuYXJ5TGluZU9uZS1hYmNkZWY\nQ2FuYXJ5TGluZVR3by1naGlq\n" \

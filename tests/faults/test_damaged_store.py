@@ -20,8 +20,8 @@ from core.settings import Settings
 from core.store import SqliteStore, StoreError
 from core.store.backup import list_backups, take_backup, verify
 from core.store.guard import ProblemKind
-from tests.faults.conftest import remount
 from tests.support.fakes import FakeProvider, settled, until
+from tests.support.faults import remount
 
 PAGE = 4096
 
@@ -241,7 +241,7 @@ def test_verify_rejects_what_is_not_a_sound_backup(tmp_path: Path) -> None:
 def test_the_command_line_shows_safe_mode_and_restores(tmp_path: Path, with_host: bool) -> None:
     import json
 
-    from tests.faults.support import daemon, run, status_json, wait_for
+    from tests.support.faults import daemon, run, status_json, wait_for
 
     home = tmp_path / "home"
     with daemon(home):

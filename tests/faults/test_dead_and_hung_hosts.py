@@ -20,8 +20,8 @@ from core.models import GoalState, Outcome
 from core.paths import Paths
 from core.settings import Settings
 from core.store import LeaseLost, SqliteStore
-from tests.faults.support import ROOT, daemon, env_for, run, status_json, stop, wait_for
 from tests.support.fakes import FakeProvider, settled
+from tests.support.faults import ROOT, daemon, env_for, run, status_json, stop, wait_for
 
 QUICK = {"GOALKEEPER_HOST_HEARTBEAT_SECONDS": "0.2", "GOALKEEPER_HOST_STALE_SECONDS": "1",
          "GOALKEEPER_HOST_PING_TIMEOUT_SECONDS": "0.5"}

@@ -16,8 +16,8 @@ from core.providers.pipeline.checkpoint import StepStatus
 from core.providers.pipeline.goalfile import GoalFileError, load_goal_file
 from core.providers.pipeline.run import RunOutcome
 from core.store import Mutation, SqliteStore
-from tests.faults.support import run
 from tests.pipeline.support import FakeSecrets, Harness, goal, toml_text
+from tests.support.faults import run
 
 T0 = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
 #: prints 1 MiB, a secret in the middle of it

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.support import daemon, run, status_json
+from tests.support.faults import daemon, run, status_json
 
 KILLS = 5
 

@@ -16,7 +16,7 @@ from core.clock import FakeClock
 from core.engine import Engine
 from core.paths import Paths
 from core.settings import Settings
-from tests.faults.support import ROOT
+from tests.support.faults import ROOT
 
 KILLED_WRITER = """
 import os, sys, tempfile

@@ -12,7 +12,7 @@ import pytest
 from core.models import HistoryRow
 from core.store import SqliteStore
 from core.store.schema import MIGRATIONS, SCHEMA_VERSION
-from tests.faults.support import daemon, run
+from tests.support.faults import daemon, run
 
 T0 = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
 PAGE = 4096

@@ -26,8 +26,8 @@ from core.models import GoalState, Outcome, PauseReason
 from core.paths import Paths, resolve_paths
 from core.settings import Settings
 from core.store import SqliteStore
-from tests.faults.conftest import cap_and_fill, fill, uncap
 from tests.support.fakes import FakeProvider, reading, settled, until
+from tests.support.faults import cap_and_fill, fill, uncap
 
 READINGS = 1500
 

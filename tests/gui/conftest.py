@@ -11,23 +11,29 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
 import pytest_asyncio
 import pytestqt.plugin
 import qasync
-from PySide6.QtCore import QEvent, SignalInstance
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import (
+    QApplication,
+)
 
+from core import i18n
 from core.engine import Engine
 from core.models import GoalState
+from core.paths import resolve_paths
+from gui import i18n as gui_i18n
 from gui.bridge import Bridge
 from gui.main_window import MainWindow
 from gui.tick import DisplayTick
 from tests.support.fakes import FakeProvider
+from tests.support.gui import RecordingLauncher
 
 _loops: list[qasync.QEventLoop] = []
 
@@ -89,43 +95,6 @@ def _no_swallowed_subscriber_errors(caplog: pytest.LogCaptureFixture) -> Any:
     assert not failures, failures[0].getMessage()
 
 
-async def wait_signal(signal: SignalInstance, timeout: float = 5.0) -> tuple[Any, ...]:
-    """Await one emission of a Qt signal (``qtbot.waitSignal`` must not be used in coroutines)."""
-    future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-
-    def _slot(*args: Any) -> None:
-        if not future.done():
-            future.set_result(args)
-
-    signal.connect(_slot)
-    try:
-        return await asyncio.wait_for(future, timeout)
-    finally:
-        signal.disconnect(_slot)
-
-
-class RecordingLauncher:
-    """Records what would have been opened instead of starting a terminal or file manager."""
-
-    def __init__(self) -> None:
-        self.terminals: list[tuple[list[str], Path | None]] = []
-        self.folders: list[Path] = []
-        self.demos = 0
-        self.error: str | None = None
-
-    def start_demo(self) -> str | None:
-        self.demos += 1
-        return self.error
-
-    def open_terminal(self, argv: Sequence[str], cwd: Path | None) -> str | None:
-        self.terminals.append((list(argv), cwd))
-        return self.error
-
-    def open_folder(self, path: Path) -> str | None:
-        self.folders.append(path)
-        return self.error
-
-
 @pytest.fixture
 def launcher() -> RecordingLauncher:
     return RecordingLauncher()
@@ -159,3 +128,14 @@ async def window(qtbot: Any, bridge: Bridge, launcher: RecordingLauncher
     # its loads (the chart's, the history's) end while the event loop still runs, as the app's
     # own shutdown does — not in qtbot's close, where no asyncio loop is running
     await win.shutdown()
+
+
+@pytest.fixture
+def zh(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """What ``goalkeeper gui`` does under LANG=zh_CN.UTF-8: the core's language, then Qt's."""
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert i18n.setup(resolve_paths(os.environ).config_file, os.environ) == "zh_CN"
+    assert gui_i18n.install(qapp) == "zh_CN"
+    yield
+    gui_i18n.uninstall(qapp)
+    i18n.use_language("en")

@@ -4,30 +4,22 @@ engine says), and no English is left on the widgets but names, commands and data
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractButton,
     QApplication,
     QComboBox,
     QDialogButtonBox,
-    QLabel,
     QMenu,
-    QTabWidget,
-    QWidget,
 )
 
 from core import i18n
 from core.engine import Engine
 from core.i18n.textfmt import short_time
 from core.models import Deferral, GoalState, PauseReason
-from core.paths import resolve_paths
 from core.quota.forecast import Forecast
 from gui import format as fmt
 from gui import i18n as gui_i18n
@@ -39,29 +31,10 @@ from gui.models.goals_model import Column, GoalsModel
 from gui.settings_source import SettingsSource
 from gui.tick import DisplayTick
 from gui.tray import tooltip_text
-from tests.gui.conftest import RecordingLauncher, wait_signal
 from tests.gui.factories import T0
 from tests.gui.factories import goal as factory_goal
 from tests.support.fakes import FakeProvider, reading
-
-#: English that may stay on a Chinese screen: names, units, formats, commands
-KEPT = {"Goalkeeper", "Codex", "Claude", "Code", "ntfy", "Webhook", "URL", "CSV", "English",
-        "pid", "test", "host", "min", "demo", "fake", "config", "toml", "goalkeeper", "secret",
-        "set", "token", "ntfy-token", "webhook-secret", "LANGUAGE", "LC_ALL", "LC_MESSAGES",
-        "LANG", "exec", "app-server", "SIGTERM", "SIGKILL", "csv", "Ctrl", "Shift", "CLI"}
-WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
-CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-def zh(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """What ``goalkeeper gui`` does under LANG=zh_CN.UTF-8: the core's language, then Qt's."""
-    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
-    assert i18n.setup(resolve_paths(os.environ).config_file, os.environ) == "zh_CN"
-    assert gui_i18n.install(qapp) == "zh_CN"
-    yield
-    gui_i18n.uninstall(qapp)
-    i18n.use_language("en")
+from tests.support.gui import CJK, RecordingLauncher, english_left, wait_signal
 
 
 @pytest.fixture
@@ -70,30 +43,6 @@ def zh_window(zh: None, qtbot: Any, bridge: Bridge, launcher: RecordingLauncher)
     qtbot.addWidget(win)
     bridge.sync()
     return win
-
-
-def english_left(root: QWidget) -> list[str]:
-    """Texts on ``root``'s widgets, actions and menus with English words and no Chinese."""
-    texts: list[str] = [a.text() for a in root.findChildren(QMenu)[0].actions()] if (
-        root.findChildren(QMenu)) else []
-    for widget in [root, *root.findChildren(QWidget)]:
-        texts += [widget.toolTip(), widget.accessibleName(), widget.windowTitle()]
-        texts += [a.text() for a in widget.actions()] + [a.toolTip() for a in widget.actions()]
-        if isinstance(widget, QLabel | QAbstractButton):
-            texts.append(widget.text())
-        if isinstance(widget, QMenu):
-            texts.append(widget.title())
-        if isinstance(widget, QComboBox):
-            texts += [widget.itemText(i) for i in range(widget.count())]
-        if isinstance(widget, QTabWidget):
-            texts += [widget.tabText(i) for i in range(widget.count())]
-    left = []
-    for text in texts:
-        plain = re.sub(r"<[^>]*>|\{[^}]*\}|`[^`]*`|\S*[/_:=.@]\S*|\([^)]*\)", " ", text)
-        words = [w for w in WORD.findall(plain) if w not in KEPT]
-        if words and not CJK.search(text):
-            left.append(text)
-    return sorted(set(left))
 
 
 @pytest.mark.asyncio

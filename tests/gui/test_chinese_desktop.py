@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.gui import test_desktop
-from tests.gui.test_desktop import SUPPORT, FakeDesktop
+from tests.support.desktop import DESKTOP_MARKS, SUPPORT, FakeDesktop
 
-pytestmark = test_desktop.pytestmark
+pytestmark = DESKTOP_MARKS
 
 
 @pytest.fixture

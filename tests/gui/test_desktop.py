@@ -11,52 +11,14 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-SUPPORT = Path(__file__).resolve().parents[1] / "support"
+from tests.support.desktop import DESKTOP_MARKS, SUPPORT, FakeDesktop
 
-pytestmark = [
-    pytest.mark.desktop,
-    pytest.mark.skipif(os.environ.get("QT_QPA_PLATFORM") != "xcb"
-                       or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"),
-                       reason="needs QT_QPA_PLATFORM=xcb and a session bus "
-                              "(xvfb-run + dbus-run-session)"),
-]
-
-
-class FakeDesktop:
-    """The fake bus server process and the Notify calls it has seen."""
-
-    def __init__(self, tray: bool) -> None:
-        args = [sys.executable, str(SUPPORT / "fake_desktop_bus.py")] + (["--tray"] if tray
-                                                                         else [])
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
-        self.notified: list[dict[str, Any]] = []
-        self._ready = threading.Event()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        assert self._ready.wait(10), "the fake desktop bus did not start"
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            event = json.loads(line)
-            if event.get("ready"):
-                self._ready.set()
-            elif "notify" in event:
-                self.notified.append(event["notify"])
-
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(10)
-        self._reader.join(5)
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
+pytestmark = DESKTOP_MARKS
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from core.engine import Engine
 from core.models import GoalState, PauseReason
 from gui.main_window import MainWindow
 from gui.models.goals_model import Column
-from tests.gui.conftest import RecordingLauncher, wait_signal
 from tests.support.fakes import FakeProvider, until
+from tests.support.gui import RecordingLauncher, wait_signal
 
 
 def cell(window: MainWindow, goal_id: str, column: Column) -> str:

@@ -15,9 +15,8 @@ from core.models import GoalState, PauseReason
 from gui.bridge import Bridge
 from gui.dialogs.hosts import COLUMNS, HostsDialog
 from gui.main_window import MainWindow
-from tests.gui.conftest import wait_signal
-from tests.gui.test_chinese import english_left, zh  # noqa: F401 (the fixture)
 from tests.support.fakes import FakeProvider, later, until
+from tests.support.gui import english_left, wait_signal
 
 pytestmark = pytest.mark.asyncio
 Make = Callable[..., Any]
@@ -110,7 +109,7 @@ async def test_the_view_menu_opens_one_hosts_dialog(window: MainWindow) -> None:
 
 
 async def test_the_hosts_of_a_shared_store_in_chinese(make_host: Make, clock: FakeClock,
-                                                      qtbot: Any, zh: None) -> None:  # noqa: F811
+                                                      qtbot: Any, zh: None) -> None:
     laptop = await make_host("laptop", FakeProvider(clock))
     desk = await make_host("desk", FakeProvider(clock))
     await desk.stop()

@@ -19,19 +19,7 @@ from core.settings import Settings
 from gui.bridge import Bridge
 from gui.notifier import Notifier, Toast
 from tests.support.fakes import FakeProvider, until
-
-
-class RecordingBackend:
-    name = "recording"
-
-    def __init__(self) -> None:
-        self.sent: list[Toast] = []
-
-    def send(self, notification: Toast) -> None:
-        self.sent.append(notification)
-
-    def close(self) -> None:
-        pass
+from tests.support.gui import RecordingBackend
 
 
 async def _service(engine: Engine, clock: FakeClock, settings: Settings

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,13 +17,22 @@ from core.notify.service import Notifications
 from core.settings import Settings
 from gui.main_window import MainWindow
 from gui.widgets.notify_status import FAILING_STYLE, indicator_text
-from tests.notify.conftest import Script, reader_of
-from tests.notify.conftest import script as script
-from tests.notify.conftest import server as server
 from tests.real.mockhttp import MockServer, Reply
 from tests.support.fakes import until
+from tests.support.notify import Script, reader_of, scripted_server
 
 NOW = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def script() -> Script:
+    return Script()
+
+
+@pytest.fixture
+def server(script: Script) -> Iterator[MockServer]:
+    with scripted_server(script) as srv:
+        yield srv
 
 
 @pytest_asyncio.fixture

@@ -14,8 +14,8 @@ from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason, Trigger
 from gui.format import result_text
 from gui.main_window import MainWindow
-from tests.gui.conftest import wait_signal
 from tests.support.fakes import FakeProvider, until
+from tests.support.gui import wait_signal
 
 
 async def wait_for_quota(engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:

@@ -19,8 +19,8 @@ from core.settings import Settings, load_settings
 from gui.session import TRAY_HINT, GuiSession
 from gui.settings_source import SettingsSource
 from gui.tray import Tray
-from tests.gui.test_notifications import RecordingBackend
 from tests.support.fakes import FakeProvider, until
+from tests.support.gui import RecordingBackend
 
 
 @pytest_asyncio.fixture
@@ -152,8 +152,8 @@ async def test_notification_channels_apply_at_once_and_a_variable_keeps_winning(
         tmp_path: Path) -> None:
     import keyring
 
-    from tests.pipeline.conftest import MemoryKeyring
     from tests.real.mockhttp import Reply, serving
+    from tests.support.keyring import MemoryKeyring
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     previous = keyring.get_keyring()

@@ -14,8 +14,8 @@ from core.models import GoalState, PauseReason
 from gui.bridge import Bridge
 from gui.main_window import MainWindow
 from gui.tick import DisplayTick
-from tests.gui.conftest import RecordingLauncher
 from tests.support.fakes import FakeProvider, until
+from tests.support.gui import RecordingLauncher
 
 
 @pytest.mark.asyncio

@@ -9,7 +9,7 @@ import pytest
 
 from core.integration import desktop, resources
 from core.integration.files import Change
-from tests.integration.conftest import Tool
+from tests.support.integration import Tool
 
 ARGV = ["/home/a b/.local/pipx/venvs/goalkeeper/bin/goalkeeper"]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from core import __version__
-from tests.integration.conftest import IN_CI
+from tests.support.integration import IN_CI
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,10 +37,26 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _resources() -> set[str]:
-    base = ROOT / "core" / "resources"
-    return {p.relative_to(ROOT).as_posix() for p in base.rglob("*")
+def _files(base: Path) -> set[str]:
+    return {p.relative_to(base).as_posix() for p in base.rglob("*")
             if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _resources() -> set[str]:
+    """Every file under the top-level resources/, as a path relative to that folder."""
+    return _files(ROOT / "resources")
+
+
+def _modules() -> set[str]:
+    """Every Python module of the two packages, as it sits in the tree and in the wheel."""
+    return {f"{top}/{name}" for top in ("core", "gui")
+            for name in _files(ROOT / top) if name.endswith(".py")}
+
+
+def test_the_resources_are_the_top_level_folder() -> None:
+    assert not (ROOT / "core" / "resources").exists()
+    assert {"__init__.py", "io.github.goalkeeper.Goalkeeper.desktop",
+            "io.github.goalkeeper.Goalkeeper.metainfo.xml"} <= _resources()
 
 
 def test_the_wheel_carries_every_resource_and_both_entry_points(dist: Path) -> None:
@@ -48,7 +64,11 @@ def test_the_wheel_carries_every_resource_and_both_entry_points(dist: Path) -> N
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         entry_points = archive.read(f"goalkeeper-{__version__}.dist-info/entry_points.txt")
-    assert _resources() <= names
+    # resources/ installs as the package core.resources (package-dir in pyproject.toml)
+    assert {f"core/resources/{name}" for name in _resources()} <= names
+    assert not [n for n in names if n.startswith("resources/")]
+    # the packages are listed in pyproject.toml, not found: none may be left off
+    assert _modules() <= names
     assert len([n for n in names if n.endswith(".png")]) == 8
     assert b"goalkeeper = core.cli:main" in entry_points
     assert b"gui = gui.app:main" in entry_points
@@ -64,7 +84,8 @@ def test_the_sdist_carries_resources_changelog_tests_and_packaging(dist: Path) -
     prefix = f"goalkeeper-{__version__}/"
     with tarfile.open(sdist) as archive:
         names = {n.removeprefix(prefix) for n in archive.getnames()}
-    assert _resources() <= names
+    assert {f"resources/{name}" for name in _resources()} <= names
+    assert _modules() <= names
     assert {"CHANGELOG.md", "README.md", "pyproject.toml", "MANIFEST.in",
             "packaging/bundle.py", "packaging/smoke.py", "docs/screenshots/main-window.png",
             "tests/integration/test_dist.py", "core/i18n/locale/GLOSSARY.md",

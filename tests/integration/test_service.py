@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from core.integration import launchd, systemd
+from core.integration import launchd, systemd, unit
 from core.integration.files import Change
 from core.integration.service import ServiceUnsupported, service_manager
-from tests.integration.conftest import Tool
+from tests.support.integration import Tool
 
 
 class FakeManager:
@@ -162,7 +162,7 @@ def test_the_launch_agent_restarts_on_failure_and_runs_at_login(env: dict[str, s
     assert agent["Label"] == launchd.LABEL
     assert agent["ProgramArguments"] == ["/Applications/Goalkeeper/goalkeeper", "daemon"]
     assert agent["RunAtLoad"] is True and agent["KeepAlive"] == {"SuccessfulExit": False}
-    assert agent["ExitTimeOut"] == systemd.STOP_TIMEOUT_SECONDS
+    assert agent["ExitTimeOut"] == unit.STOP_TIMEOUT_SECONDS
     assert agent["EnvironmentVariables"] == {
         "PATH": env["PATH"], "GOALKEEPER_HOME": env["GOALKEEPER_HOME"],
         "CODEX_HOME": "/srv/codex", "PYTHONUNBUFFERED": "1"}
@@ -200,7 +200,7 @@ def test_no_service_manager_elsewhere(env: dict[str, str]) -> None:
 
 
 def test_the_real_runner_reports_a_missing_program() -> None:
-    from core.integration.service import run_command
+    from core.integration.unit import run_command
 
     code, out = run_command([os.path.join("/nonexistent", "systemctl"), "--user"])
     assert code == 127 and "not found" in out
@@ -209,7 +209,7 @@ def test_the_real_runner_reports_a_missing_program() -> None:
 def test_directories_are_carried_as_absolute_paths(env: dict[str, str],
                                                    monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Path) -> None:
-    from core.integration.service import carried_environment
+    from core.integration.unit import carried_environment
 
     monkeypatch.chdir(tmp_path)
     carried = carried_environment({**env, "GOALKEEPER_HOME": "gk", "CODEX_HOME": "~/codex"})

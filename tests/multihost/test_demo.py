@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from tests.multihost.conftest import ROOT, wait_for
+from tests.support.multihost import ROOT, wait_for
 
 DEMO = ("demo", "--headless", "--period", "6", "--step", "0.5", "--timeout", "90")
 

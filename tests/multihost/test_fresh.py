@@ -8,7 +8,7 @@ from typing import Any
 import psycopg
 
 from core.store.pg_schema import SCHEMA_VERSION
-from tests.multihost.conftest import wait_for
+from tests.support.multihost import wait_for
 
 
 def test_two_hosts_migrating_a_fresh_database_at_once(hosts: Any, pg_url: str,

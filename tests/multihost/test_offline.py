@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.multihost.conftest import soon, wait_for
+from tests.support.multihost import soon, wait_for
 
 
 def test_a_killed_owner_is_offline_within_its_lease_and_its_goals_wait(hosts: Any) -> None:

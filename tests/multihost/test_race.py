@@ -7,7 +7,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from tests.multihost.conftest import HostProc, wait_for
+from tests.support.multihost import HostProc, wait_for
 
 REQUESTS = 1000
 

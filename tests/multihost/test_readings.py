@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.multihost.conftest import soon, wait_for
+from tests.support.multihost import soon, wait_for
 
 
 def _window(status: dict[str, Any], window: str) -> dict[str, Any] | None:

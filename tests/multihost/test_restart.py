@@ -8,7 +8,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tests.multihost.conftest import wait_for
+from tests.support.multihost import wait_for
 
 
 def _health(host: Any) -> dict[str, Any]:

@@ -7,39 +7,24 @@ sleeps on the fake clock, which :func:`drive` moves whenever a worker waits on i
 
 from __future__ import annotations
 
-import asyncio
 import random
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from core.clock import FakeClock
-from core.notices import ChannelHealth, Kind
-from core.notify.channels import Channel, NtfyChannel, WebhookChannel
-from core.notify.delivery import ChannelWorker, SecretReader
+from core.engine import Engine
+from core.notices import ChannelHealth
+from core.notify.channels import Channel
+from core.notify.delivery import ChannelWorker
 from core.notify.retrying import DeliveryPolicy
-from tests.real.mockhttp import MockServer, Reply, Request, serving
-
-#: a reply that never comes: the handler waits until the test ends
-HANG = Reply(599)
-
-
-class Script:
-    """A server handler answering ``replies`` in order (the last one again and again)."""
-
-    def __init__(self, *replies: Reply) -> None:
-        self.replies = list(replies) or [Reply.json({"id": "ok"})]
-        self.release = threading.Event()
-
-    def __call__(self, request: Request) -> Reply:
-        reply = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
-        if reply is HANG:
-            self.release.wait(30)
-            return Reply.json({}, 500)
-        return reply
+from core.notify.service import Notifications
+from core.settings import Settings
+from tests.real.mockhttp import MockServer
+from tests.support.keyring import MemoryKeyring, memory_keyring_installed
+from tests.support.notify import Factory, Rig, RigFactory, Script, reader_of, scripted_server
 
 
 @pytest.fixture(autouse=True)
@@ -56,34 +41,13 @@ def script() -> Script:
 
 @pytest.fixture
 def server(script: Script) -> Iterator[MockServer]:
-    try:
-        with serving(script, poll_interval=0.02) as srv:
-            yield srv
-    finally:
-        script.release.set()
+    with scripted_server(script) as srv:
+        yield srv
 
 
 @pytest.fixture
 def secrets() -> dict[str, str]:
     return {}
-
-
-def reader_of(secrets: dict[str, str]) -> SecretReader:
-    async def read(name: str) -> str | None:
-        return secrets.get(name)
-
-    return read
-
-
-@dataclass
-class Rig:
-    """A channel worker on the fake clock, and every health record it announced."""
-
-    worker: ChannelWorker
-    healths: list[ChannelHealth] = field(default_factory=list)
-
-
-RigFactory = Callable[..., Rig]
 
 
 @pytest.fixture
@@ -98,40 +62,26 @@ def rig(clock: FakeClock, secrets: dict[str, str]) -> RigFactory:
     return make
 
 
-def ntfy(server: MockServer, path: str = "/goals-7f3a", minimum: Kind = Kind.SCHEDULED
-         ) -> NtfyChannel:
-    return NtfyChannel("ntfy", server.url + path, minimum)
-
-
-def webhook(server: MockServer, path: str = "/hook/T000/B000/XXXX",
-            minimum: Kind = Kind.SCHEDULED) -> WebhookChannel:
-    return WebhookChannel("webhook", server.url + path, minimum)
-
-
-async def drive(clock: FakeClock, done: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Until ``done()``: whenever something sleeps on the fake clock, move it to its wake-up."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not done():
-        if loop.time() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        wake = clock.next_wakeup()
-        if wake is not None:
-            clock.advance(max(wake, 0.0))
-        await asyncio.sleep(0.002)
-
-
 @pytest.fixture
-def memory_keyring() -> Iterator[Any]:
+def memory_keyring() -> Iterator[MemoryKeyring]:
     """The OS keyring, in a dict (as tests/pipeline does), for code that reads it for real."""
-    import keyring
-
-    from tests.pipeline.conftest import MemoryKeyring
-
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
+    with memory_keyring_installed() as backend:
         yield backend
-    finally:
-        keyring.set_keyring(previous)
+
+
+@pytest_asyncio.fixture
+async def notify(clock: FakeClock, secrets: dict[str, str]) -> AsyncIterator[Factory]:
+    """Start a Notifications service on an engine's bus; stopped at teardown."""
+    started: list[Notifications] = []
+
+    async def make(engine: Engine, settings: Settings, **kw: Any) -> Notifications:
+        service = Notifications(engine.bus, settings, clock, engine.goals.get,
+                                secrets=reader_of(secrets), rng=random.Random(5), host="box",
+                                **kw)
+        await service.start()
+        started.append(service)
+        return service
+
+    yield make
+    for service in started:
+        await service.stop(0)

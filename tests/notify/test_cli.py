@@ -17,9 +17,9 @@ from core.host import Host
 from core.models import HistoryRow
 from core.paths import Paths
 from core.settings import Settings
-from tests.notify.conftest import Script
 from tests.real.mockhttp import MockServer, Reply
 from tests.support.fakes import FakeProvider, until
+from tests.support.notify import Script
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

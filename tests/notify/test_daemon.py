@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from tests.notify.conftest import Script
 from tests.pipeline.support import step, write_goal
 from tests.real.mockhttp import MockServer, Reply
 from tests.support.daemon import running_daemon
+from tests.support.notify import Script
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ from core.notify.channels import SIGNATURE_HEADER, WEBHOOK_KEYS, NtfyChannel
 from core.notify.delivery import ChannelWorker
 from core.notify.retrying import DeliveryPolicy
 from core.secrets import SecretStoreError
-from tests.notify.conftest import HANG, RigFactory, Script, drive, ntfy, reader_of, webhook
 from tests.real.mockhttp import MockServer, Reply
+from tests.support.notify import HANG, RigFactory, Script, drive, ntfy, reader_of, webhook
 
 AT = datetime(2026, 7, 7, 12, 0, tzinfo=UTC)
 

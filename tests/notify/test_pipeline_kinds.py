@@ -12,12 +12,12 @@ from core.commands import Pause, Resume
 from core.models import GoalState, PauseReason
 from core.paths import Paths
 from core.settings import Settings
-from tests.conftest import EngineFactory
-from tests.notify.test_service import Factory, kinds, notify  # noqa: F401 (the fixture)
 from tests.pipeline.support import step
-from tests.pipeline.test_provider import GOAL, host, run_op, settings, settled
 from tests.real.mockhttp import MockServer
+from tests.support.engine import EngineFactory
 from tests.support.fakes import until
+from tests.support.notify import Factory, kinds
+from tests.support.pipeline import GOAL, host, run_op, settings, settled
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,7 +27,7 @@ def hook(server: MockServer, **kw: object) -> Settings:
 
 
 async def test_a_finished_run_is_announced_as_rested(
-        make_engine: EngineFactory, notify: Factory, paths: Paths,  # noqa: F811
+        make_engine: EngineFactory, notify: Factory, paths: Paths,
         clock: FakeClock, tmp_path: Path, server: MockServer) -> None:
     conf = hook(server)
     engine, provider = await host(make_engine, paths, clock, tmp_path,
@@ -54,7 +54,7 @@ async def test_a_finished_run_is_announced_as_rested(
 
 
 async def test_a_blocked_run_needs_attention(
-        make_engine: EngineFactory, notify: Factory, paths: Paths,  # noqa: F811
+        make_engine: EngineFactory, notify: Factory, paths: Paths,
         clock: FakeClock, tmp_path: Path, server: MockServer) -> None:
     conf = hook(server)
     engine, provider = await host(make_engine, paths, clock, tmp_path, [step("github")],
@@ -73,7 +73,7 @@ async def test_a_blocked_run_needs_attention(
 
 
 async def test_the_switch_holds_it_back(
-        make_engine: EngineFactory, notify: Factory, paths: Paths,  # noqa: F811
+        make_engine: EngineFactory, notify: Factory, paths: Paths,
         clock: FakeClock, tmp_path: Path, server: MockServer) -> None:
     conf = hook(server, notify_needs_attention=False)
     engine, provider = await host(make_engine, paths, clock, tmp_path, [step("github")],

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import random
-from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from core.clock import FakeClock, iso
 from core.commands import SetAutoResume
@@ -17,35 +13,10 @@ from core.engine import Engine
 from core.events import Event, NotificationIssued, NotifyChannelChanged
 from core.models import GoalState, HistoryRow, PauseReason
 from core.notices import ChannelState, Kind, Notification
-from core.notify.service import Notifications
 from core.settings import Settings
-from tests.notify.conftest import HANG, Script, reader_of
 from tests.real.mockhttp import MockServer, Reply
 from tests.support.fakes import FakeProvider, until
-
-Factory = Callable[..., Any]
-
-
-@pytest_asyncio.fixture
-async def notify(clock: FakeClock, secrets: dict[str, str]) -> AsyncIterator[Factory]:
-    """Start a Notifications service on an engine's bus; stopped at teardown."""
-    started: list[Notifications] = []
-
-    async def make(engine: Engine, settings: Settings, **kw: Any) -> Notifications:
-        service = Notifications(engine.bus, settings, clock, engine.goals.get,
-                                secrets=reader_of(secrets), rng=random.Random(5), host="box",
-                                **kw)
-        await service.start()
-        started.append(service)
-        return service
-
-    yield make
-    for service in started:
-        await service.stop(0)
-
-
-def kinds(server: MockServer, path: str = "/hook") -> list[str]:
-    return [r.json()["kind"] for r in server.requests if r.path == path]
+from tests.support.notify import HANG, Factory, Script, kinds, reader_of
 
 
 async def quota_pause(engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:

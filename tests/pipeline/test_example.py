@@ -16,8 +16,8 @@ from core.paths import Paths
 from core.providers.pipeline.catalog import PipelineCatalog
 from core.providers.pipeline.provider import PipelineProvider
 from core.settings import Settings
-from tests.conftest import EngineFactory
 from tests.pipeline.support import FakeSecrets
+from tests.support.engine import EngineFactory
 from tests.support.fakes import until
 
 pytestmark = pytest.mark.asyncio

@@ -11,10 +11,10 @@ from core.retry.policy import (
     Action,
     Fault,
     RetryPolicy,
-    classify_http,
     parse_reset_at,
     parse_retry_after,
 )
+from core.retry.table import classify_http
 
 NOW = datetime(2026, 7, 10, 1, 0, tzinfo=UTC)
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from core.cli import main
-from tests.pipeline.conftest import MemoryKeyring
+from tests.support.keyring import MemoryKeyring
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

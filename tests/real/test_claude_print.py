@@ -23,16 +23,16 @@ from core.paths import Paths, resolve_paths
 from core.providers.claude.events import event_from_json
 from core.providers.claude.follow import TranscriptWatcher
 from core.providers.claude.provider import ClaudeProvider
-from core.providers.claude.records import Kind, classify
+from core.providers.claude.records import RecordKind, classify
 from core.providers.claude.runner import HeadlessRun, RunSpec, command
 from core.providers.claude.sessions import read_meta
 from core.providers.claude.state import HookSpool, TrackingFile
 from core.providers.claude.stream import StreamState, interpret
 from core.settings import Settings
-from tests.claude.support import RecordingSink, started_provider
 from tests.real.claude_mock import USAGE, Answer, ClaudeApi
 from tests.real.claude_world import ClaudeWorld, PrintRun
 from tests.real.mockhttp import MockServer
+from tests.support.claude import RecordingSink, started_provider
 
 ROOT = Path(__file__).resolve().parents[2]
 WINDOWS = {"five_hour": "claude:5h", "seven_day": "claude:7d", "seven_day_opus": "claude:7d-opus",
@@ -167,7 +167,7 @@ async def test_transient_429s_are_no_quota_pause_and_lose_no_reading(
     # the transcript: a transient record, never a limit stop
     (error,) = [r for r in claude_world.records(stopped.session_id)
                 if r.get("isApiErrorMessage") and words in json.dumps(r)]
-    assert classify(error).kind is Kind.TRANSIENT
+    assert classify(error).kind is RecordKind.TRANSIENT
     assert error.get("apiErrorIsTransient") is (auth == "oauth")
     provider.poll()
     (obs,) = [o for o in await provider.discover() if o.id == goal]

@@ -27,11 +27,11 @@ from core.providers.claude.state import HookSpool
 from core.settings import Settings
 from core.store import open_store
 from core.store.sqlite import StoreError
-from tests.claude.support import started_provider
 from tests.real.claude_mock import Answer, ClaudeApi
 from tests.real.claude_world import ClaudeWorld, Tui
 from tests.real.mockhttp import MockServer
 from tests.real.terminal import eventually, need_tmux, wait_for
+from tests.support.claude import started_provider
 
 ROOT = Path(__file__).resolve().parents[2]
 Api = tuple[ClaudeApi, MockServer]

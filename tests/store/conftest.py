@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +11,7 @@ import pytest
 from core.store.base import Store
 from core.store.postgres import PostgresStore
 from core.store.sqlite import SqliteStore, open_read_only
-
-Opener = Callable[..., Store]
+from tests.support.store import Opener
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

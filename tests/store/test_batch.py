@@ -6,8 +6,8 @@ import pytest
 
 from core.models import Goal
 from core.store.base import Mutation, NotOwner
-from tests.store.conftest import Opener
 from tests.store.support import goal, put, row
+from tests.support.store import Opener
 
 
 def test_each_change_is_decided_in_turn_and_all_are_written(opener: Opener) -> None:

@@ -13,7 +13,7 @@ from core.paths import Paths
 from core.store import HostRecord
 from core.store.postgres import PostgresStore
 from tests.store.support import goal, put, row, set_heartbeat
-from tests.store.test_migrate import local_store, run
+from tests.support.store import local_store, run
 
 
 @pytest.fixture

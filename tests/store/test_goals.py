@@ -11,8 +11,8 @@ from core.models import Goal, GoalState, HistoryRow, PauseReason
 from core.store.base import LeaseLost, Mutation, NoData, NotOwner
 from core.store.postgres import PostgresStore
 from core.store.schema import SCHEMA_VERSION as SQLITE_VERSION
-from tests.store.conftest import Opener
 from tests.store.support import T0, claim, goal, put, row
+from tests.support.store import Opener
 
 
 def test_a_new_store_is_at_its_current_schema_and_read_only_opens_see_no_data(

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core.store.base import HostRecord, Store
-from tests.store.conftest import Opener
 from tests.store.support import T0
+from tests.support.store import Opener
 
 
 def host(host_id: str = "laptop", **kw: object) -> HostRecord:

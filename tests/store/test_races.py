@@ -14,8 +14,8 @@ from typing import Any
 
 from core.models import Goal, GoalState
 from core.store.base import Mutation, Store
-from tests.store.conftest import Opener
 from tests.store.support import T0, claim, goal, put, row
+from tests.support.store import Opener
 
 THREADS = 6
 

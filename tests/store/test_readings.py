@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from core.models import Exactness
-from tests.store.conftest import Opener
 from tests.store.support import T0
 from tests.support.fakes import reading
+from tests.support.store import Opener
 
 
 def test_the_freshest_reading_wins_and_older_ones_are_refused(opener: Opener) -> None:

@@ -1,8 +1,8 @@
 """Following every transcript under the Claude config directories, incrementally.
 
-One :class:`FileState` per ``*.jsonl`` file: the byte offset read so far (only complete lines
-are consumed; a partial last line is read again next time), and what the file has shown
-(:class:`~core.providers.claude.scan.FileFacts`). Usage and limit stops go to one shared
+One :class:`TranscriptFileState` per ``*.jsonl`` file: the byte offset read so far (only
+complete lines are consumed; a partial last line is read again next time), and what the file has
+shown (:class:`~core.providers.claude.scan.FileFacts`). Usage and limit stops go to one shared
 :class:`~core.providers.claude.ledger.UsageLedger`.
 
 Noticing appends is a size check, never a rescan. A :meth:`TranscriptWatcher.poll` stats
@@ -44,7 +44,7 @@ DECODE_LIMIT = 1 << 20  # appends up to this size are decoded line by line
 
 
 @dataclass
-class FileState:
+class TranscriptFileState:
     """One transcript file being followed."""
 
     path: str
@@ -72,7 +72,7 @@ def describe_path(path: str, config_dir: str) -> tuple[str, bool]:
     return p.stem, False
 
 
-def read_file(state: FileState, ledger: UsageLedger, bulk: bool = False) -> bool:
+def read_file(state: TranscriptFileState, ledger: UsageLedger, bulk: bool = False) -> bool:
     """Read what was appended to ``state``'s file; True when complete lines were consumed."""
     try:
         st = os.stat(state.path)
@@ -115,7 +115,7 @@ def _read_from(path: str, offset: int, available: int) -> bytes:
     return data
 
 
-def _log_malformed(state: FileState) -> None:
+def _log_malformed(state: TranscriptFileState) -> None:
     for reason, count in state.facts.malformed.counts.items():
         if reason not in state.logged:
             state.logged.add(reason)
@@ -123,13 +123,13 @@ def _log_malformed(state: FileState) -> None:
                         "and reason)", state.path, reason, count)
 
 
-def scan_group(items: list[tuple[str, str]]) -> tuple[list[FileState], LedgerExport]:
+def scan_group(items: list[tuple[str, str]]) -> tuple[list[TranscriptFileState], LedgerExport]:
     """Scan some transcripts from the start (in a worker process of a parallel scan)."""
     ledger = UsageLedger()
     states = []
     for path, config_dir in items:
         session_id, sidechain = describe_path(path, config_dir)
-        state = FileState(path, config_dir, session_id, sidechain)
+        state = TranscriptFileState(path, config_dir, session_id, sidechain)
         read_file(state, ledger, bulk=True)
         states.append(state)
     return states, ledger.export()
@@ -141,14 +141,14 @@ class TranscriptWatcher:
     def __init__(self, roots: Sequence[Path]) -> None:
         self.roots = [Path(r) for r in roots]
         self.ledger = UsageLedger()
-        self.files: dict[str, FileState] = {}
+        self.files: dict[str, TranscriptFileState] = {}
         self.dirs: dict[str, int] = {}
         self.pinned: set[str] = set()
         self._racy: set[str] = set()
         self._shallow: set[str] = set()  # projects dirs and project dirs: new sessions appear
         self._turn = 0
         self._plan: _Plan | None = None
-        self._by_session: dict[str, FileState] = {}
+        self._by_session: dict[str, TranscriptFileState] = {}
         #: files a background full scan owns until :meth:`adopt_scanned` (polls skip them)
         self._pending: set[str] = set()
         #: pending files whose last records alone show the limit stop their session is paused
@@ -157,41 +157,41 @@ class TranscriptWatcher:
 
     # -- lookup --------------------------------------------------------------------------------
 
-    def session(self, session_id: str) -> FileState | None:
+    def session(self, session_id: str) -> TranscriptFileState | None:
         """The main transcript of a session (the newest if several config dirs have one)."""
         return self._by_session.get(session_id)
 
-    def sessions(self) -> Iterable[FileState]:
+    def sessions(self) -> Iterable[TranscriptFileState]:
         return self._by_session.values()
 
-    def is_pending(self, state: FileState) -> bool:
+    def is_pending(self, state: TranscriptFileState) -> bool:
         """The background scan has not read this file yet: what it shows is not known."""
         return state.path in self._pending
 
-    def set_pending(self, states: Iterable[FileState]) -> None:
+    def set_pending(self, states: Iterable[TranscriptFileState]) -> None:
         self._pending = {s.path for s in states}
         self._tail_stopped.clear()
         self._plan = None
 
-    def note_tail_stop(self, state: FileState) -> None:
+    def note_tail_stop(self, state: TranscriptFileState) -> None:
         """The tail of pending ``state`` shows its session paused at a limit stop (its facts
         hold that tail alone): the session may be reported until the background scan's state
         replaces it."""
         self._tail_stopped.add(state.path)
         self.settle(state)
 
-    def reportable(self, state: FileState) -> bool:
+    def reportable(self, state: TranscriptFileState) -> bool:
         """What ``state`` shows is known well enough to report its session: the file was read,
         or its tail shows the stop the session is paused at."""
         return state.path not in self._pending or state.path in self._tail_stopped
 
-    def settle(self, state: FileState) -> None:
+    def settle(self, state: TranscriptFileState) -> None:
         """A file read outside :meth:`full_scan` becomes its session's main transcript if it is
         the newest one."""
         if not state.sidechain:
             self._prefer(state)
 
-    def adopt_scanned(self, states: Iterable[FileState], exports: Iterable[LedgerExport]
+    def adopt_scanned(self, states: Iterable[TranscriptFileState], exports: Iterable[LedgerExport]
                       ) -> set[str]:
         """Take over what a background scan read (on the watcher's own thread); returns the
         sessions it brought."""
@@ -208,9 +208,9 @@ class TranscriptWatcher:
         self._plan = None
         return sessions
 
-    def _add_file(self, path: str, config_dir: str) -> FileState:
+    def _add_file(self, path: str, config_dir: str) -> TranscriptFileState:
         session_id, sidechain = describe_path(path, config_dir)
-        state = FileState(path, config_dir, session_id, sidechain)
+        state = TranscriptFileState(path, config_dir, session_id, sidechain)
         self.files[path] = state
         if not sidechain:
             current = self._by_session.get(session_id)
@@ -220,9 +220,9 @@ class TranscriptWatcher:
 
     # -- the first scan ------------------------------------------------------------------------
 
-    def discover(self, now: float) -> list[FileState]:
+    def discover(self, now: float) -> list[TranscriptFileState]:
         """Walk every config dir's ``projects`` tree; return the files not seen before."""
-        new: list[FileState] = []
+        new: list[TranscriptFileState] = []
         for root in self.roots:
             projects = root / "projects"
             if projects.is_dir():
@@ -246,10 +246,10 @@ class TranscriptWatcher:
             if not state.sidechain and self._by_session.get(state.session_id) is not state:
                 self._prefer(state)
 
-    def _parallel_scan(self, states: list[FileState], workers: int) -> None:
+    def _parallel_scan(self, states: list[TranscriptFileState], workers: int) -> None:
         """Share the files out by size; this process scans one share itself while the worker
         processes (``workers - 1``) start and scan the others."""
-        groups: list[list[FileState]] = [[] for _ in range(workers)]
+        groups: list[list[TranscriptFileState]] = [[] for _ in range(workers)]
         loads = [0] * workers
         for state in sorted(states, key=lambda s: s.size, reverse=True):
             lightest = loads.index(min(loads))
@@ -267,20 +267,20 @@ class TranscriptWatcher:
                 self.ledger.merge(export)
                 self.adopt(scanned)
 
-    def adopt(self, states: Iterable[FileState]) -> None:
+    def adopt(self, states: Iterable[TranscriptFileState]) -> None:
         """Take over file states read elsewhere (a parallel scan)."""
         for state in states:
             self.files[state.path] = state
             if not state.sidechain:
                 self._prefer(state)
 
-    def _prefer(self, state: FileState) -> None:
+    def _prefer(self, state: TranscriptFileState) -> None:
         current = self._by_session.get(state.session_id)
         if current is None or current.mtime <= state.mtime:
             self._by_session[state.session_id] = state
 
-    def _walk(self, directory: str, config_dir: str, now: float) -> list[FileState]:
-        new: list[FileState] = []
+    def _walk(self, directory: str, config_dir: str, now: float) -> list[TranscriptFileState]:
+        new: list[TranscriptFileState] = []
         self._watch_dir(directory, now)
         try:
             entries = list(os.scandir(directory))
@@ -351,8 +351,8 @@ class TranscriptWatcher:
             cold_dirs=[d for d, m in self.dirs.items() if m <= since_ns and d not in shallow],
         )
 
-    def _new_files(self, now: float) -> list[FileState]:
-        new: list[FileState] = []
+    def _new_files(self, now: float) -> list[TranscriptFileState]:
+        new: list[TranscriptFileState] = []
         for root in self.roots:
             projects = root / "projects"
             if str(projects) not in self.dirs and projects.is_dir():
@@ -384,7 +384,7 @@ class TranscriptWatcher:
                 return str(root)
         return None
 
-    def _due(self) -> list[FileState]:
+    def _due(self) -> list[TranscriptFileState]:
         """Hot files, pinned sessions, and this poll's share of the cold files."""
         plan = self._plan or _Plan()
         due = {id(s): s for s in plan.hot}
@@ -400,12 +400,12 @@ class TranscriptWatcher:
 class _Plan:
     """Which files and directories a poll checks every time (hot) and which in turn (cold)."""
 
-    hot: list[FileState] = field(default_factory=list)
-    cold: list[FileState] = field(default_factory=list)
+    hot: list[TranscriptFileState] = field(default_factory=list)
+    cold: list[TranscriptFileState] = field(default_factory=list)
     hot_dirs: list[str] = field(default_factory=list)
     cold_dirs: list[str] = field(default_factory=list)
 
-    def promote(self, state: FileState) -> None:
+    def promote(self, state: TranscriptFileState) -> None:
         """A file that just changed is checked every poll from now on (it stays in the cold
         rotation too, so the other cold files keep their turn)."""
         if not any(hot is state for hot in self.hot):

@@ -6,26 +6,50 @@
 * ``claude.statusline`` ``{payload}`` — a statusline payload's exact quota readings.
 * ``claude.hook`` ``{payload, received_at}`` — a StopFailure / Notification hook payload.
 
-Each answers ``{"ok": true, ...}`` or ``{"error": "..."}``.
+Each answers ``{"ok": true, ...}`` or ``{"error": "..."}``. The ops are handed the provider as a
+:class:`ClaudeOpsHost`: what they use of it, and nothing else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
 
 from core.clock import iso, parse_iso
-from core.providers.base import ControlHandler
+from core.models import QuotaReading
+from core.providers.base import ControlHandler, GoalObservation
 from core.providers.claude import sessions
-from core.providers.claude.events import event_from_payload
+from core.providers.claude.events import HookEvents, event_from_payload
+from core.providers.claude.follow import TranscriptFileState, TranscriptWatcher
 from core.providers.claude.readings import statusline_readings
-from core.providers.claude.state import Tracking
-
-if TYPE_CHECKING:
-    from core.providers.claude.provider import ClaudeProvider
+from core.providers.claude.state import Tracking, TrackingFile
 
 
-def control_ops(provider: ClaudeProvider) -> Mapping[str, ControlHandler]:
+class ClaudeOpsHost(Protocol):
+    """What the control ops use of the Claude provider (:class:`ClaudeProvider` is one)."""
+
+    roots: list[Path]
+    watcher: TranscriptWatcher
+    tracking: TrackingFile
+    events: HookEvents
+    emitted: dict[str, tuple[Any, ...]]
+
+    def now(self) -> datetime: ...
+
+    def observe_reading(self, reading: QuotaReading) -> None: ...
+
+    def apply_events(self) -> set[str]: ...
+
+    def report(self, session_ids: set[str]) -> set[str]: ...
+
+    def observation(self, state: TranscriptFileState) -> GoalObservation: ...
+
+    async def forget(self, session_id: str, why: str) -> None: ...
+
+
+def control_ops(provider: ClaudeOpsHost) -> Mapping[str, ControlHandler]:
     async def track(request: dict[str, Any]) -> dict[str, Any]:
         return await track_session(provider, str(request.get("session") or ""),
                                    request.get("keep_prompting"), bool(request.get("reopen")))
@@ -59,7 +83,7 @@ def control_ops(provider: ClaudeProvider) -> Mapping[str, ControlHandler]:
             "claude.statusline": statusline, "claude.hook": hook}
 
 
-async def track_session(provider: ClaudeProvider, session_id: str, keep_prompting: Any,
+async def track_session(provider: ClaudeOpsHost, session_id: str, keep_prompting: Any,
                         reopen: bool) -> dict[str, Any]:
     if not session_id:
         return {"error": "which session? (claude:<session id>)"}
@@ -89,7 +113,7 @@ async def track_session(provider: ClaudeProvider, session_id: str, keep_promptin
             "auto_resume_block": obs.auto_resume_block}
 
 
-async def untrack_session(provider: ClaudeProvider, session_id: str) -> dict[str, Any]:
+async def untrack_session(provider: ClaudeOpsHost, session_id: str) -> dict[str, Any]:
     if not session_id:
         return {"error": "which session? (claude:<session id>)"}
 

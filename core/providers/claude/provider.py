@@ -43,9 +43,9 @@ from core.providers.base import (
     RunnerError,
     StartOutcome,
 )
-from core.providers.claude import config, sessions, startup
+from core.providers.claude import config, ops, sessions, startup
 from core.providers.claude.events import HookEvents
-from core.providers.claude.follow import FileState, TranscriptWatcher, read_file
+from core.providers.claude.follow import TranscriptFileState, TranscriptWatcher, read_file
 from core.providers.claude.ledger import LimitStopRecord, UsageBlock
 from core.providers.claude.live import LiveProcess, LiveSessions
 from core.providers.claude.readings import (
@@ -128,7 +128,7 @@ class ClaudeProvider(Provider):
         self._poll_task = asyncio.ensure_future(self._poll_loop())
         self._poll_task.set_name("claude:poll")
 
-    async def _scan_history(self, rest: list[FileState]) -> None:
+    async def _scan_history(self, rest: list[TranscriptFileState]) -> None:
         """The full-history scan behind the first pass: read off the loop, taken over on it."""
         workers = self.settings.claude_scan_workers or min(4, os.cpu_count() or 1)
         # the host's start goes first (every provider's, not only this one's first discovery:
@@ -194,7 +194,7 @@ class ClaudeProvider(Provider):
 
     # -- which sessions are goals --------------------------------------------------------------
 
-    def goal_states(self, candidates: list[FileState]) -> list[FileState]:
+    def goal_states(self, candidates: list[TranscriptFileState]) -> list[TranscriptFileState]:
         """The candidates that are goals; limit-stopped ones become goals (remembered)."""
         tracking = self.tracking.load()
         goals, new = [], []
@@ -213,7 +213,7 @@ class ClaudeProvider(Provider):
             self.tracking.update(lambda t: t.auto.update(new))
         return goals
 
-    def _recently_stopped(self, state: FileState) -> bool:
+    def _recently_stopped(self, state: TranscriptFileState) -> bool:
         stop = sessions.current_stop(state, self._context(state))
         if stop is None:
             return False
@@ -221,7 +221,7 @@ class ClaudeProvider(Provider):
         recent = now - stop.at <= timedelta(hours=self.settings.claude_track_recent_hours)
         return recent or (stop.resets_at is not None and stop.resets_at > now)
 
-    def _context(self, state: FileState) -> sessions.SessionContext:
+    def _context(self, state: TranscriptFileState) -> sessions.SessionContext:
         tracking = self.tracking.load()
         options = tracking.tracked.get(state.session_id, {})
         return sessions.SessionContext(
@@ -236,7 +236,7 @@ class ClaudeProvider(Provider):
         """The claude processes Goalkeeper runs itself (they are not someone else's)."""
         return {pid for run in self.runs.values() if (pid := run.pid) is not None}
 
-    def observation(self, state: FileState) -> GoalObservation:
+    def observation(self, state: TranscriptFileState) -> GoalObservation:
         return sessions.observe(state, sessions.read_meta(state), self._context(state),
                                 self.clock.now())
 
@@ -376,7 +376,7 @@ class ClaudeProvider(Provider):
                 return StartOutcome.ALREADY_RUNNING  # someone continued it after the stop
         return await self._launch(goal, fence)
 
-    def _session_state(self, goal: Goal) -> FileState | None:
+    def _session_state(self, goal: Goal) -> TranscriptFileState | None:
         session_id = sessions.session_of(goal.id)
         return self.watcher.session(session_id) if session_id else None
 
@@ -508,9 +508,7 @@ class ClaudeProvider(Provider):
         return ("claude-headless-billing", BILLING_NOTICE)
 
     def control_ops(self) -> Mapping[str, ControlHandler]:
-        from core.providers.claude.ops import control_ops
-
-        return control_ops(self)
+        return ops.control_ops(self)
 
     def now(self) -> datetime:
         return self.clock.now()

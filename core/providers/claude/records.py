@@ -3,7 +3,7 @@
 Transcripts (``<config>/projects/<encoded cwd>/<session>.jsonl``) hold one JSON record per line:
 user prompts and tool results (``type: user``), assistant messages with ``message.usage``,
 system notices, attachments, summaries, snapshots. Goalkeeper cares about a few kinds only — see
-:class:`Kind`. Unknown shapes are ``OTHER``; fields are read defensively because they vary by
+:class:`RecordKind`. Unknown shapes are ``OTHER``; fields are read defensively because they vary by
 version (``provider-formats.md`` B0/B2).
 
 An API-error record (``isApiErrorMessage: true``) is classified by its structured fields first:
@@ -27,7 +27,7 @@ TITLE_MAX = 120
 _NOT_A_PROMPT = ("<command-", "<local-command-", "Caveat:", "[Request interrupted")
 
 
-class Kind(StrEnum):
+class RecordKind(StrEnum):
     PROMPT = "prompt"  # the user typed something
     TOOL_RESULT = "tool_result"  # a tool ran for the assistant
     ASSISTANT = "assistant"  # a model response (may carry usage)
@@ -43,12 +43,12 @@ class Kind(StrEnum):
     @property
     def activity(self) -> bool:
         """Work happened in the session (so a limit stop before it is over)."""
-        return self in (Kind.PROMPT, Kind.TOOL_RESULT, Kind.ASSISTANT, Kind.API_ERROR,
-                        Kind.TRANSIENT, Kind.NATIVE_FIRED)
+        return self in (RecordKind.PROMPT, RecordKind.TOOL_RESULT, RecordKind.ASSISTANT,
+                        RecordKind.API_ERROR, RecordKind.TRANSIENT, RecordKind.NATIVE_FIRED)
 
 
 @dataclass(frozen=True)
-class Usage:
+class ResponseUsage:
     """Token usage of one model response; ``key`` de-duplicates (message id + request id)."""
 
     key: str
@@ -90,13 +90,13 @@ class GoalStatus:
 
 @dataclass(frozen=True)
 class Record:
-    kind: Kind
+    kind: RecordKind
     at: datetime | None
     session_id: str | None = None
     cwd: str | None = None
     branch: str | None = None
     text: str | None = None
-    usage: Usage | None = None
+    usage: ResponseUsage | None = None
     sidechain: bool = False
     limit: LimitInfo | None = None
     entrypoint: str | None = None  # "cli" (the TUI), "sdk-cli" (print mode), …
@@ -157,7 +157,7 @@ def classify(obj: dict[str, Any]) -> Record:
         return _system(obj, at, common)
     if kind == "attachment":
         return _attachment(obj, at, common)
-    return Record(Kind.OTHER, at, **common)
+    return Record(RecordKind.OTHER, at, **common)
 
 
 def _assistant(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> Record:
@@ -165,25 +165,25 @@ def _assistant(obj: dict[str, Any], at: datetime | None, common: dict[str, Any])
     if obj.get("isApiErrorMessage") is True:
         text = message_text(message)
         kind = api_error_kind(obj, text)
-        limit = limit_info(obj) if kind is Kind.LIMIT_STOP else None
+        limit = limit_info(obj) if kind is RecordKind.LIMIT_STOP else None
         return Record(kind, at, text=text, limit=limit, **common)
-    return Record(Kind.ASSISTANT, at, usage=usage_of(obj, at), **common)
+    return Record(RecordKind.ASSISTANT, at, usage=usage_of(obj, at), **common)
 
 
-def api_error_kind(obj: dict[str, Any], text: str) -> Kind:
+def api_error_kind(obj: dict[str, Any], text: str) -> RecordKind:
     """A limit stop, a transient 429 or another API error — structured fields first."""
     if obj.get("apiError", obj.get("api_error")) == "usage_limit_reached" or _rate_limit_info(
             obj) is not None:
-        return Kind.LIMIT_STOP
+        return RecordKind.LIMIT_STOP
     transient = obj.get("apiErrorIsTransient", obj.get("api_error_is_transient"))
     if transient is True or is_transient_text(text):
-        return Kind.TRANSIENT
+        return RecordKind.TRANSIENT
     error = obj.get("error")
     if looks_like_limit(text) and error in (None, "rate_limit"):
-        return Kind.LIMIT_STOP  # versions before the structured fields
+        return RecordKind.LIMIT_STOP  # versions before the structured fields
     if error == "rate_limit":
-        return Kind.TRANSIENT  # a 429 nothing identifies as a usage limit
-    return Kind.API_ERROR
+        return RecordKind.TRANSIENT  # a 429 nothing identifies as a usage limit
+    return RecordKind.API_ERROR
 
 
 def _rate_limit_info(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -208,7 +208,7 @@ def limit_info(obj: dict[str, Any]) -> LimitInfo | None:
                      info.get("isUsingOverage") is True or info.get("overageInUse") is True)
 
 
-def usage_of(obj: dict[str, Any], at: datetime | None) -> Usage | None:
+def usage_of(obj: dict[str, Any], at: datetime | None) -> ResponseUsage | None:
     message = obj.get("message")
     if not isinstance(message, dict) or at is None:
         return None
@@ -216,11 +216,11 @@ def usage_of(obj: dict[str, Any], at: datetime | None) -> Usage | None:
     model = message.get("model")
     if not isinstance(usage, dict) or model == "<synthetic>":
         return None
-    return Usage(usage_key(obj, message), at, _str(model) or "unknown",
-                 _int(usage.get("input_tokens")),
-                 _int(usage.get("output_tokens")),
-                 _int(usage.get("cache_creation_input_tokens")),
-                 _int(usage.get("cache_read_input_tokens")))
+    return ResponseUsage(usage_key(obj, message), at, _str(model) or "unknown",
+                         _int(usage.get("input_tokens")),
+                         _int(usage.get("output_tokens")),
+                         _int(usage.get("cache_creation_input_tokens")),
+                         _int(usage.get("cache_read_input_tokens")))
 
 
 def usage_key(obj: dict[str, Any], message: dict[str, Any]) -> str:
@@ -233,21 +233,21 @@ def usage_key(obj: dict[str, Any], message: dict[str, Any]) -> str:
 
 def _user(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> Record:
     if obj.get("isMeta") is True:
-        return Record(Kind.OTHER, at, **common)
+        return Record(RecordKind.OTHER, at, **common)
     message = obj.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content
     ):
-        return Record(Kind.TOOL_RESULT, at, **common)
+        return Record(RecordKind.TOOL_RESULT, at, **common)
     text = message_text(message).strip()
     if text.startswith("<local-command-stdout>"):
         # /rate-limit-options "Wait here, then continue automatically" answers here
         return _native(text.removeprefix("<local-command-stdout>").removesuffix(
             "</local-command-stdout>").strip(), at, common)
     if not text or text.startswith(_NOT_A_PROMPT):
-        return Record(Kind.OTHER, at, **common)
-    return Record(Kind.PROMPT, at, text=text, **common)
+        return Record(RecordKind.OTHER, at, **common)
+    return Record(RecordKind.PROMPT, at, text=text, **common)
 
 
 def _system(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> Record:
@@ -255,27 +255,27 @@ def _system(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) ->
     return _native(content if isinstance(content, str) else "", at, common)
 
 
-_NATIVE_KINDS = {"cancelled": Kind.NATIVE_CANCELLED, "fired": Kind.NATIVE_FIRED,
-                 "waiting": Kind.NATIVE_WAITING}
+_NATIVE_KINDS = {"cancelled": RecordKind.NATIVE_CANCELLED, "fired": RecordKind.NATIVE_FIRED,
+                 "waiting": RecordKind.NATIVE_WAITING}
 
 
 def _native(text: str, at: datetime | None, common: dict[str, Any]) -> Record:
     kind = _NATIVE_KINDS.get(native_kind(text) or "")
     if kind is None:
-        return Record(Kind.OTHER, at, **common)
+        return Record(RecordKind.OTHER, at, **common)
     return Record(kind, at, text=text, **common)
 
 
 def _attachment(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> Record:
     attachment = obj.get("attachment")
     if not isinstance(attachment, dict) or attachment.get("type") != "goal_status":
-        return Record(Kind.OTHER, at, **common)
+        return Record(RecordKind.OTHER, at, **common)
     condition = attachment.get("condition")
     if not isinstance(condition, str) or not condition.strip():
-        return Record(Kind.OTHER, at, **common)
+        return Record(RecordKind.OTHER, at, **common)
     goal = GoalStatus(condition.strip(), attachment.get("met") is True,
                       attachment.get("failed") is True, _str(attachment.get("reason")))
-    return Record(Kind.GOAL_STATUS, at, text=goal.condition, goal=goal, **common)
+    return Record(RecordKind.GOAL_STATUS, at, text=goal.condition, goal=goal, **common)
 
 
 def title_of(prompt: str) -> str:

@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from core.providers.claude.ledger import LimitStopRecord, UsageLedger
-from core.providers.claude.records import GoalStatus, Kind, Record, classify, parse_time
+from core.providers.claude.records import GoalStatus, Record, RecordKind, classify, parse_time
 
 _USAGE = b'"usage":'
 _API_ERROR = b'"isApiErrorMessage":'
@@ -69,7 +69,7 @@ class StopState:
     native: Record | None = None
 
     def feed(self, record: Record, key: str | None = None) -> None:
-        if record.kind is Kind.LIMIT_STOP:
+        if record.kind is RecordKind.LIMIT_STOP:
             self.stop, self.stop_key = record, key
             self.activity_at = None
             self.native = None
@@ -77,9 +77,9 @@ class StopState:
             return
         elif record.kind.activity:
             self.activity_at = record.at or self.stop.at
-            if record.kind is Kind.NATIVE_FIRED:
+            if record.kind is RecordKind.NATIVE_FIRED:
                 self.native = record
-        elif record.kind in (Kind.NATIVE_WAITING, Kind.NATIVE_CANCELLED):
+        elif record.kind in (RecordKind.NATIVE_WAITING, RecordKind.NATIVE_CANCELLED):
             self.native = record
 
 
@@ -116,14 +116,14 @@ class LineSink:
                             (usage.input_tokens, usage.output_tokens,
                              usage.cache_creation_tokens, usage.cache_read_tokens))
         key = None
-        if record.kind is Kind.LIMIT_STOP and record.at is not None:
+        if record.kind is RecordKind.LIMIT_STOP and record.at is not None:
             key = _stop_key(obj)
             limit = record.limit
             self.ledger.add_stop(LimitStopRecord(
                 key, record.at, record.session_id or self.session_id, record.text or "",
                 limit.rate_limit_type if limit else None, limit.resets_at if limit else None,
                 limit.using_overage if limit else False))
-        if record.kind is Kind.PROMPT and facts.first_prompt is None and self.from_start:
+        if record.kind is RecordKind.PROMPT and facts.first_prompt is None and self.from_start:
             facts.first_prompt = record.text
         if record.goal is not None and not record.sidechain and (
                 facts.goal_at is None or record.at is None or record.at >= facts.goal_at):

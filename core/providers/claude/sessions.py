@@ -28,13 +28,13 @@ from typing import Any
 from core.i18n import N_
 from core.models import Exactness, GoalState, PauseReason
 from core.providers.base import GoalObservation
-from core.providers.claude.follow import FileState
+from core.providers.claude.follow import TranscriptFileState
 from core.providers.claude.live import LiveProcess
 from core.providers.claude.records import (
     GoalStatus,
-    Kind,
     LimitInfo,
     Record,
+    RecordKind,
     classify,
     json_objects,
     title_of,
@@ -100,13 +100,13 @@ class SessionContext:
 
 
 @dataclass
-class SessionMeta:
+class ClaudeSessionMeta:
     title: str
     cwd: str | None
     branch: str | None
 
 
-def read_meta(state: FileState) -> SessionMeta:
+def read_meta(state: TranscriptFileState) -> ClaudeSessionMeta:
     """Title (first prompt), working directory and branch of a session, read cheaply."""
     facts = state.facts
     if facts.first_prompt is None:
@@ -116,7 +116,7 @@ def read_meta(state: FileState) -> SessionMeta:
         facts.cwd, facts.branch = facts.cwd or tail_cwd, facts.branch or tail_branch
     prompt = facts.first_prompt
     title = title_of(prompt) if prompt else f"Claude session {state.session_id[:8]}"
-    return SessionMeta(title, facts.cwd, facts.branch)
+    return ClaudeSessionMeta(title, facts.cwd, facts.branch)
 
 
 def _lines(path: str, offset: int, size: int) -> list[dict[str, Any]]:
@@ -132,7 +132,7 @@ def _lines(path: str, offset: int, size: int) -> list[dict[str, Any]]:
 def _first_prompt(path: str) -> str | None:
     for obj in _lines(path, 0, HEAD_BYTES):
         record = classify(obj)
-        if record.kind is Kind.PROMPT and not record.sidechain:
+        if record.kind is RecordKind.PROMPT and not record.sidechain:
             return record.text
     return None
 
@@ -165,7 +165,7 @@ class Stopped:
         return self.headless or self.parsed.exactness is Exactness.EXACT
 
 
-def current_stop(state: FileState, ctx: SessionContext) -> Stopped | None:
+def current_stop(state: TranscriptFileState, ctx: SessionContext) -> Stopped | None:
     """The stop the session is paused at now, or None (no stop, or work went on after it)."""
     stops = state.facts.stops
     stop = stops.stop
@@ -193,7 +193,7 @@ def runner_reset(runner: dict[str, str] | None, stopped_at: datetime) -> datetim
     return _instant(runner.get("resets_at"))
 
 
-def native_block(state: FileState, stop: Stopped, ctx: SessionContext,
+def native_block(state: TranscriptFileState, stop: Stopped, ctx: SessionContext,
                  now: datetime) -> str | None:
     """Why Goalkeeper must not resume this stopped session now (None: it is Goalkeeper's).
 
@@ -215,12 +215,12 @@ def native_block(state: FileState, stop: Stopped, ctx: SessionContext,
               "for it to exit").format(block=LIVE_BLOCK, pid=live.pid, why=why_not)
 
 
-def _why_claude_will_not(state: FileState, stop: Stopped, ctx: SessionContext,
+def _why_claude_will_not(state: TranscriptFileState, stop: Stopped, ctx: SessionContext,
                          now: datetime) -> str | None:
     """None while Claude's own wait is armed and holds; else why Claude will not continue."""
     native = state.facts.stops.native
-    if native is None or native.kind is not Kind.NATIVE_WAITING:
-        if native is not None and native.kind is Kind.NATIVE_CANCELLED:
+    if native is None or native.kind is not RecordKind.NATIVE_WAITING:
+        if native is not None and native.kind is RecordKind.NATIVE_CANCELLED:
             return N_("it says “{text}”").format(text=" ".join((native.text or "").split()))
         return N_("it did not arm its wait for the reset")
     after = [e.kind for e in ctx.events if e.at >= (native.at or stop.at)
@@ -235,7 +235,7 @@ def _why_claude_will_not(state: FileState, stop: Stopped, ctx: SessionContext,
     return None
 
 
-def observe(state: FileState, meta: SessionMeta, ctx: SessionContext,
+def observe(state: TranscriptFileState, meta: ClaudeSessionMeta, ctx: SessionContext,
             now: datetime) -> GoalObservation:
     """The goal observation of a session, as its transcript shows it now."""
     data: dict[str, Any] = {
@@ -304,7 +304,7 @@ def failed_goal_detail(goal: GoalStatus) -> str:
               "directions").format(condition=goal.condition)
 
 
-def add_hook_stop(state: FileState, event: HookEvent) -> bool:
+def add_hook_stop(state: TranscriptFileState, event: HookEvent) -> bool:
     """A StopFailure hook said the session stopped on a limit: note it unless the transcript
     already shows that stop (or went on after it). True when it was noted."""
     facts = state.facts
@@ -314,8 +314,8 @@ def add_hook_stop(state: FileState, event: HookEvent) -> bool:
     if facts.last_at is not None and facts.last_at > event.at + timedelta(seconds=5):
         return False  # the session went on after the hook fired
     text = event.text or N_("usage limit reached (reported by the StopFailure hook)")
-    facts.stops.feed(Record(Kind.LIMIT_STOP, event.at, session_id=state.session_id, text=text),
-                     f"hook:{event.at.isoformat()}")
+    stop = Record(RecordKind.LIMIT_STOP, event.at, session_id=state.session_id, text=text)
+    facts.stops.feed(stop, f"hook:{event.at.isoformat()}")
     return True
 
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from core.providers.claude.follow import (
     PARALLEL_BYTES,
-    FileState,
+    TranscriptFileState,
     TranscriptWatcher,
     read_file,
     scan_group,
@@ -98,7 +98,7 @@ class TailPass:
 
     read: int = 0
     bytes_read: int = 0
-    stopped: list[FileState] = field(default_factory=list)
+    stopped: list[TranscriptFileState] = field(default_factory=list)
     left: int = 0
 
 
@@ -106,8 +106,8 @@ class TailPass:
 class FirstPass:
     """What :func:`read_newest_first` read, and what it left for the full scan."""
 
-    read: list[FileState]
-    rest: list[FileState]
+    read: list[TranscriptFileState]
+    rest: list[TranscriptFileState]
     bytes_read: int
     tails: TailPass = field(default_factory=TailPass)
 
@@ -134,7 +134,7 @@ def read_newest_first(watcher: TranscriptWatcher, now: float, recent_seconds: fl
     return FirstPass(order[:done], rest, read_bytes, tails)
 
 
-def read_tails(watcher: TranscriptWatcher, rest: list[FileState], now: float,
+def read_tails(watcher: TranscriptWatcher, rest: list[TranscriptFileState], now: float,
                budget: TailBudget) -> TailPass:
     """Read the ends of the pending main transcripts (``rest``, newest first) modified within
     :data:`RESET_HORIZON`; the ones whose tail shows their session paused at a limit stop become
@@ -170,7 +170,7 @@ def _newest_mtimes(watcher: TranscriptWatcher) -> dict[str, float]:
     return newest
 
 
-def read_tail(state: FileState, ledger: UsageLedger, size: int) -> int:
+def read_tail(state: TranscriptFileState, ledger: UsageLedger, size: int) -> int:
     """Read the complete lines among the last ``size`` bytes of ``state``'s file into fresh facts
     (with the same scanner as a whole read); returns the bytes read.
 
@@ -194,7 +194,7 @@ def read_tail(state: FileState, ledger: UsageLedger, size: int) -> int:
     return end - start
 
 
-def _enough(ledger: UsageLedger, state: FileState, recent_since: float, read_bytes: int,
+def _enough(ledger: UsageLedger, state: TranscriptFileState, recent_since: float, read_bytes: int,
             goals_left: set[str]) -> bool:
     """True when reading ``state`` (and every older file) can wait for the full scan."""
     if read_bytes >= QUICK_BYTES:
@@ -216,8 +216,8 @@ def newest_stops(ledger: UsageLedger) -> dict[str, float]:
     return newest
 
 
-def scan_rest(states: Iterable[FileState], workers: int) -> tuple[list[FileState],
-                                                                  list[LedgerExport]]:
+def scan_rest(states: Iterable[TranscriptFileState], workers: int
+              ) -> tuple[list[TranscriptFileState], list[LedgerExport]]:
     """Read files from the start into fresh states and ledgers, off the event loop.
 
     A large rest goes to ``workers`` worker processes at a lower priority, so the host's own
@@ -237,7 +237,7 @@ def scan_rest(states: Iterable[FileState], workers: int) -> tuple[list[FileState
         groups[lightest].append(item)
         loads[lightest] += sizes[item[0]]
     context = multiprocessing.get_context("spawn")  # never fork a threaded host
-    scanned: list[FileState] = []
+    scanned: list[TranscriptFileState] = []
     exports: list[LedgerExport] = []
     with ProcessPoolExecutor(count, mp_context=context, initializer=_background) as pool:
         for more, export in pool.map(scan_group, [g for g in groups if g]):

@@ -31,7 +31,13 @@ from core.i18n import N_
 from core.models import Exactness, QuotaReading
 from core.providers.base import LimitHit
 from core.providers.claude.readings import rate_limit_event_readings
-from core.providers.claude.records import Kind, LimitInfo, api_error_kind, limit_info, message_text
+from core.providers.claude.records import (
+    LimitInfo,
+    RecordKind,
+    api_error_kind,
+    limit_info,
+    message_text,
+)
 from core.providers.claude.resets import parse_limit
 from core.providers.claude.wording import EPOCH, WINDOW_BY_TYPE, is_transient_text, looks_like_limit
 
@@ -86,10 +92,10 @@ class StreamState:
     def _api_error(self, obj: dict[str, Any]) -> None:
         text = message_text(obj.get("message"))
         record_kind = api_error_kind(obj, text)
-        if record_kind is Kind.LIMIT_STOP:
+        if record_kind is RecordKind.LIMIT_STOP:
             self.limit_text = text or N_("usage limit reached")
             self.limit = limit_info(obj)
-        elif record_kind is Kind.TRANSIENT:
+        elif record_kind is RecordKind.TRANSIENT:
             self.transient_text = text or N_("rate limited")
 
     def _rate_limit(self, info: dict[str, Any], now: datetime) -> list[QuotaReading]:

@@ -39,7 +39,7 @@ _READ_CHUNK = 8 << 20
 
 
 @dataclass
-class FileState:
+class RolloutFileState:
     """What the index knows of one rollout. ``offset`` is always at a line boundary once
     ``verified``; before that it is the size seen at start-up, checked on first growth."""
 
@@ -73,7 +73,7 @@ class RolloutIndex:
     def __init__(self, sessions: Path, full_every: int = 12) -> None:
         self.sessions = sessions
         self.full_every = full_every
-        self.files: dict[Path, FileState] = {}
+        self.files: dict[Path, RolloutFileState] = {}
         self.by_thread: dict[str, Path] = {}
         self._watched: set[Path] = set()
         self._newest_day: tuple[str, ...] = ()
@@ -83,7 +83,7 @@ class RolloutIndex:
 
     # -- listing -------------------------------------------------------------------------------
 
-    def list_all(self) -> list[FileState]:
+    def list_all(self) -> list[RolloutFileState]:
         """Find every rollout (start-up); offsets start at the current ends of the files."""
         with self._lock:
             listing = _Listing()
@@ -93,9 +93,9 @@ class RolloutIndex:
                 self._add(path, st, from_start=False)
             return list(self.files.values())
 
-    def _add(self, path: Path, st: os.stat_result, from_start: bool) -> FileState:
-        state = FileState(path, thread_id_from_name(path.name), st.st_size, st.st_mtime_ns,
-                          st.st_ino, 0 if from_start else st.st_size, verified=from_start)
+    def _add(self, path: Path, st: os.stat_result, from_start: bool) -> RolloutFileState:
+        state = RolloutFileState(path, thread_id_from_name(path.name), st.st_size, st.st_mtime_ns,
+                                 st.st_ino, 0 if from_start else st.st_size, verified=from_start)
         self.files[path] = state
         if state.thread_id:
             self.by_thread[state.thread_id] = path
@@ -124,10 +124,6 @@ class RolloutIndex:
         """Keep ``path`` in the hot set (a runner is working on it)."""
         with self._lock:
             self._watched.add(path)
-
-    def unwatch(self, path: Path) -> None:
-        with self._lock:
-            self._watched.discard(path)
 
     def path_of(self, thread_id: str) -> Path | None:
         return self.by_thread.get(thread_id)
@@ -162,7 +158,7 @@ class RolloutIndex:
                     return []
             return self._check(state)
 
-    def _hot(self, goal_threads: set[str]) -> list[FileState]:
+    def _hot(self, goal_threads: set[str]) -> list[RolloutFileState]:
         newest = sorted(self.files.values(), key=lambda s: s.mtime_ns, reverse=True)[:HOT_NEWEST]
         chosen = {s.path: s for s in newest}
         for state in self.files.values():
@@ -170,7 +166,7 @@ class RolloutIndex:
                 chosen[state.path] = state
         return list(chosen.values())
 
-    def _check(self, state: FileState) -> list[Found]:
+    def _check(self, state: RolloutFileState) -> list[Found]:
         try:
             st = os.stat(state.path)
         except FileNotFoundError:
@@ -192,7 +188,7 @@ class RolloutIndex:
             self._warn(state.path, f"cannot read: {exc.strerror}")
             return []
 
-    def _read_appended(self, state: FileState, size: int) -> Iterator[Found]:
+    def _read_appended(self, state: RolloutFileState, size: int) -> Iterator[Found]:
         fd = os.open(state.path, os.O_RDONLY)
         try:
             if not state.verified:
@@ -233,7 +229,7 @@ class RolloutIndex:
             at += len(data)
         return None
 
-    def _lines(self, state: FileState, data: bytes) -> Iterator[Found]:
+    def _lines(self, state: RolloutFileState, data: bytes) -> Iterator[Found]:
         for line in data.split(b"\n"):
             if not line or not is_candidate(line):
                 continue

@@ -57,7 +57,7 @@ WINDOW = 32 << 20
 
 
 @dataclass
-class Usage:
+class TokenCounts:
     """Token counts of some model calls."""
 
     calls: int = 0
@@ -67,7 +67,7 @@ class Usage:
     reasoning_output_tokens: int = 0
     total_tokens: int = 0
 
-    def merge(self, other: Usage) -> None:
+    def merge(self, other: TokenCounts) -> None:
         self.calls += other.calls
         for name in _FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -88,19 +88,19 @@ class UsageHistory:
     """What the scan found.
 
     Attributes:
-        daily: (UTC date ``YYYY-MM-DD``, model) → :class:`Usage`.
+        daily: (UTC date ``YYYY-MM-DD``, model) → :class:`TokenCounts`.
         quota: window id → [(instant, used %)], one point an hour (the first call of the hour).
         files / size: how many files and bytes were read.
     """
 
-    daily: dict[tuple[str, str], Usage] = field(default_factory=dict)
+    daily: dict[tuple[str, str], TokenCounts] = field(default_factory=dict)
     quota: dict[str, list[tuple[datetime, float]]] = field(default_factory=dict)
     files: int = 0
     size: int = 0
     hours: set[bytes] = field(default_factory=set, repr=False)
 
-    def totals(self) -> Usage:
-        total = Usage()
+    def totals(self) -> TokenCounts:
+        total = TokenCounts()
         for usage in self.daily.values():
             total.merge(usage)
         return total
@@ -200,7 +200,7 @@ def _combine(parts: list[UsageHistory]) -> UsageHistory:
         history.files += part.files
         history.size += part.size
         for key, usage in part.daily.items():
-            history.daily.setdefault(key, Usage()).merge(usage)
+            history.daily.setdefault(key, TokenCounts()).merge(usage)
         for window, points in part.quota.items():
             history.quota.setdefault(window, []).extend(points)
     for window, points in history.quota.items():
@@ -325,7 +325,7 @@ def _scan_region(data: mmap.mmap, lo: int, hi: int, model: str, history: UsageHi
         if None in rows:  # rare: a line neither layout could read
             rows = [row for row in rows if row is not None]
         if rows and day[4:5] == b"-":
-            history.daily.setdefault((day.decode(), name), Usage()).add_many(rows)
+            history.daily.setdefault((day.decode(), name), TokenCounts()).add_many(rows)
     for at in hits[::QUOTA_SAMPLE]:
         _quota_point(data, at, history)
     return model_after

@@ -37,7 +37,13 @@ from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals, sig
 from core.providers.codex.hosted import RunContext
 from core.providers.codex.limits import GOAL_WINDOWS, RateSnapshot, merge
 from core.providers.codex.readings import to_readings
-from core.providers.codex.rollout import Event, GoalUpdate, RateLine, SessionMeta, TurnLimited
+from core.providers.codex.rollout import (
+    Event,
+    GoalUpdate,
+    RateLine,
+    RolloutSessionMeta,
+    TurnLimited,
+)
 from core.providers.codex.runner import CodexRunner
 from core.providers.codex.startup import StartupState, read_startup, session_meta
 from core.providers.codex.state import CodexState
@@ -101,7 +107,7 @@ class CodexProvider(Provider):
         self._follow_task = asyncio.ensure_future(self._follow())
         self._follow_task.set_name("codex:follow")
 
-    def _read_start(self) -> tuple[StartupState, dict[str, startindex.Entry]]:
+    def _read_start(self) -> tuple[StartupState, dict[str, startindex.StartIndexEntry]]:
         files = self.index.list_all()
         self._db_signature = signature(self.config.sqlite_home)
         cached = startindex.load(self.index_file)
@@ -177,7 +183,7 @@ class CodexProvider(Provider):
                 if meta is not None:
                     self.state.metas[meta.thread_id] = meta
             self._observed(self.state.take_goal(event, item.path))
-        elif isinstance(event, SessionMeta):
+        elif isinstance(event, RolloutSessionMeta):
             self._observed(self.state.take_meta(event, item.path))
         elif isinstance(event, TurnLimited) and item.thread_id:
             self._observed(self.state.take_turn_limited(item.thread_id, event))

@@ -54,7 +54,7 @@ def thread_id_from_name(name: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class SessionMeta:
+class RolloutSessionMeta:
     thread_id: str
     cwd: str | None
     at: datetime
@@ -86,7 +86,7 @@ class TurnLimited:
     message: str
 
 
-Event = SessionMeta | GoalUpdate | RateLine | TurnLimited
+Event = RolloutSessionMeta | GoalUpdate | RateLine | TurnLimited
 
 
 def is_candidate(line: bytes) -> bool:
@@ -133,12 +133,12 @@ def _timestamp(record: dict[str, Any]) -> datetime:
     return parsed.astimezone(UTC)
 
 
-def _session_meta(payload: dict[str, Any], at: datetime) -> SessionMeta:
+def _session_meta(payload: dict[str, Any], at: datetime) -> RolloutSessionMeta:
     thread_id = payload.get("id")
     if not isinstance(thread_id, str) or not thread_id:
         raise MalformedLine("session_meta without an id")
     cwd = payload.get("cwd")
-    return SessionMeta(thread_id.lower(), cwd if isinstance(cwd, str) and cwd else None, at)
+    return RolloutSessionMeta(thread_id.lower(), cwd if isinstance(cwd, str) and cwd else None, at)
 
 
 def _token_count(payload: dict[str, Any], at: datetime) -> RateLine | None:

@@ -25,7 +25,7 @@ VERSION = 1
 
 
 @dataclass(frozen=True)
-class Entry:
+class StartIndexEntry:
     """One rollout as scanned: identity, size, and what was found (``scanned``: goals looked
     for at all — they are not when a goals database answers)."""
 
@@ -40,7 +40,7 @@ class Entry:
         return (self.ino, self.size, self.mtime_ns) == (ino, size, mtime_ns)
 
 
-def load(path: Path | None) -> dict[str, Entry]:
+def load(path: Path | None) -> dict[str, StartIndexEntry]:
     if path is None:
         return {}
     try:
@@ -55,7 +55,7 @@ def load(path: Path | None) -> dict[str, Entry]:
         return {}
 
 
-def save(path: Path | None, entries: dict[str, Entry]) -> None:
+def save(path: Path | None, entries: dict[str, StartIndexEntry]) -> None:
     if path is None:
         return
     files = {name: _raw(entry) for name, entry in sorted(entries.items())}
@@ -66,10 +66,10 @@ def save(path: Path | None, entries: dict[str, Entry]) -> None:
         log.warning("cannot write the Codex start index %s: %s", path, exc.strerror)
 
 
-def _entry(raw: dict[str, Any]) -> Entry:
+def _entry(raw: dict[str, Any]) -> StartIndexEntry:
     goal = raw.get("goal")
-    return Entry(int(raw["ino"]), int(raw["size"]), int(raw["mtime_ns"]), bool(raw["scanned"]),
-                 _goal(goal) if goal else None, raw.get("cwd"))
+    return StartIndexEntry(int(raw["ino"]), int(raw["size"]), int(raw["mtime_ns"]),
+                           bool(raw["scanned"]), _goal(goal) if goal else None, raw.get("cwd"))
 
 
 def _goal(raw: dict[str, Any]) -> GoalUpdate:
@@ -81,7 +81,7 @@ def _goal(raw: dict[str, Any]) -> GoalUpdate:
     )
 
 
-def _raw(entry: Entry) -> dict[str, Any]:
+def _raw(entry: StartIndexEntry) -> dict[str, Any]:
     raw: dict[str, Any] = {"ino": entry.ino, "size": entry.size, "mtime_ns": entry.mtime_ns,
                            "scanned": entry.scanned}
     if entry.goal is not None:

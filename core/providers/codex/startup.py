@@ -21,18 +21,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from core.providers.codex.follow import FileState
+from core.providers.codex.follow import RolloutFileState
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals
 from core.providers.codex.limits import RateSnapshot
 from core.providers.codex.rollout import (
     GoalUpdate,
     MalformedLine,
     RateLine,
-    SessionMeta,
+    RolloutSessionMeta,
     TurnLimited,
     parse_line,
 )
-from core.providers.codex.startindex import Entry
+from core.providers.codex.startindex import StartIndexEntry
 from core.providers.codex.tailscan import first_line, scan_back, scan_back_at
 from core.providers.numbers import warn_once
 
@@ -52,11 +52,11 @@ class StartupState:
     snapshot: RateSnapshot | None = None
     #: the last goal line of each rollout (only read when there is no goals database)
     goals: dict[str, GoalUpdate] = field(default_factory=dict)
-    metas: dict[str, SessionMeta] = field(default_factory=dict)
+    metas: dict[str, RolloutSessionMeta] = field(default_factory=dict)
     db: DbGoals | None = None
     db_error: str | None = None
     #: the start index for the next start
-    entries: dict[str, Entry] = field(default_factory=dict)
+    entries: dict[str, StartIndexEntry] = field(default_factory=dict)
 
 
 def _event_of(kind: type[E]) -> Callable[[bytes], E | None]:
@@ -81,7 +81,7 @@ def _snapshot_of(line: bytes) -> RateSnapshot | None:
     return event.snapshot if event is not None else None
 
 
-def latest_snapshot(files: list[FileState]) -> RateSnapshot | None:
+def latest_snapshot(files: list[RolloutFileState]) -> RateSnapshot | None:
     best: RateSnapshot | None = None
     newest = sorted(files, key=lambda s: s.mtime_ns, reverse=True)[:SNAPSHOT_FILES]
     for state in newest:
@@ -111,17 +111,17 @@ def _last_goal_at(path: Path, floor: int = 0) -> tuple[GoalUpdate, int] | None:
     return scan_back_at(path, b'"thread_goal_updated"', _goal_of, floor=floor)
 
 
-def session_meta(path: Path) -> SessionMeta | None:
+def session_meta(path: Path) -> RolloutSessionMeta | None:
     try:
         line = first_line(path)
         event = parse_line(line) if line else None
     except (OSError, MalformedLine):
         return None
-    return event if isinstance(event, SessionMeta) else None
+    return event if isinstance(event, RolloutSessionMeta) else None
 
 
-def read_startup(files: list[FileState], sqlite_home: Path,
-                 cached: dict[str, Entry] | None = None) -> StartupState:
+def read_startup(files: list[RolloutFileState], sqlite_home: Path,
+                 cached: dict[str, StartIndexEntry] | None = None) -> StartupState:
     """Snapshot, goals and the goals' sessions, as described in the module docstring.
 
     ``cached`` is the start index of the previous start: unchanged files are not read again,
@@ -142,13 +142,13 @@ def read_startup(files: list[FileState], sqlite_home: Path,
         goal = _goal_for(file, entry) if scan else None
         if goal is not None:
             state.goals[goal.thread_id] = goal
-        state.entries[str(file.path)] = Entry(file.ino, file.size, file.mtime_ns, scan, goal,
-                                              entry.cwd if entry else None)
+        state.entries[str(file.path)] = StartIndexEntry(file.ino, file.size, file.mtime_ns, scan,
+                                                        goal, entry.cwd if entry else None)
     _find_sessions(state, files)
     return state
 
 
-def _goal_for(file: FileState, entry: Entry | None) -> GoalUpdate | None:
+def _goal_for(file: RolloutFileState, entry: StartIndexEntry | None) -> GoalUpdate | None:
     try:
         if entry is not None and entry.scanned:
             if entry.unchanged(file.ino, file.size, file.mtime_ns):
@@ -177,7 +177,7 @@ def _limit_stopped(path: Path, goal: GoalUpdate | None, floor: int = 0) -> GoalU
     return replace(goal, status="usageLimited", at=stop.at)
 
 
-def _find_sessions(state: StartupState, files: list[FileState]) -> None:
+def _find_sessions(state: StartupState, files: list[RolloutFileState]) -> None:
     """The cwd of every goal's session: from the index, else from the rollout's first line."""
     by_thread = {f.thread_id: f for f in files if f.thread_id}
     for thread in state.goals.keys() | (state.db.goals.keys() if state.db else set()):
@@ -187,8 +187,8 @@ def _find_sessions(state: StartupState, files: list[FileState]) -> None:
         key = str(rollout.path)
         entry = state.entries[key]
         if entry.cwd is not None:
-            state.metas[thread] = SessionMeta(thread, entry.cwd, state.goals[thread].at
-                                              if thread in state.goals else _mtime(rollout))
+            state.metas[thread] = RolloutSessionMeta(thread, entry.cwd, state.goals[thread].at
+                                                     if thread in state.goals else _mtime(rollout))
             continue
         meta = session_meta(rollout.path)
         if meta is not None:
@@ -196,5 +196,5 @@ def _find_sessions(state: StartupState, files: list[FileState]) -> None:
             state.entries[key] = replace(entry, cwd=meta.cwd)
 
 
-def _mtime(file: FileState) -> datetime:
+def _mtime(file: RolloutFileState) -> datetime:
     return datetime.fromtimestamp(file.mtime_ns / 1e9, UTC)

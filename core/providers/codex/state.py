@@ -14,7 +14,7 @@ from pathlib import Path
 from core.providers.codex.goals import GoalBook, GoalRecord
 from core.providers.codex.goals_db import DbGoals
 from core.providers.codex.limits import RateSnapshot
-from core.providers.codex.rollout import GoalUpdate, SessionMeta, TurnLimited
+from core.providers.codex.rollout import GoalUpdate, RolloutSessionMeta, TurnLimited
 from core.providers.codex.startup import StartupState
 
 
@@ -24,7 +24,7 @@ class CodexState:
     def __init__(self) -> None:
         self.snapshot: RateSnapshot | None = None
         self.book = GoalBook()
-        self.metas: dict[str, SessionMeta] = {}
+        self.metas: dict[str, RolloutSessionMeta] = {}
         self.db_seen = False  # a goals database was read at least once
 
     def take_snapshot(self, snapshot: RateSnapshot) -> bool:
@@ -49,7 +49,7 @@ class CodexState:
         placed = self.book.place(update.thread_id, meta.cwd if meta else None, rollout)
         return placed or record
 
-    def take_meta(self, meta: SessionMeta, rollout: Path | None) -> GoalRecord | None:
+    def take_meta(self, meta: RolloutSessionMeta, rollout: Path | None) -> GoalRecord | None:
         """A session header; returns the goal record when it told us where a goal lives."""
         self.metas[meta.thread_id] = meta
         return self.book.place(meta.thread_id, meta.cwd, rollout)

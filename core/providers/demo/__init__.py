@@ -14,7 +14,6 @@ import asyncio
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from core.clock import Clock
 from core.i18n import N_, _
@@ -168,6 +167,3 @@ class DemoProvider(Provider):
             readings=(reading,),
         ))
         self._workers.pop(goal_id, None)
-
-    def describe_state(self) -> dict[str, Any]:
-        return {"used": self.quota.used, "limit": self.quota.limit}

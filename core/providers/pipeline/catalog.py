@@ -34,7 +34,7 @@ from core.providers.pipeline.goalfile import (
 
 
 @dataclass(frozen=True)
-class Entry:
+class CatalogEntry:
     """One added goal file: its model (None when the snapshot no longer validates)."""
 
     name: str
@@ -108,10 +108,10 @@ class PipelineCatalog:
                       if p.is_dir() and re.match(NAME_PATTERN, p.name)
                       and (p / "goal.toml").exists())
 
-    def entries(self) -> list[Entry]:
+    def entries(self) -> list[CatalogEntry]:
         return [entry for name in self.names() if (entry := self.get(name)) is not None]
 
-    def get(self, name: str) -> Entry | None:
+    def get(self, name: str) -> CatalogEntry | None:
         directory = self.root / goal_name(name)
         snapshot = directory / "goal.toml"
         if not snapshot.exists():
@@ -124,8 +124,9 @@ class PipelineCatalog:
             goal = parse_goal_text(snapshot.read_text(encoding="utf-8"), snapshot)
         except (GoalFileError, OSError) as exc:
             error = str(exc)
-        return Entry(directory.name, directory, goal, base_dir, str(meta.get("source", "")),
-                     parse_iso(meta.get("added_at")), parse_iso(meta.get("last_fire")), error)
+        return CatalogEntry(directory.name, directory, goal, base_dir, str(meta.get("source", "")),
+                            parse_iso(meta.get("added_at")), parse_iso(meta.get("last_fire")),
+                            error)
 
     def set_last_fire(self, name: str, when: datetime) -> None:
         directory = self.root / name
@@ -143,21 +144,21 @@ class PipelineCatalog:
 
     # -- runs ----------------------------------------------------------------------------------
 
-    def current(self, entry: Entry) -> str | None:
+    def current(self, entry: CatalogEntry) -> str | None:
         try:
             text = (entry.directory / "current").read_text(encoding="utf-8").strip()
         except OSError:
             return None
         return text or None
 
-    def set_current(self, entry: Entry, run_id: str | None) -> None:
+    def set_current(self, entry: CatalogEntry, run_id: str | None) -> None:
         path = entry.directory / "current"
         if run_id is None:
             path.unlink(missing_ok=True)
         else:
             atomic_write_text(path, run_id + "\n", mode=0o644)
 
-    def new_run_id(self, entry: Entry, day: str) -> str:
+    def new_run_id(self, entry: CatalogEntry, day: str) -> str:
         base = f"{entry.name}-{day}"
         candidate, n = base, 1
         while entry.run_dir(candidate).exists():
@@ -165,7 +166,7 @@ class PipelineCatalog:
             candidate = f"{base}-{n}"
         return candidate
 
-    def runs(self, entry: Entry) -> list[RunRecord | tuple[str, CheckpointError]]:
+    def runs(self, entry: CatalogEntry) -> list[RunRecord | tuple[str, CheckpointError]]:
         """Every run, newest first; a run whose state file is unusable comes with the error."""
         if not entry.runs_dir.is_dir():
             return []

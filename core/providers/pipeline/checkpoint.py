@@ -204,3 +204,7 @@ class CheckpointStore:
             if step.checksum is not None and file_sha256(path) != step.checksum:
                 return f"the artifact {path} of completed step {name!r} changed since it finished"
         return None
+
+
+#: an unfinished run: its store, and its record (or why its state file cannot be trusted)
+Unfinished = tuple[CheckpointStore, RunRecord | CheckpointError]

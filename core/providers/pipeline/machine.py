@@ -50,10 +50,6 @@ class RunState(StrEnum):
     COMPLETED = "completed"
     BLOCKED = "blocked"
 
-    @property
-    def is_stage(self) -> bool:
-        return self in STAGE_STATES
-
 
 STAGE_STATES = frozenset({RunState.AGGREGATING, RunState.PARTIAL_AGGREGATING,
                           RunState.FILTERING, RunState.DELIVERING})

@@ -10,25 +10,52 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from core.clock import Clock
 from core.commands import ActionResult, Forget, Resume, Start
 from core.models import GoalState, Outcome, Trigger
-from core.providers.base import ControlHandler
-from core.providers.pipeline.catalog import goal_name
-from core.providers.pipeline.checkpoint import CheckpointError
+from core.providers.base import ControlHandler, ProviderSink
+from core.providers.pipeline.catalog import CatalogEntry, PipelineCatalog, goal_name
+from core.providers.pipeline.checkpoint import CheckpointError, Unfinished
 from core.providers.pipeline.coverage import display_state
 from core.providers.pipeline.goalfile import GOAL_PREFIX
-from core.providers.pipeline.ledger import QuotaLedgerError
+from core.providers.pipeline.ledger import QuotaLedger, QuotaLedgerError
 
-if TYPE_CHECKING:
-    from core.providers.pipeline.provider import PipelineProvider
+
+class PipelineOpsHost(Protocol):
+    """What the control ops use of the pipeline provider (:class:`PipelineProvider` is one)."""
+
+    clock: Clock
+    catalog: PipelineCatalog
+    ledger: QuotaLedger
+    last_run: dict[str, str]
+    fresh: set[str]
+    triggers: dict[str, str]
+
+    @property
+    def sink(self) -> ProviderSink: ...
+
+    def active_run(self, goal_id: str) -> tuple[str, int] | None: ...
+
+    def unfinished(self, entry: CatalogEntry) -> Unfinished | None: ...
+
+    def new_run(self, entry: CatalogEntry, trigger: str) -> Unfinished: ...
+
+    def abandon(self, entry: CatalogEntry, why: str) -> str | None: ...
+
+    def launch(self, goal_id: str, fence: int, entry: CatalogEntry,
+               unfinished: Unfinished) -> None: ...
+
+    def forget_schedule(self, name: str) -> None: ...
+
+    async def stop_task(self, goal_id: str) -> None: ...
 
 
 class PipelineOps:
-    """The handlers, bound to one provider."""
+    """The handlers, bound to one provider (handed over as a :class:`PipelineOpsHost`)."""
 
-    def __init__(self, provider: PipelineProvider) -> None:
+    def __init__(self, provider: PipelineOpsHost) -> None:
         self.p = provider
 
     def handlers(self) -> Mapping[str, ControlHandler]:
@@ -59,7 +86,7 @@ class PipelineOps:
             result = await self._start(goal_id, origin)
         return result.to_json() | {"run_id": self.p.last_run.get(goal_id)}
 
-    def _unfinished_text(self, entry: Any, goal_id: str) -> tuple[str, str] | None:
+    def _unfinished_text(self, entry: CatalogEntry, goal_id: str) -> tuple[str, str] | None:
         active = self.p.active_run(goal_id)
         if active is not None:
             return active[0], "running"
@@ -76,7 +103,7 @@ class PipelineOps:
             text += f": {record.last_error}"
         return record.run_id, text
 
-    async def _restart(self, entry: Any, goal_id: str, fence: int) -> ActionResult:
+    async def _restart(self, entry: CatalogEntry, goal_id: str, fence: int) -> ActionResult:
         """``--new`` while a run is running here: stop it, abandon it, start afresh (same
         claim: the goal stays running, so the fence stays valid)."""
         await self.p.stop_task(goal_id)

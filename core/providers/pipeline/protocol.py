@@ -11,7 +11,7 @@ The optional JSON report at ``$GOALKEEPER_REPORT`` takes precedence over the exi
      "retry_after": seconds, "reset_at": ISO 8601 or epoch seconds, "items": n, "detail": "..."}
 
 Goalkeeper also understands ``"temporary"``, ``"config_error"`` and ``"error"`` (permanent) as
-statuses, and an ``"http_status"`` number (classified by :func:`core.retry.policy.classify_http`,
+statuses, and an ``"http_status"`` number (classified by :func:`core.retry.table.classify_http`,
 row by
 row as ``retry-table.md``, with the report's ``error_code``, ``retry_after``,
 ``rate_limit_remaining``, ``reset_at`` and ``detail``) when no status is given. A report that
@@ -28,7 +28,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.retry.policy import Fault, classify_http, parse_reset_at, parse_retry_after
+from core.retry.policy import Fault, parse_reset_at, parse_retry_after
+from core.retry.table import classify_http
 
 EXIT_OK = 0
 EXIT_TEMPORARY = 75  # EX_TEMPFAIL

@@ -36,9 +36,15 @@ from core.providers.base import (
     RunnerError,
     StartOutcome,
 )
-from core.providers.pipeline.catalog import Entry, PipelineCatalog, goal_name
-from core.providers.pipeline.checkpoint import CheckpointError, CheckpointStore, RunRecord
+from core.providers.pipeline.catalog import CatalogEntry, PipelineCatalog, goal_name
+from core.providers.pipeline.checkpoint import (
+    CheckpointError,
+    CheckpointStore,
+    RunRecord,
+    Unfinished,
+)
 from core.providers.pipeline.ledger import QuotaLedger
+from core.providers.pipeline.ops import PipelineOps
 from core.providers.pipeline.reporter import SinkReporter
 from core.providers.pipeline.run import RunDeps, RunExecutor, SecretSource
 from core.providers.pipeline.schedule import next_fire, parse_schedule
@@ -52,8 +58,6 @@ from core.zones import local_zone
 LEARN_SECRETS_SECONDS = 5.0
 
 log = logging.getLogger(__name__)
-
-Unfinished = tuple[CheckpointStore, RunRecord | CheckpointError]
 
 
 @dataclass
@@ -95,7 +99,7 @@ class PipelineProvider(Provider):
         self._plan_schedules(entries)
         await self._learn_secrets(entries)
 
-    async def _learn_secrets(self, entries: list[Entry]) -> None:
+    async def _learn_secrets(self, entries: list[CatalogEntry]) -> None:
         """Read the keyring secrets the goal files name, so that the store and the logs mask
         them from the start — also where another provider meets them (an agent's prompt)."""
         names = sorted({n for e in entries if e.goal is not None
@@ -177,13 +181,11 @@ class PipelineProvider(Provider):
             self.abandon(entry, "the goal was cancelled")
 
     def control_ops(self) -> Mapping[str, ControlHandler]:
-        from core.providers.pipeline.ops import PipelineOps
-
         return PipelineOps(self).handlers()
 
     # -- runs ----------------------------------------------------------------------------------
 
-    def _entry(self, goal_id: str) -> Entry:
+    def _entry(self, goal_id: str) -> CatalogEntry:
         entry = self.catalog.get(goal_name(goal_id))
         if entry is None:
             raise RunnerError(f"no goal file is added for {goal_id} (`goalkeeper add FILE`)")
@@ -191,7 +193,7 @@ class PipelineProvider(Provider):
             raise RunnerError(f"the goal file of {goal_id} no longer validates: {entry.error}")
         return entry
 
-    def unfinished(self, entry: Entry) -> Unfinished | None:
+    def unfinished(self, entry: CatalogEntry) -> Unfinished | None:
         """The unfinished run's store and record (or why its state file is untrustworthy)."""
         run_id = self.catalog.current(entry)
         if run_id is None:
@@ -206,7 +208,7 @@ class PipelineProvider(Provider):
             return None
         return store, record
 
-    def new_run(self, entry: Entry, trigger: str) -> Unfinished:
+    def new_run(self, entry: CatalogEntry, trigger: str) -> Unfinished:
         assert entry.goal is not None
         now = self.clock.now()
         day = now.astimezone(entry.goal.zone() or local_zone()).date().isoformat()
@@ -220,7 +222,7 @@ class PipelineProvider(Provider):
         self.catalog.set_current(entry, run_id)
         return store, record
 
-    def abandon(self, entry: Entry, why: str) -> str | None:
+    def abandon(self, entry: CatalogEntry, why: str) -> str | None:
         """Mark the unfinished run abandoned (kept on disk, recorded in history)."""
         unfinished = self.unfinished(entry)
         self.catalog.set_current(entry, None)
@@ -236,7 +238,7 @@ class PipelineProvider(Provider):
                              f"run {run_id} abandoned: {why}", {"run_id": run_id})
         return run_id
 
-    def launch(self, goal_id: str, fence: int, entry: Entry, unfinished: Unfinished) -> None:
+    def launch(self, goal_id: str, fence: int, entry: CatalogEntry, unfinished: Unfinished) -> None:
         store, record = unfinished
         self.last_run[goal_id] = store.run_dir.name
         task = asyncio.ensure_future(self._execute(goal_id, fence, entry, store, record))
@@ -270,7 +272,7 @@ class PipelineProvider(Provider):
         with contextlib.suppress(asyncio.CancelledError):
             await active.task
 
-    async def _execute(self, goal_id: str, fence: int, entry: Entry, store: CheckpointStore,
+    async def _execute(self, goal_id: str, fence: int, entry: CatalogEntry, store: CheckpointStore,
                        record: RunRecord | CheckpointError) -> None:
         if isinstance(record, CheckpointError):
             self.sink.goal_paused(goal_id, fence, PauseReason.ERROR,
@@ -293,7 +295,7 @@ class PipelineProvider(Provider):
 
     # -- schedules -----------------------------------------------------------------------------
 
-    def _plan_schedules(self, entries: list[Entry]) -> None:
+    def _plan_schedules(self, entries: list[CatalogEntry]) -> None:
         now = self.clock.now()
         due: dict[str, datetime] = {}
         for entry in entries:
@@ -320,7 +322,7 @@ class PipelineProvider(Provider):
                                         entry.goal.zone())
             await self._fire(entry, due)
 
-    async def _fire(self, entry: Entry, due: datetime) -> None:
+    async def _fire(self, entry: CatalogEntry, due: datetime) -> None:
         goal_id = entry.goal_id
         unfinished = self.unfinished(entry)
         if unfinished is not None or self.is_active(goal_id):
@@ -342,7 +344,7 @@ class PipelineProvider(Provider):
                 "due": {n: d.isoformat() for n, d in self._due.items()}}
 
 
-def checkpoint_message(entry: Entry, store: CheckpointStore, error: CheckpointError) -> str:
+def checkpoint_message(entry: CatalogEntry, store: CheckpointStore, error: CheckpointError) -> str:
     """The precise pause reason for an untrustworthy state file, with what the user can do."""
     text = (f"run {store.run_dir.name}: {error.reason} ({error.path}); completed work is not "
             "re-run blindly.")
