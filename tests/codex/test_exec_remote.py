@@ -23,7 +23,7 @@ from core.providers.codex.liveness import control_socket, find_holders
 from core.providers.codex.version import has_exec_remote
 from tests.codex.fakecodex import FakeCodex
 from tests.codex.fixtures import THREAD_A, goal, meta
-from tests.codex.test_scenarios import GID, T0, auto, stopped, until
+from tests.codex.test_scenarios import GID, T0, stopped, until
 
 DAEMON_ARGS = ("app-server", "--listen", "unix://", "--managed-daemon")
 

@@ -10,22 +10,47 @@ process is started.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
+from core.clock import FakeClock
 from core.models import GoalState, Outcome, PauseReason
 from core.providers.codex.liveness import control_address, control_socket
 from core.providers.codex.rpc import AppServer
 from core.providers.codex.version import EXEC_REMOTE_SINCE, parse
+from tests.real.codex_mock import CodexMock, running_mock
 from tests.real.pins import Pin
-from tests.real.test_codex_contract import World, gid, world  # noqa: F401  (fixtures)
-from tests.real.test_codex_contract import _no_codex_left_behind, clock, mock  # noqa: F401
+from tests.real.test_codex_contract import World, _settle, gid
 from tests.support.fakes import until
+
+
+@pytest.fixture(scope="module")
+def mock() -> Iterator[CodexMock]:
+    with running_mock() as server:
+        yield server
+
+
+@pytest.fixture
+def world(codex_bin: Path, mock: CodexMock, tmp_path: Path) -> Iterator[World]:
+    """A fresh Codex home per test on the module's mock; no codex may outlive the test."""
+    mock.set(delay=0.0, reset_credits=None, spend_control=None, allowed=True, usage5=3,
+             usage7=41)
+    made = World(codex_bin, mock, tmp_path)
+    yield made
+    left = asyncio.run(_settle(made.home))
+    assert left == [], f"codex processes left behind: {left}"
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(datetime.now(UTC))
 
 
 def _remote(pin: Pin) -> bool:

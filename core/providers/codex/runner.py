@@ -8,8 +8,9 @@ Resume (called only through the core's resume entry point, which has already cla
    that fails (no goal methods there, or the proxy cannot reach it), the fallback goes through
    the same app-server too — ``codex exec resume --remote unix://<control socket>``, on Codex
    0.171.0 and later — and below that version it is refused (a plain ``exec resume`` would be a
-   second writer) and deferred; any other holder (the user's ``codex`` TUI, another app-server) is never touched: the resume
-   is deferred (:class:`RunnerDeferred`) naming the process and what the user can do;
+   second writer) and deferred; any other holder (the user's ``codex`` TUI, another
+   app-server) is never touched: the resume is deferred (:class:`RunnerDeferred`) naming the
+   process and what the user can do;
 2. ``codex app-server``: resume the thread, check the goal, set it active, host the process
    (:mod:`.hosted`);
 3. only if that Codex has no goal methods or its app-server cannot start: ``codex exec resume``
