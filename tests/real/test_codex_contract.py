@@ -1,4 +1,4 @@
-"""Goalkeeper's Codex provider against the pinned real ``codex`` 0.169.0, offline.
+"""Goalkeeper's Codex provider against the pinned real ``codex`` (both ends of its range), offline.
 
 One mock (Responses API + usage endpoint) serves the whole module; each test gets its own
 ``CODEX_HOME``, makes its own usage-limited goal with the real CLI (about a second) and drives
