@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.integration.command import Runtime, desktop_exec, goalkeeper_argv, systemd_exec
-from tests.support.entries import unquote_desktop_exec, unit_command
+from tests.support.entries import unit_command, unquote_desktop_exec
 
 
 def _script(path: Path) -> Path:

@@ -84,7 +84,8 @@ class ClaudeWorld:
                        check=True, capture_output=True)
         # the TUI's first-run screens check connectivity to api.anthropic.com: skip them
         # (without CLAUDE_CONFIG_DIR the CLI keeps that file as ~/.claude.json)
-        (self.home if self.in_home else self.config).joinpath(".claude.json").write_text(json.dumps({
+        onboarding = (self.home if self.in_home else self.config) / ".claude.json"
+        onboarding.write_text(json.dumps({
             "hasCompletedOnboarding": True, "lastOnboardingVersion": "2.1.328", "theme": "dark",
             "projects": {str(self.project): {"hasTrustDialogAccepted": True,
                                              "hasCompletedProjectOnboarding": True}}}))

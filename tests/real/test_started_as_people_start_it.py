@@ -4,8 +4,8 @@ against the mock APIs on 127.0.0.1.
 
 1. From a terminal in ``$HOME`` (``PWD``, ``OLDPWD``, ``TERM`` set): ``goalkeeper daemon``.
 2. From the desktop: the ``Exec`` line of the entry ``goalkeeper desktop install`` wrote, with a
-   desktop session's environment (``XDG_CURRENT_DESKTOP``, ``WAYLAND_DISPLAY``, ``DISPLAY``, no
-   terminal, no ``PWD``); Qt offscreen.
+   desktop session's environment (``XDG_CURRENT_DESKTOP``, ``WAYLAND_DISPLAY``, ``DISPLAY``,
+   ``PWD`` = ``$HOME`` from the session's login shell, no terminal); Qt offscreen.
 3. As a service: ``ExecStart`` and ``Environment`` of the unit ``goalkeeper service install``
    wrote, run without systemd in the environment a user manager gives (``HOME``, ``USER``,
    ``XDG_RUNTIME_DIR``, ``~/.config/environment.d``), in ``$HOME`` (a user unit's default
@@ -223,7 +223,8 @@ async def _resumed_once_in_place(person: Person, argv: list[str], env: Mapping[s
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("ends", _ends(), ids=lambda e: f"claude-{e[0].version}-codex-{e[1].version}")
+@pytest.mark.parametrize("ends", _ends(),
+                         ids=lambda e: f"claude-{e[0].version}-codex-{e[1].version}")
 async def test_from_a_terminal_in_home(ends: tuple[Pin, Pin], person_of: Any,
                                        claude_api: tuple[ClaudeApi, MockServer],
                                        tmp_path: Path) -> None:
@@ -239,13 +240,15 @@ async def test_from_a_terminal_in_home(ends: tuple[Pin, Pin], person_of: Any,
 async def test_from_the_desktop_entry(person_of: Any, claude_api: tuple[ClaudeApi, MockServer],
                                       tmp_path: Path) -> None:
     person: Person = person_of(selected("claude")[-1], selected("codex")[-1])
-    print(person.cli("desktop", "install", "--no-start-at-login"))
+    print(person.cli("desktop", "install", "--no-autostart"))
     entry = person.home / ".local/share/applications/io.github.goalkeeper.Goalkeeper.desktop"
     argv = desktop_entry_exec(entry)
     assert argv[-1] == "gui"
-    desktop = {"XDG_CURRENT_DESKTOP": "GNOME", "XDG_SESSION_DESKTOP": "gnome",
-               "DESKTOP_SESSION": "gnome", "XDG_SESSION_TYPE": "wayland",
-               "WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"}
+    # a session started through a login shell hands its PWD (= $HOME) down to what it launches
+    desktop = {"PWD": str(person.home), "XDG_CURRENT_DESKTOP": "GNOME",
+               "XDG_SESSION_DESKTOP": "gnome", "DESKTOP_SESSION": "gnome",
+               "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0",
+               "QT_QPA_PLATFORM": "offscreen"}
     env = {**person.login, **person.profile, **desktop}
     await _resumed_once_in_place(person, argv, env, claude_api[0], tmp_path)
 
