@@ -2,7 +2,8 @@
 
 The command name (field 2) is in parentheses and may itself contain spaces and parentheses, so
 the fields are split after the *last* ``)``. Used to tell a reused pid apart (the start time),
-to walk a process's ancestry (the parent) and to see a zombie (the state).
+to walk a process's ancestry (the parent) and to see a zombie (the state). ``environ`` tells
+which environment a process started with.
 """
 
 from __future__ import annotations
@@ -17,6 +18,20 @@ def stat_fields(pid: int) -> list[str] | None:
     except OSError:
         return None
     return stat[stat.rfind(")") + 2:].split()
+
+
+def environ_value(pid: int, name: str) -> str | None:
+    """The value of ``name`` in ``/proc/<pid>/environ`` (the environment the process started
+    with); None when unset or unreadable (another user's process, no /proc)."""
+    try:
+        data = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    prefix = name.encode() + b"="
+    for entry in data.split(b"\0"):
+        if entry.startswith(prefix):
+            return entry[len(prefix):].decode(errors="replace")
+    return None
 
 
 def start_time(pid: int) -> str | None:
