@@ -20,18 +20,15 @@ def stat_fields(pid: int) -> list[str] | None:
     return stat[stat.rfind(")") + 2:].split()
 
 
-def environ_value(pid: int, name: str) -> str | None:
-    """The value of ``name`` in ``/proc/<pid>/environ`` (the environment the process started
-    with); None when unset or unreadable (another user's process, no /proc)."""
+def environ(pid: int) -> dict[str, str] | None:
+    """``/proc/<pid>/environ``: the environment the process started with; None when it is not
+    readable (another user's process, no /proc)."""
     try:
         data = Path(f"/proc/{pid}/environ").read_bytes()
     except OSError:
         return None
-    prefix = name.encode() + b"="
-    for entry in data.split(b"\0"):
-        if entry.startswith(prefix):
-            return entry[len(prefix):].decode(errors="replace")
-    return None
+    pairs = (entry.decode(errors="replace").partition("=") for entry in data.split(b"\0"))
+    return {name: value for name, _, value in pairs if name}
 
 
 def start_time(pid: int) -> str | None:

@@ -30,7 +30,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.procstat import environ_value, start_time
+from core.procstat import environ, start_time
 
 #: Claude Code's retry watchdog; with ``…_SCOPE=capacity`` it leaves usage limits alone
 WATCHDOG = "CLAUDE_CODE_RETRY_WATCHDOG"
@@ -79,11 +79,12 @@ def read_process_file(path: Path) -> LiveProcess | None:
 
 def retry_watchdog(pid: int) -> bool | None:
     """Whether ``pid`` runs with the retry watchdog on usage limits (None: not readable)."""
-    value = environ_value(pid, WATCHDOG)
-    if value is None:
-        return None if environ_value(pid, "PATH") is None else False
-    return value not in ("", "0", "false") and environ_value(
-        pid, f"{WATCHDOG}_SCOPE") != "capacity"
+    env = environ(pid)
+    if env is None:
+        return None
+    value = env.get(WATCHDOG, "").strip().lower()
+    return value not in ("", "0", "false", "no", "off") and env.get(
+        f"{WATCHDOG}_SCOPE") != "capacity"
 
 
 def is_alive(pid: int, proc_start: str | None) -> bool:
