@@ -80,7 +80,8 @@ class PinRange:
         return self.pin(self.oldest if which == "oldest" else self.newest)
 
 
-#: keep in step with core/providers/codex/version.py and core/providers/claude/version.py
+#: keep in step with core/providers/codex/version.py (Claude Code has no version check: its range
+#: is only here, and the README names both ends)
 RANGES = {
     "codex": PinRange("codex", "@openai/codex", "codex", "0.169.0", "0.171.0", "codex-cli {v}"),
     "claude": PinRange("claude", "@anthropic-ai/claude-code", "claude", "2.1.328", "2.1.332",
