@@ -2,7 +2,8 @@
 
 The command name (field 2) is in parentheses and may itself contain spaces and parentheses, so
 the fields are split after the *last* ``)``. Used to tell a reused pid apart (the start time),
-to walk a process's ancestry (the parent) and to see a zombie (the state).
+to walk a process's ancestry (the parent) and to see a zombie (the state). ``environ`` tells
+which environment a process started with.
 """
 
 from __future__ import annotations
@@ -17,6 +18,17 @@ def stat_fields(pid: int) -> list[str] | None:
     except OSError:
         return None
     return stat[stat.rfind(")") + 2:].split()
+
+
+def environ(pid: int) -> dict[str, str] | None:
+    """``/proc/<pid>/environ``: the environment the process started with; None when it is not
+    readable (another user's process, no /proc)."""
+    try:
+        data = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    pairs = (entry.decode(errors="replace").partition("=") for entry in data.split(b"\0"))
+    return {name: value for name, _, value in pairs if name}
 
 
 def start_time(pid: int) -> str | None:

@@ -1,12 +1,19 @@
 """What both stores do the same way before a row is written: secrets masked, texts cut, a goal
-validated again (a ``model_copy`` skips validation), owner and writer stamped."""
+validated again (a ``model_copy`` skips validation), owner and writer stamped.
+
+Masking never reaches inside a path in goal data or a history row's detail (a session's
+``cwd``, a transcript, a goal file): those are *used* — a resume runs there, "Open folder"
+opens it — and a path masked in the store is a path lost (issue 19: the directory the host was
+started from was taken for a secret and every Claude session under it was stored with
+``cwd = "********"``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from core.models import Goal, HistoryRow
-from core.redact import KNOWN
+from core.redact import KNOWN, is_path
 from core.store.base import NotOwner
 
 #: the channel every PostgreSQL notification of Goalkeeper goes out on
@@ -19,11 +26,12 @@ def masked(text: str | None) -> str | None:
 
 
 def masked_data(value: Any) -> Any:
-    """The same for every string inside a JSON-able structure (the JSON stays valid)."""
+    """The same for every string inside a JSON-able structure (the JSON stays valid) — except
+    a string that is a path (:func:`core.redact.is_path`), which is kept as it is."""
     if not KNOWN:
         return value
     if isinstance(value, str):
-        return KNOWN.text(value)
+        return value if is_path(value) else KNOWN.text(value)
     if isinstance(value, dict):
         return {masked_data(k): masked_data(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

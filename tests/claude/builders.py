@@ -136,3 +136,22 @@ def transient_error(at: datetime | str, session: str = SESSION, cwd: str = "/hom
     record.update(apiErrorIsTransient="temporarily limiting" in text,
                   apiErrorType="rate_limit_error", entrypoint=entrypoint)
     return record
+
+
+def retry_wait(at: datetime | str, resets: int, *, kind: str = "five_hour", attempt: int = 1,
+               session: str = SESSION, cwd: str = "/home/dev/myrepo",
+               entrypoint: str = "sdk-cli") -> dict[str, Any]:
+    """A run with ``CLAUDE_CODE_RETRY_WATCHDOG`` waiting out a usage limit in its process: the
+    ``system`` record 2.1.328 and 2.1.332 write per retry (seen against the mock API)."""
+    return {"parentUuid": None, "isSidechain": False, "type": "system", "subtype": "api_error",
+            "level": "error",
+            "error": {"message": '429 {"type":"error","error":{"type":"rate_limit_error",'
+                                 '"message":"Rate limit exceeded"}}',
+                      "status": 429, "formatted": "429 Rate limit exceeded", "connection": None,
+                      "isNetworkDown": False,
+                      "rateLimits": {"rateLimitType": kind, "resetsAt": resets},
+                      "noResponse": None},
+            "retryInMs": 17459, "retryAttempt": attempt, "maxRetries": 300,
+            "source": "request_retry", "timestamp": stamp(at), "uuid": new_uuid(),
+            "userType": "external", "entrypoint": entrypoint, "cwd": cwd, "sessionId": session,
+            "version": "2.1.332", "gitBranch": "main"}

@@ -5,7 +5,6 @@ a git repository for it to run in."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from core.providers.codex.provider import CodexProvider
 from core.settings import Settings
 from tests.codex.fakecodex import FakeCodex
 from tests.codex.fixtures import CodexHome
+from tests.support.codex import MakeCodex
 
 
 @pytest.fixture
@@ -30,7 +30,6 @@ def codex_settings() -> Settings:
                     codex_confirm_timeout_seconds=5)
 
 
-MakeCodex = Callable[..., CodexProvider]
 
 
 @pytest.fixture

@@ -24,8 +24,14 @@ script.json keys (all optional):
                   next turn of a goal that is still active, when ``continue_turns`` is set)
   quiet_set       thread/goal/set answers but no notification ever confirms it
   exec            {"append": [lines], "rollout": path, "exit": n, "stdout": text, "sleep": s,
-                  "limit": true (exit 1 at once with the usage-limit error)}; like 0.169.0 it
-                  refuses a cwd outside a git repository
+                  "limit": true (exit 1 at once with the usage-limit error),
+                  "remote": "busy" | "gone" (how ``--remote`` fails: the app-server runs a turn
+                  on the thread, or nobody listens)}; like 0.169.0 it refuses a cwd outside a
+                  git repository; ``exec resume --remote ADDR`` is 0.171.0's (below that
+                  version: "unexpected argument", exit 2), with no trust check
+  version         what ``codex --version`` prints (default ``codex-cli 0.169.0``)
+  proxy           "unreachable": ``app-server proxy`` exits 1 at once, as the real one does when
+                  it cannot connect to the control socket
 """
 
 import fcntl
@@ -390,9 +396,34 @@ def trusted(path):
         path = parent
 
 
-def exec_resume(plan):
+def version_of(plan):
+    text = plan.get("version", "codex-cli 0.169.0").split()[-1]
+    return tuple(int(n) for n in text.split("."))
+
+
+def remote_refusal(spec, remote):
+    """What 0.171.0's ``exec resume --remote`` says when it cannot run the turn there."""
+    if spec.get("remote") == "busy":
+        return "Error: remote thread already has an active turn\n"
+    if spec.get("remote") == "gone":
+        return (f"Error: failed to connect to remote app server at `{remote}`: No such file or "
+                "directory (os error 2)\n")
+    return None
+
+
+def exec_resume(plan, args):
     spec = plan.get("exec", {})
-    if not trusted(os.getcwd()):
+    remote = None
+    if args[:1] == ["--remote"]:
+        if version_of(plan) < (0, 171, 0):
+            sys.stderr.write("error: unexpected argument '--remote' found\n")
+            sys.exit(2)
+        remote = args[1]
+        refusal = remote_refusal(spec, remote)
+        if refusal:
+            sys.stderr.write(refusal)
+            sys.exit(1)
+    if remote is None and not trusted(os.getcwd()):
         sys.stderr.write("Not inside a trusted directory and --skip-git-repo-check was not "
                          "specified.\n")
         sys.exit(1)
@@ -419,10 +450,15 @@ def main():
          "codex_home": os.environ.get("CODEX_HOME")})
     if sys.argv[1:] == ["--version"]:
         sys.stdout.write(plan.get("version", "codex-cli 0.169.0") + "\n")
+    elif sys.argv[1:3] == ["app-server", "proxy"] and plan.get("proxy") == "unreachable":
+        sys.stderr.write("Error: failed to connect to socket at "
+                         f"{os.environ.get('CODEX_HOME')}/app-server-control/"
+                         "app-server-control.sock\n")
+        sys.exit(1)
     elif sys.argv[1:2] == ["app-server"]:
         app_server(plan)
     elif sys.argv[1:3] == ["exec", "resume"]:
-        exec_resume(plan)
+        exec_resume(plan, sys.argv[3:])
     else:
         sys.stderr.write(f"fake codex: unsupported {sys.argv[1:]}\n")
         sys.exit(2)

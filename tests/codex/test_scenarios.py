@@ -216,7 +216,7 @@ async def test_a_codex_outside_the_supported_range_is_named_on_resume(
                           after_active=[["turn_started"], ["goal", "complete"]])
     await engine.drain()
     [note] = [r for r in await engine.reads.history(GID) if r.event == "codex_version"]
-    assert "Codex 0.150.1 is installed" in note.reason and "0.169.x" in note.reason
+    assert "Codex 0.150.1 is installed" in note.reason and "0.169–0.171" in note.reason
     assert engine.providers["codex"].describe()["codex_version"] == "codex-cli 0.150.1"
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.integration.command import Runtime, desktop_exec, goalkeeper_argv, systemd_exec
+from tests.support.entries import unit_command, unquote_desktop_exec
 
 
 def _script(path: Path) -> Path:
@@ -43,29 +44,6 @@ def test_this_installation_is_found() -> None:
     assert Path(argv[0]).is_absolute() and os.access(argv[0], os.X_OK)
 
 
-def unquote_desktop_exec(value: str) -> list[str]:
-    """The reverse of the desktop entry spec's rules (string escapes, then quoting)."""
-    text = value.replace("\\\\", "\\")  # string level: \\ is one backslash
-    words: list[str] = []
-    word: list[str] = []
-    quoted = escaped = False
-    for ch in text:
-        if escaped:
-            word.append(ch)
-            escaped = False
-        elif quoted and ch == "\\":
-            escaped = True
-        elif ch == '"':
-            quoted = not quoted
-        elif ch == " " and not quoted:
-            words.append("".join(word))
-            word = []
-        else:
-            word.append(ch)
-    words.append("".join(word))
-    return [w.replace("%%", "%") for w in words]
-
-
 @pytest.mark.parametrize("path", [
     "/opt/goalkeeper/bin/goalkeeper",
     "/home/a b/My Apps/goalkeeper",
@@ -84,6 +62,17 @@ def test_plain_words_stay_unquoted() -> None:
 def test_systemd_exec_quotes_every_word() -> None:
     assert systemd_exec(["/a b/goalkeeper", "daemon"]) == '"/a b/goalkeeper" "daemon"'
     assert systemd_exec(['/x/100%"$y\\z']) == '"/x/100%%\\"$$y\\\\z"'
+
+
+def test_a_units_command_line_reads_back(tmp_path: Path) -> None:
+    from core.integration.systemd import unit_text
+
+    odd = '/x/100%"$y\\z/goalkeeper'
+    unit = tmp_path / "goalkeeper.service"
+    unit.write_text(unit_text([odd], {"GOALKEEPER_HOME": "/a b/100%", "TZ": "UTC"}))
+    argv, environment = unit_command(unit)
+    assert argv == [odd, "daemon"]
+    assert environment == {"GOALKEEPER_HOME": "/a b/100%", "TZ": "UTC", "PYTHONUNBUFFERED": "1"}
 
 
 def test_current_runtime_reflects_the_interpreter() -> None:

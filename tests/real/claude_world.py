@@ -58,24 +58,34 @@ class PrintRun:
 
 @dataclass
 class ClaudeWorld:
-    """A config dir, a home and a project (a git repository on branch ``feature/goals``)."""
+    """A config dir, a home and a project (a git repository on branch ``feature/goals``).
+
+    ``in_home``: laid out as a person's — ``root`` is ``$HOME``, the config dir is the default
+    ``~/.claude`` (no ``CLAUDE_CONFIG_DIR``), the project is ``~/src/app``."""
 
     root: Path
     binary: Path
     api_url: str
     auth: str = "oauth"  # or "api_key"
     extra_env: dict[str, str] = field(default_factory=dict)
+    in_home: bool = False
 
     def __post_init__(self) -> None:
-        self.config = self.root / "claude-config"
-        self.home = self.root / "home"
-        self.project = self.root / "project"
+        if self.in_home:
+            self.config, self.home = self.root / ".claude", self.root
+            self.project = self.root / "src" / "app"
+        else:
+            self.config = self.root / "claude-config"
+            self.home = self.root / "home"
+            self.project = self.root / "project"
         for directory in (self.config, self.home, self.project):
             directory.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "init", "-q", "-b", "feature/goals", str(self.project)],
                        check=True, capture_output=True)
         # the TUI's first-run screens check connectivity to api.anthropic.com: skip them
-        (self.config / ".claude.json").write_text(json.dumps({
+        # (without CLAUDE_CONFIG_DIR the CLI keeps that file as ~/.claude.json)
+        onboarding = (self.home if self.in_home else self.config) / ".claude.json"
+        onboarding.write_text(json.dumps({
             "hasCompletedOnboarding": True, "lastOnboardingVersion": "2.1.328", "theme": "dark",
             "projects": {str(self.project): {"hasTrustDialogAccepted": True,
                                              "hasCompletedProjectOnboarding": True}}}))
@@ -86,6 +96,8 @@ class ClaudeWorld:
                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TZ": "UTC",
                "ANTHROPIC_BASE_URL": self.api_url,
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "0"}
+        if self.in_home:
+            del env["CLAUDE_CONFIG_DIR"]
         if self.auth == "oauth":
             env["CLAUDE_CODE_OAUTH_TOKEN"] = OAUTH_TOKEN
         else:

@@ -15,11 +15,14 @@ Nothing here reaches the network, and the user's own Codex home is never touched
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import dataclasses
 import json
 import os
+import signal
+import sqlite3
 import subprocess
 import threading
 import time
@@ -28,9 +31,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.clock import FakeClock
+from core.commands import Resume
+from core.models import GoalState, Outcome
+from core.providers.codex.config import from_settings
+from core.providers.codex.provider import CodexProvider
 from core.providers.codex.rpc import AppServer
 from core.providers.procstat import state
+from core.settings import Settings
 from tests.real.mockhttp import MockServer, Reply, Request
+from tests.support.fakes import until
+from tests.support.jsonl import read_jsonl
 
 ACCOUNT = "acct-goalkeeper-test"
 USER = "user-goalkeeper-test"
@@ -276,3 +287,83 @@ def codex_processes(home: Path) -> list[int]:
         if marker + b"\0" in environ + b"\0" and state(int(entry.name)) not in (None, "Z"):
             found.append(int(entry.name))
     return found
+
+
+class World:
+    """The module's mock, Codex home and repository."""
+
+    def __init__(self, codex_bin: Path, mock: CodexMock, root: Path) -> None:
+        self.codex_bin = codex_bin
+        self.mock = mock
+        self.home = root / "codex-home"
+        write_home(self.home, mock.url)
+        self.repo = git_repo(root / "repo")
+        self.env = codex_env(self.home)
+        self.count = 0
+
+    async def limited_goal(self, objective: str | None = None) -> str:
+        self.count += 1
+        self.mock.set(mode="limit", delay=0.0, used5=100, reset5=0)
+        return await limited_goal(self.codex_bin, self.env, self.repo,
+                                  objective or f"Write report {self.count}")
+
+    def settings(self, **kw: Any) -> Settings:
+        values: dict[str, Any] = {
+            "codex_bin": str(self.codex_bin), "resume_jitter_seconds": 0, "stable_seconds": 0,
+            "auto_resume_default": False, "codex_app_server_timeout_seconds": 30,
+            "codex_confirm_timeout_seconds": 30, "codex_turn_end_timeout_seconds": 30, **kw}
+        return Settings(**values)
+
+    def provider(self, settings: Settings, clock: FakeClock) -> CodexProvider:
+        return CodexProvider(from_settings(settings, self.env), clock)
+
+    def db_goal(self, thread: str) -> tuple[str, str]:
+        con = sqlite3.connect(f"file:{self.home / 'goals_1.sqlite'}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT status, objective FROM thread_goals WHERE thread_id = ?",
+                              (thread,)).fetchone()
+        finally:
+            con.close()
+        assert row is not None
+        return str(row[0]), str(row[1])
+
+    async def resumed_to_complete(self, make_engine: Any, clock: FakeClock, thread: str
+                                  ) -> Any:
+        """Goalkeeper resumes the thread's goal, which the mock then completes: Goalkeeper and
+        the goals database agree it is done, and no run is left."""
+        settings = self.settings()
+        engine = await make_engine(self.provider(settings, clock), settings=settings)
+        self.mock.set(mode="complete", used5=20)
+        result = await engine.perform(Resume(gid(thread)), "cli")
+        assert result.outcome is Outcome.RESUMED, result.reason
+        await until(lambda: engine.goals[gid(thread)].state is GoalState.DONE, 60)
+        assert self.db_goal(thread)[0] == "complete"
+        await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+        return engine
+
+    def stop_daemon(self) -> None:
+        """``codex app-server daemon stop``, and its ``pid-update-loop`` helper, which 0.169.0's
+        ``daemon stop`` leaves running (ours, so ended here)."""
+        import subprocess
+
+        subprocess.run([str(self.codex_bin), "app-server", "daemon", "stop"], env=self.env,
+                       capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+        for pid in codex_processes(self.home):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    def rollout(self, thread: str) -> list[dict[str, Any]]:
+        [path] = list((self.home / "sessions").rglob(f"rollout-*-{thread}.jsonl"))
+        return read_jsonl(path)
+
+
+async def settle(home: Path) -> list[int]:
+    for _ in range(50):
+        if not codex_processes(home):
+            return []
+        await asyncio.sleep(0.1)
+    return codex_processes(home)
+
+
+def gid(thread: str) -> str:
+    return f"codex:{thread}"

@@ -7,7 +7,6 @@ under ``CI=true``, where a missing CLI fails the test.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,10 +23,8 @@ from core.settings import Settings
 from tests.real.claude_mock import Answer, ClaudeApi
 from tests.real.claude_world import ClaudeWorld, Tui
 from tests.real.mockhttp import MockServer, serving
-from tests.real.pins import Pin, PinUnavailable, ensure, selected
+from tests.real.pins import Pin, pinned, selected
 from tests.real.terminal import need_tmux
-
-_IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -35,15 +32,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if here in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.real_cli)
-
-
-def _pinned(pin: Pin) -> Path:
-    try:
-        return ensure(pin)
-    except PinUnavailable as exc:
-        if _IN_CI:
-            pytest.fail(f"CI=true and the pinned {pin.name} {pin.version} CLI is missing: {exc}")
-        pytest.skip(f"the pinned {pin.name} {pin.version} CLI is not available here: {exc}")
 
 
 @pytest.fixture(scope="session", params=selected("codex"), ids=lambda p: f"codex-{p.version}")
@@ -63,13 +51,13 @@ def claude_pin(request: pytest.FixtureRequest) -> Pin:
 @pytest.fixture(scope="session")
 def codex_bin(codex_pin: Pin) -> Path:
     """The real ``codex`` binary at one tested end of the range."""
-    return _pinned(codex_pin)
+    return pinned(codex_pin)
 
 
 @pytest.fixture(scope="session")
 def claude_bin(claude_pin: Pin) -> Path:
     """The real ``claude`` binary at one tested end of the range."""
-    return _pinned(claude_pin)
+    return pinned(claude_pin)
 
 
 # -- the real claude, offline ----------------------------------------------------------------------

@@ -80,7 +80,8 @@ class PinRange:
         return self.pin(self.oldest if which == "oldest" else self.newest)
 
 
-#: keep in step with core/providers/codex/version.py and core/providers/claude/version.py
+#: keep in step with core/providers/codex/version.py (Claude Code has no version check: its range
+#: is only here, and the README names both ends)
 RANGES = {
     "codex": PinRange("codex", "@openai/codex", "codex", "0.169.0", "0.171.0", "codex-cli {v}"),
     "claude": PinRange("claude", "@anthropic-ai/claude-code", "claude", "2.1.328", "2.1.332",
@@ -157,6 +158,19 @@ def ensure(pin: Pin) -> Path:
         raise PinUnavailable(f"npm install {pin.package}@{pin.version} failed "
                              f"(exit {done.returncode}): {' / '.join(tail)}")
     return found
+
+
+def pinned(pin: Pin) -> Path:
+    """The pinned CLI for a test: installed on first use; where it cannot be, the test skips
+    with the reason — or, under ``CI=true``, fails."""
+    import pytest
+
+    try:
+        return ensure(pin)
+    except PinUnavailable as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true and the pinned {pin.name} {pin.version} CLI is missing: {exc}")
+        pytest.skip(f"the pinned {pin.name} {pin.version} CLI is not available here: {exc}")
 
 
 def latest_version(rng: PinRange) -> str:

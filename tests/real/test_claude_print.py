@@ -223,3 +223,55 @@ def test_the_stop_failure_hook_records_in_print_mode(
     assert events[0].text.startswith("You've hit your 5-hour limit · resets ")
     assert lines[0]["payload"]["hook_event_name"] == "StopFailure"
     TrackingFile(gk_paths.data_dir)  # nothing else was needed: no host, no socket
+
+
+@pytest.mark.asyncio
+async def test_a_print_run_with_the_retry_watchdog_waits_and_goalkeeper_stands_aside(
+        claude_world: ClaudeWorld, claude_api: tuple[ClaudeApi, MockServer],
+        provider_of: Any) -> None:
+    """B0.1: ``CLAUDE_CODE_RETRY_WATCHDOG`` makes print mode wait out a usage limit in its
+    process. It writes a ``system`` ``api_error`` record with the limit's ``rateLimits`` per
+    retry (no limit stop), keeps ``sessions/<pid>.json``, and has the variable in its
+    ``/proc/<pid>/environ``: Goalkeeper shows Claude continuing, then the session going on."""
+    api, _ = claude_api
+    resets = int(time.time()) + 12
+    api.then(Answer.limit("five_hour", resets))
+    env = {**claude_world.env, "CLAUDE_CODE_RETRY_WATCHDOG": "1"}
+    env.pop("CLAUDE_CODE_MAX_RETRIES")
+    argv = [str(claude_world.binary), "-p", "Port the parser", "--output-format", "stream-json",
+            "--verbose"]
+    with subprocess.Popen(argv, cwd=claude_world.project, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as run:
+        try:
+            waits = await _retry_wait_records(claude_world, 30)
+            (process,) = claude_world.live_processes()
+            assert process["pid"] == run.pid and process["entrypoint"] == "sdk-cli"
+            session = str(process["sessionId"])
+            assert waits[0]["error"]["rateLimits"] == {"rateLimitType": "five_hour",
+                                                       "resetsAt": resets}
+            assert classify(waits[0]).kind is RecordKind.RETRY_WAIT
+            provider = await provider_of(claude_world)
+            (obs,) = [o for o in await provider.discover() if o.id == f"claude:{session}"]
+            assert obs.state is GoalState.PAUSED
+            assert obs.resets_at == datetime.fromtimestamp(resets, UTC)
+            assert "CLAUDE_CODE_RETRY_WATCHDOG" in (obs.auto_resume_block or "")
+            assert run.wait(timeout=60) == 0  # it went on by itself after the reset
+        finally:
+            if run.poll() is None:
+                run.kill()
+    provider.poll()
+    (obs,) = [o for o in await provider.discover() if o.id == f"claude:{session}"]
+    assert obs.state is GoalState.RUNNING and obs.auto_resume_block is None
+    assert [s.status for s in api.requests_of(session, "sdk-cli")] == [429, 200]
+
+
+async def _retry_wait_records(world: ClaudeWorld, timeout: float) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for path in (world.config / "projects").glob("*/*.jsonl"):
+            found = [r for r in map(json.loads, path.read_text().splitlines())
+                     if r.get("subtype") == "api_error"]
+            if found:
+                return found
+        await asyncio.sleep(0.2)
+    raise AssertionError("no retry record in the transcript")

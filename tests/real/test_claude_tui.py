@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ from core.paths import Paths, resolve_paths
 from core.providers.claude.events import event_from_json
 from core.providers.claude.sessions import LIVE_BLOCK, NATIVE_BLOCK, HookEvent
 from core.providers.claude.state import HookSpool
+from core.providers.claude.wording import is_armed_notice
 from core.settings import Settings
 from core.store import open_store
 from core.store.sqlite import StoreError
@@ -35,7 +37,14 @@ from tests.support.claude import started_provider
 
 ROOT = Path(__file__).resolve().parents[2]
 Api = tuple[ClaudeApi, MockServer]
-ARMED = "continuing automatically at"
+#: the armed notice's words differ by version (B0.1): "… continuing automatically at 9:35pm · esc
+#: to cancel" up to 2.1.329, "… set to continue automatically at 9:35pm" from 2.1.330 ("shortly"
+#: for a reset already past): the provider's shape decides
+ARMED = re.compile(r"(?:continuing|set to continue) automatically (?:at|shortly)")
+
+
+def armed(text: str) -> bool:
+    return is_armed_notice(text) and ARMED.search(text) is not None
 
 
 def install_hooks(world: ClaudeWorld, paths: Paths) -> None:
@@ -57,7 +66,7 @@ def limit_in_tui(tui: Tui, api: ClaudeApi, resets: int, prompt: str) -> str:
     assert process["entrypoint"] == "cli"
     session = str(process["sessionId"])
     # the TUI writes its transcript a moment after it draws the screen
-    wait_for(lambda: any(ARMED in r.get("content", "") for r in stop_records(tui.world, session)),
+    wait_for(lambda: any(armed(r.get("content", "")) for r in stop_records(tui.world, session)),
              15, "the armed notice in the transcript")
     return session
 
@@ -147,12 +156,13 @@ def test_the_stop_failure_hook_records_in_the_tui(armed_run: ArmedRun) -> None:
 
 def test_claudes_own_armed_wait_makes_goalkeeper_stand_aside(armed_run: ArmedRun) -> None:
     texts = [r["content"] for r in stop_records(armed_run.world, armed_run.session)]
-    assert any(ARMED in t for t in texts)
+    (notice,) = [t for t in texts if armed(t)]
     obs = armed_run.observation
     assert obs.state is GoalState.PAUSED
     assert obs.resets_at == datetime.fromtimestamp(armed_run.resets, UTC)
     assert (obs.auto_resume_block or "").startswith(NATIVE_BLOCK)
-    assert ARMED in obs.auto_resume_block
+    assert " ".join(notice.split()) in obs.auto_resume_block  # shown as "will continue"
+    assert "did not arm" not in obs.auto_resume_block
 
 
 async def armed_goal(world: ClaudeWorld, api: ClaudeApi, engine_of: Any, tuis: list[Tui]

@@ -121,7 +121,7 @@ class FakeClaude:
 
 
 def live_session(config_dir: Path, session_id: str, pid: int | None = None,
-                 kind: str = "interactive") -> Path:
+                 kind: str = "interactive", entrypoint: str = "cli") -> Path:
     """``<config>/sessions/<pid>.json`` as a running Claude Code TUI writes it (B0); the pid is
     this test's own (or its parent's), so it is alive."""
     pid = pid or os.getpid()
@@ -130,7 +130,7 @@ def live_session(config_dir: Path, session_id: str, pid: int | None = None,
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"pid": pid, "sessionId": session_id, "cwd": "/home/dev/myrepo",
                                 "startedAt": 1783400000000, "procStart": start,
-                                "version": "2.1.328", "kind": kind, "entrypoint": "cli",
+                                "version": "2.1.328", "kind": kind, "entrypoint": entrypoint,
                                 "status": "idle"}))
     return path
 

@@ -4,11 +4,13 @@ with a goal stopped or hosted through the fake app-server (fixtures: tests/codex
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 from core.commands import Resume
 from core.models import Outcome
+from core.providers.codex.provider import CodexProvider
 from core.settings import Settings
 from tests.codex.fakecodex import rl
 from tests.codex.fixtures import (
@@ -93,3 +95,7 @@ async def hosted(home, repo, fake, make_codex, make_engine, settings: Settings |
     engine = await stopped(home, repo, fake, make_codex, make_engine, settings, **script)
     assert (await engine.perform(Resume(GID), "cli")).outcome is Outcome.RESUMED
     return engine
+
+
+#: the ``make_codex`` fixture's type (tests/codex/conftest.py)
+MakeCodex = Callable[..., CodexProvider]

@@ -1,6 +1,10 @@
 """A real ``goalkeeper daemon`` process on the test's ``GOALKEEPER_HOME`` (no keyring), for the
 tests that drive the host from outside: started until its lease and control socket exist,
-stopped with SIGTERM (killed if it does not go within 20 s)."""
+stopped with SIGTERM (killed if it does not go within 20 s).
+
+:func:`running_host` is the same for any command line that hosts (the app from a desktop
+entry's ``Exec``, the daemon from a systemd unit's ``ExecStart``), in a given directory and
+with exactly the environment given (a desktop session's, a service manager's)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from core.paths import resolve_paths
@@ -26,16 +30,25 @@ def running_daemon(out_dir: Path, env: Mapping[str, str] | None = None
     home = os.environ["GOALKEEPER_HOME"]
     full = {**os.environ, "GOALKEEPER_HOME": home,
             "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **(env or {})}
+    with running_host(out_dir, [sys.executable, "-m", "core", "daemon"], full, ROOT) as proc:
+        yield proc
+
+
+@contextlib.contextmanager
+def running_host(out_dir: Path, argv: Sequence[str], env: Mapping[str, str], cwd: Path,
+                 timeout: float = 20.0) -> Iterator[subprocess.Popen[bytes]]:
+    """``argv`` run in ``cwd`` with exactly ``env``, until the host it starts holds its lease
+    and its control socket (where ``env`` puts them); output in ``out_dir/daemon.out``."""
     out = out_dir / "daemon.out"
     with open(out, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "core", "daemon"], cwd=ROOT, env=full,
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:
-            paths = resolve_paths({"GOALKEEPER_HOME": home})
-            deadline = time.monotonic() + 20
+            paths = resolve_paths(env)
+            deadline = time.monotonic() + timeout
             while not (paths.host_file.exists() and paths.socket_path.exists()):
                 assert proc.poll() is None, out.read_text()
-                assert time.monotonic() < deadline, "the daemon did not start"
+                assert time.monotonic() < deadline, "the host did not start"
                 time.sleep(0.05)
             yield proc
         finally:

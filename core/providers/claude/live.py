@@ -14,6 +14,10 @@ killed outright leaves it behind. So a file counts only while its pid is alive â
 is the same process: ``procStart`` is field 22 (start time in clock ticks) of
 ``/proc/<pid>/stat``, which tells a reused pid apart.
 
+A process started with ``CLAUDE_CODE_RETRY_WATCHDOG`` set (any kind, print mode included) waits
+out a usage limit inside itself instead of stopping; ``/proc/<pid>/environ`` tells (Linux, the
+user's own processes), and :attr:`LiveProcess.retry_watchdog` says so (None: not known).
+
 Only Goalkeeper reads here, never writes.
 """
 
@@ -26,7 +30,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.providers.procstat import start_time
+from core.providers.procstat import environ, start_time
+
+#: Claude Code's retry watchdog; with ``â€¦_SCOPE=capacity`` it leaves usage limits alone
+WATCHDOG = "CLAUDE_CODE_RETRY_WATCHDOG"
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +48,8 @@ class LiveProcess:
     entrypoint: str | None
     proc_start: str | None
     path: str
+    #: started with the retry watchdog on usage limits (None: its environment is not readable)
+    retry_watchdog: bool | None = None
 
     @property
     def interactive(self) -> bool:
@@ -64,7 +73,18 @@ def read_process_file(path: Path) -> LiveProcess | None:
     entry = data.get("entrypoint")
     return LiveProcess(pid, session, str(data.get("kind") or "interactive"),
                        entry if isinstance(entry, str) else None,
-                       str(start) if isinstance(start, str | int) else None, str(path))
+                       str(start) if isinstance(start, str | int) else None, str(path),
+                       retry_watchdog(pid))
+
+
+def retry_watchdog(pid: int) -> bool | None:
+    """Whether ``pid`` runs with the retry watchdog on usage limits (None: not readable)."""
+    env = environ(pid)
+    if env is None:
+        return None
+    value = env.get(WATCHDOG, "").strip().lower()
+    return value not in ("", "0", "false", "no", "off") and env.get(
+        f"{WATCHDOG}_SCOPE") != "capacity"
 
 
 def is_alive(pid: int, proc_start: str | None) -> bool:

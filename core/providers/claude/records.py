@@ -37,6 +37,9 @@ class RecordKind(StrEnum):
     NATIVE_WAITING = "native_waiting"  # Claude Code armed its wait to continue by itself
     NATIVE_FIRED = "native_fired"  # Claude Code continued by itself
     NATIVE_CANCELLED = "native_cancelled"  # Claude Code stood down: it will not continue
+    #: a run with ``CLAUDE_CODE_RETRY_WATCHDOG`` waits out a usage limit inside its process: a
+    #: limit stop and Claude's own armed wait in one record (see :func:`retry_wait`)
+    RETRY_WAIT = "retry_wait"
     GOAL_STATUS = "goal_status"  # Claude's own /goal: its condition, met or failed
     OTHER = "other"
 
@@ -154,7 +157,7 @@ def classify(obj: dict[str, Any]) -> Record:
     if kind == "user":
         return _user(obj, at, common)
     if kind == "system":
-        return _system(obj, at, common)
+        return retry_wait(obj, at, common) or _system(obj, at, common)
     if kind == "attachment":
         return _attachment(obj, at, common)
     return Record(RecordKind.OTHER, at, **common)
@@ -248,6 +251,35 @@ def _user(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> R
     if not text or text.startswith(_NOT_A_PROMPT):
         return Record(RecordKind.OTHER, at, **common)
     return Record(RecordKind.PROMPT, at, text=text, **common)
+
+
+def retry_wait(obj: dict[str, Any], at: datetime | None,
+               common: dict[str, Any]) -> Record | None:
+    """The record of an in-process wait for a usage limit's reset, else None.
+
+    With ``CLAUDE_CODE_RETRY_WATCHDOG`` set (any run, print mode included) Claude Code does not
+    stop at a usage limit: it retries the request after the reset and writes, per attempt (seen
+    on 2.1.328 and 2.1.332)::
+
+        {"type":"system","subtype":"api_error","level":"error","error":{"status":429,
+         "formatted":"429 Rate limit exceeded","rateLimits":{"rateLimitType":"five_hour",
+         "resetsAt":1796525301},…},"retryInMs":17459,"retryAttempt":1,"maxRetries":300,
+         "source":"request_retry",…}
+
+    Other retried errors (529, 500, a transient 429) carry no ``rateLimits`` reset.
+    """
+    error = obj.get("error")
+    if obj.get("subtype") != "api_error" or not isinstance(error, dict) or error.get(
+            "status") != 429:
+        return None
+    limits = error.get("rateLimits")
+    resets = limits.get("resetsAt") if isinstance(limits, dict) else None
+    if not isinstance(resets, int | float) or isinstance(resets, bool) or resets <= 0:
+        return None
+    assert isinstance(limits, dict)
+    text = _str(error.get("formatted")) or "429"
+    return Record(RecordKind.RETRY_WAIT, at, text=text, **common,
+                  limit=LimitInfo(_str(limits.get("rateLimitType")), float(resets)))
 
 
 def _system(obj: dict[str, Any], at: datetime | None, common: dict[str, Any]) -> Record:

@@ -31,6 +31,8 @@ from core.providers.claude.records import GoalStatus, Record, RecordKind, classi
 
 _USAGE = b'"usage":'
 _API_ERROR = b'"isApiErrorMessage":'
+#: a ``system`` record of a retried request (a retry-watchdog wait is one, see records.py)
+_RETRIED = b'"subtype":"api_error"'
 _MESSAGE = b'"message":{'
 _MESSAGE_ID = b'"message":{"id":"'
 _REQUEST = b'"requestId":"'
@@ -69,10 +71,11 @@ class StopState:
     native: Record | None = None
 
     def feed(self, record: Record, key: str | None = None) -> None:
-        if record.kind is RecordKind.LIMIT_STOP:
+        if record.kind in (RecordKind.LIMIT_STOP, RecordKind.RETRY_WAIT):
             self.stop, self.stop_key = record, key
             self.activity_at = None
-            self.native = None
+            # a retry wait is its own armed wait: Claude goes on while its process lives
+            self.native = record if record.kind is RecordKind.RETRY_WAIT else None
         elif self.stop is None or self.activity_at is not None:
             return
         elif record.kind.activity:
@@ -116,7 +119,7 @@ class LineSink:
                             (usage.input_tokens, usage.output_tokens,
                              usage.cache_creation_tokens, usage.cache_read_tokens))
         key = None
-        if record.kind is RecordKind.LIMIT_STOP and record.at is not None:
+        if record.kind in (RecordKind.LIMIT_STOP, RecordKind.RETRY_WAIT) and record.at is not None:
             key = _stop_key(obj)
             limit = record.limit
             self.ledger.add_stop(LimitStopRecord(
@@ -165,8 +168,9 @@ def decode_lines(buf: bytes, start: int, end: int, sink: LineSink) -> None:
 
 
 def holds_api_error(buf: bytes) -> bool:
-    """``buf`` has an API-error line — every limit stop is one (nothing is decoded)."""
-    return _API_ERROR in buf
+    """``buf`` has an API-error line — every limit stop and retry wait is one (nothing is
+    decoded)."""
+    return _API_ERROR in buf or _RETRIED in buf
 
 
 def scan_bytes(buf: bytes, sink: LineSink) -> int:
@@ -337,19 +341,28 @@ def _scan_goals(buf: bytes, end: int, sink: LineSink) -> None:
 
 
 def _scan_stops(buf: bytes, end: int, sink: LineSink) -> int | None:
-    """Decode every API-error line; return the offset of the last limit stop's line."""
+    """Decode every API-error and retried-request line; return the offset of the last limit
+    stop's (or retry wait's) line."""
     last: int | None = None
     pos = 0
-    while (hit := buf.find(_API_ERROR, pos, end)) >= 0:
+    while (hit := _next_error(buf, pos, end)) >= 0:
         start = buf.rfind(b"\n", 0, hit) + 1
         stop = buf.find(b"\n", hit, end)
-        if _api_error(buf, start, stop):
+        if stop < 0:
+            stop = end
+        if _api_error(buf, start, stop) or buf.find(_RETRIED, start, stop) >= 0:
             before = sink.facts.stops.stop
             decode_line(buf[start:stop], sink)
             if sink.facts.stops.stop is not before:
                 last = start
         pos = stop + 1
     return last
+
+
+def _next_error(buf: bytes, pos: int, end: int) -> int:
+    """The offset of the next API-error or retried-request key at or after ``pos`` (-1: none)."""
+    hits = [h for h in (buf.find(_API_ERROR, pos, end), buf.find(_RETRIED, pos, end)) if h >= 0]
+    return min(hits) if hits else -1
 
 
 def _decode_until_activity(buf: bytes, start: int, end: int, sink: LineSink) -> None:

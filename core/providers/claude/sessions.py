@@ -12,8 +12,9 @@ Claude Code's native "Continue automatically at usage limit" continues a stopped
 while a live interactive process (a TUI) has it open and has armed its wait; Goalkeeper then only
 watches (:func:`native_block`), so the two never both resume it. A session open in a live TUI
 that will *not* continue by itself (weekly stop, Esc, …) is never resumed headless behind the
-user's back: Goalkeeper waits for that process to exit. Anything else — print mode, the TUI gone
-— is Goalkeeper's to resume.
+user's back: Goalkeeper waits for that process to exit. A run with ``CLAUDE_CODE_RETRY_WATCHDOG``
+(print mode included) writes a retry wait instead of a stop and goes on by itself while its
+process lives. Anything else — print mode without it, the TUI gone — is Goalkeeper's to resume.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from core.providers.claude.records import (
     title_of,
 )
 from core.providers.claude.resets import ParsedLimit, parse_limit
-from core.providers.claude.wording import WINDOW_5H, WINDOW_7D
+from core.providers.claude.wording import WINDOW_5H, WINDOW_7D, is_chosen_wait
 
 NATIVE_BLOCK = N_("Claude will resume itself")
 LIVE_BLOCK = N_("open in a live Claude Code session")
@@ -203,11 +204,15 @@ def native_block(state: TranscriptFileState, stop: Stopped, ctx: SessionContext,
     user is at that session and Goalkeeper waits for the process to exit.
     """
     live = ctx.live
+    native = state.facts.stops.native
+    if live is not None and native is not None and native.kind is RecordKind.RETRY_WAIT:
+        # any run with the retry watchdog, print mode included: it goes on by itself
+        return N_("{block}: Claude Code (pid {pid}) waits out the usage limit inside its "
+                  "process (CLAUDE_CODE_RETRY_WATCHDOG)").format(block=NATIVE_BLOCK, pid=live.pid)
     if live is None or not live.interactive:
-        return None  # nothing at all, or a print-mode run: it exits at a limit, never waits
+        return None  # nothing at all, or a print-mode run without the watchdog: it has exited
     why_not = _why_claude_will_not(state, stop, ctx, now)
     if why_not is None:
-        native = state.facts.stops.native
         text = " ".join((native.text or "").split()) if native is not None else ""
         return N_("{block}: it says “{text}” (Claude Code pid {pid})").format(
             block=NATIVE_BLOCK, text=text, pid=live.pid)
@@ -229,7 +234,7 @@ def _why_claude_will_not(state: TranscriptFileState, stop: Stopped, ctx: Session
         return N_("Claude Code reported {event}").format(event=after[-1])
     if stop.limit is not None and stop.limit.using_overage:
         return N_("the session was on extra usage")
-    chosen = "will continue automatically at" in (native.text or "").lower()
+    chosen = is_chosen_wait(native.text or "")
     if not chosen and stop.resets_at is not None and stop.resets_at - now > NATIVE_HORIZON:
         return N_("the reset is more than 24 hours away")
     return None

@@ -77,36 +77,64 @@ def window_of(text: str) -> str:
     return WINDOW_5H
 
 
-# -- Claude Code's own auto-continue ("Continue automatically at usage limit"), 2.1.328 -----------
-# armed: "Usage limit reached · continuing automatically at 9:35pm · esc to cancel" (or
-# "… shortly"), re-armed: "Usage limit reached again · continuing automatically …", a wait the
-# user chose in /rate-limit-options: "Claude Code will continue automatically at Dec 5, 8:59am.
-# Keep this session open…"; older builds: "… no longer ends this wait".
+# -- Claude Code's own auto-continue ("Continue automatically at usage limit") ---------------------
+# The notices come from a copy table the server can change without a release
+# (``tengu_functional_llama``), so they are matched by the shape of the phrase, not the sentence.
+# armed, up to 2.1.329: "Usage limit reached · continuing automatically at 9:35pm · esc to cancel"
+# (or "… shortly", "… when …"); 2.1.330+: "Usage limit reached · set to continue automatically
+# at 9:35pm"; re-armed: "Usage limit reached again · …" in either wording. A wait the user chose
+# in /rate-limit-options: "Claude Code will continue automatically at Dec 5, 8:59am. Keep this
+# session open…" (2.1.330+ drops "Press esc to cancel the wait."); older builds: "… no longer
+# ends this wait".
 _NATIVE_WAITING = re.compile(
-    r"continuing automatically (?:at|shortly|when)|will continue automatically at|"
+    r"(?:continuing|set to continue|will continue) automatically\s+(?:at|shortly|when)\b|"
     r"no longer ends this wait", re.IGNORECASE)
 # fired: "Usage limit reset · Continuing automatically", "Usage limit available again ·
-# continuing now"
+# continuing now" (also when a free or banked 5-hour reset ends the wait early)
 _NATIVE_FIRED = re.compile(
     r"limit reset\s*·\s*continuing automatically|available again\s*·\s*continuing now",
     re.IGNORECASE)
-# every way 2.1.328 stands down: Esc ("Automatic continue cancelled · /rate-limit-options to
-# re-arm"), "… Claude Code exited / relaunched during the wait …", moved to the cloud, Desktop,
-# the background; "Automatic continue stopped · …" (login changed, more than 24 hours out,
-# repeated limits), "… was turned off", "… did not run", the stale "Usage limit has reset ·
-# Press enter to continue", "Workflow paused · your login changed or ended …"
+# every way Claude Code stands down: Esc ("Automatic continue cancelled · /rate-limit-options to
+# re-arm" up to 2.1.329, "… to wait again" from 2.1.330), "… Claude Code exited / relaunched
+# during the wait …", moved to the cloud, Desktop, the background; "Automatic continue stopped ·
+# …" (login changed, more than 24 hours out, repeated limits), "… was turned off", "… did not
+# run", the stale "Usage limit has reset · Press enter to continue", "Workflow paused · your
+# login changed or ended …"
 _NATIVE_CANCELLED = re.compile(
     r"automatic continue (?:cancelled|canceled|stopped|was turned off|did not run)|"
     r"usage limit has reset\s*·\s*press enter|workflow paused\s*·\s*your login",
     re.IGNORECASE)
+# The other ways Claude Code goes on at a limit that leave words in the transcript (the output of
+# a local command is written as ``<local-command-stdout>``): "/low-priority" (or "Continue now at
+# lower priority" in /rate-limit-options) at a 5-hour limit answers "Continuing now at lower
+# priority until your limit resets at 3pm. Your weekly limit still applies, …", and "Lower-priority
+# mode is back on …" when run again after a pause (2.1.332's bundle).
+_GOING_ON = re.compile(
+    r"continuing now at lower priority|lower-priority mode is back on", re.IGNORECASE)
 
 
 def native_kind(text: str) -> str | None:
-    """``"cancelled"``, ``"fired"``, ``"waiting"`` for Claude's auto-continue notices, else None."""
+    """``"cancelled"``, ``"fired"``, ``"waiting"`` for Claude's auto-continue notices, else None.
+
+    ``"fired"`` covers every notice that says Claude Code is going on by itself now: its own
+    wait firing (at the reset, or early after a free or banked reset) and the lower-priority
+    continuation.
+    """
     if _NATIVE_CANCELLED.search(text):
         return "cancelled"
-    if _NATIVE_FIRED.search(text):
+    if _NATIVE_FIRED.search(text) or _GOING_ON.search(text):
         return "fired"
     if _NATIVE_WAITING.search(text):
         return "waiting"
     return None
+
+
+def is_armed_notice(text: str) -> bool:
+    """The notice that Claude Code armed (or re-armed) its wait, in any known wording."""
+    return native_kind(text) == "waiting"
+
+
+def is_chosen_wait(text: str) -> bool:
+    """The wait the user chose in ``/rate-limit-options`` ("Claude Code will continue
+    automatically at …"): Claude keeps it even past its 24-hour horizon."""
+    return re.search(r"will continue automatically\s+at\b", text, re.IGNORECASE) is not None

@@ -15,6 +15,16 @@ exits 1 within about half a second ("You've hit your usage limit", ``usage_limit
 the rollout) — a limit hit, reported as such; and in a directory Codex does not trust (not a git
 repository) it exits 1 with "Not inside a trusted directory" — refused with a message naming the
 cause. Goalkeeper never adds a flag that widens what Codex may do (no ``--skip-git-repo-check``).
+
+``remote``: when the shared app-server (``codex app-server daemon``) holds the thread, a plain
+``exec resume`` would be a second writer. From 0.171.0 ``codex exec resume --remote <ADDR>``
+runs the turn *in* that app-server instead (``ADDR`` = its control socket, ``unix://PATH``);
+the daemon writes the rollout, so what happened is read the same way. Observed on 0.171.0: no
+trust check (the daemon's configuration decides), a thread the daemon is running a turn on
+answers "remote thread already has an active turn" (exit 1) — deferred, someone is working on
+it; a socket nobody listens on answers "failed to connect to remote app server" (exit 1) —
+deferred too, the daemon is gone and the next try finds the thread free; and stopping the exec
+process does not stop the turn the daemon runs (it ends by itself: one turn per exec).
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ from pathlib import Path
 
 from core.i18n import N_
 from core.models import Exactness, PauseReason
-from core.providers.base import LimitHit, RunnerError, StartOutcome
+from core.providers.base import LimitHit, RunnerDeferred, RunnerError, StartOutcome
 from core.providers.codex.goals import state_for
 from core.providers.codex.hosted import RELIMITED_NOTE, RunContext
 from core.providers.codex.limits import GOAL_WINDOWS
@@ -44,14 +54,19 @@ PollFile = Callable[[Path], Awaitable[list[Event]]]
 #: what exec prints when the usage limit stops its turn (text and --json output)
 LIMIT_MARKERS = ("usage_limit_exceeded", "hit your usage limit", "usage limit reached")
 UNTRUSTED_MARKER = "not inside a trusted directory"
+#: 0.171.0 ``exec resume --remote``: the app-server is running a turn on the thread, or is gone
+REMOTE_BUSY_MARKERS = ("already has an active turn", "failed to connect to remote app server")
+#: how long a remote run refused as busy waits before the next try
+REMOTE_DEFER_SECONDS = 120.0
 
 
 class ExecRun:
     """One ``codex exec resume`` process. Owns it, its output and the task waiting for it."""
 
     def __init__(self, ctx: RunContext, goal_id: str, fence: int, thread_id: str, cwd: Path,
-                 rollout: Path | None, poll_file: PollFile) -> None:
+                 rollout: Path | None, poll_file: PollFile, remote: str | None = None) -> None:
         self.ctx = ctx
+        self.remote = remote  # the app-server to run in (``--remote``), None: a process of its own
         self.goal_id = goal_id
         self.fence = fence
         self.thread_id = thread_id
@@ -69,7 +84,9 @@ class ExecRun:
         return {self._proc.pid} if self._proc else set()
 
     async def start(self, executable: str) -> StartOutcome:
-        argv = [executable, "exec", "resume", self.thread_id, self.ctx.config.continuation_text]
+        through = ["--remote", self.remote] if self.remote else []
+        argv = [executable, "exec", "resume", *through, self.thread_id,
+                self.ctx.config.continuation_text]
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -96,6 +113,13 @@ class ExecRun:
         """Exited at once: a usage limit (a turn ran into it), an untrusted directory, or a
         failure to start."""
         text = " ".join(self._output).lower()
+        busy = [line for line in self._output
+                if any(marker in line.lower() for marker in REMOTE_BUSY_MARKERS)]
+        if self.remote and busy:
+            raise RunnerDeferred(N_("the shared Codex app-server holds this thread and did not "
+                                    "take the turn from codex exec resume --remote ({output}); "
+                                    "Goalkeeper tries again later").format(output=busy[0]),
+                                 REMOTE_DEFER_SECONDS)
         if UNTRUSTED_MARKER in text:
             raise RunnerError(N_(
                 "Codex will not run in {dir}: it is not a trusted directory (not a git "

@@ -55,8 +55,15 @@ class Holder:
 
 
 def control_socket(home: Path) -> Path:
-    """Where ``codex app-server daemon`` listens (0.169.0)."""
+    """Where ``codex app-server daemon`` listens (0.169.0 and 0.171.0; ``daemon start``
+    prints it as ``socketPath``)."""
     return home / "app-server-control" / "app-server-control.sock"
+
+
+def control_address(home: Path) -> str:
+    """The daemon's control socket as ``codex exec resume --remote`` takes it (0.171.0:
+    ``ws://host:port``, ``wss://host:port``, ``unix://`` or ``unix://PATH``)."""
+    return f"unix://{control_socket(home)}"
 
 
 def lock_file(home: Path, thread_id: str) -> Path:

@@ -268,7 +268,8 @@ class CodexProvider(Provider):
         if check is not None and check.note:
             self.sink.goal_noted(goal.id, HistoryEvent.CODEX_VERSION, check.note,
                                  {"version": check.text})
-        return await self.runner.resume(goal.id, fence, thread, cwd, rollout)
+        return await self.runner.resume(goal.id, fence, thread, cwd, rollout,
+                                        version=check.version if check else None)
 
     async def version_check(self) -> VersionCheck | None:
         """``codex --version`` against the supported range, read once per executable."""

@@ -4,9 +4,13 @@ Resume (called only through the core's resume entry point, which has already cla
 
 1. a thread another live Codex process is working on: when that is the shared app-server
    (``codex app-server daemon``, reachable through its control socket), go through it with
-   ``codex app-server proxy`` — one writer, and its turns outlive Goalkeeper's connection;
-   any other holder (the user's ``codex`` TUI, another app-server) is never touched: the resume
-   is deferred (:class:`RunnerDeferred`) naming the process and what the user can do;
+   ``codex app-server proxy`` — one writer, and its turns outlive Goalkeeper's connection; when
+   that fails (no goal methods there, or the proxy cannot reach it), the fallback goes through
+   the same app-server too — ``codex exec resume --remote unix://<control socket>``, on Codex
+   0.171.0 and later — and below that version it is refused (a plain ``exec resume`` would be a
+   second writer) and deferred; any other holder (the user's ``codex`` TUI, another
+   app-server) is never touched: the resume is deferred (:class:`RunnerDeferred`) naming the
+   process and what the user can do;
 2. ``codex app-server``: resume the thread, check the goal, set it active, host the process
    (:mod:`.hosted`);
 3. only if that Codex has no goal methods or its app-server cannot start: ``codex exec resume``
@@ -34,11 +38,13 @@ from core.providers.codex.hosted import ORIGIN_USER, GoalMethodsMissing, HostedR
 from core.providers.codex.liveness import (
     RECENT_WRITE_SECONDS,
     Holder,
+    control_address,
     control_socket,
     find_holders,
     lock_file,
 )
 from core.providers.codex.rpc import AppServer, AppServerError, RpcError, finish
+from core.providers.codex.version import EXEC_REMOTE_SINCE, Version, has_exec_remote, text_of
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +70,8 @@ class CodexRunner:
     # -- resume --------------------------------------------------------------------------------
 
     async def resume(self, goal_id: str, fence: int, thread_id: str, cwd: str | None,
-                     rollout: Path | None) -> StartOutcome:
+                     rollout: Path | None, version: Version | None = None) -> StartOutcome:
+        """``version``: the installed Codex's (``codex --version``), None when unknown."""
         previous = self.runs.pop(goal_id, None)
         if previous is not None:
             await previous.stop()  # a run from an older claim: never two on one thread
@@ -75,7 +82,11 @@ class CodexRunner:
             raise RunnerError(str(exc)) from None
         workdir = Path(cwd) if cwd and Path(cwd).is_dir() else None
         if shared:
-            return await self._through_shared(goal_id, fence, thread_id, executable, workdir)
+            try:
+                return await self._through_shared(goal_id, fence, thread_id, executable, workdir)
+            except (GoalMethodsMissing, AppServerError) as exc:
+                return await self._exec_remote(goal_id, fence, thread_id, executable, workdir,
+                                               rollout, version, exc)
         try:
             return await self._hosted(goal_id, fence, thread_id, executable, workdir)
         except GoalMethodsMissing as exc:
@@ -88,6 +99,9 @@ class CodexRunner:
             raise RunnerError(f"cannot run codex exec resume: the session's directory "
                               f"{cwd or '(unknown)'} does not exist")
         run = ExecRun(self.ctx, goal_id, fence, thread_id, workdir, rollout, self._poll_file)
+        return await self._exec(goal_id, run, executable)
+
+    async def _exec(self, goal_id: str, run: ExecRun, executable: str) -> StartOutcome:
         outcome = await run.start(executable)
         if run.alive:
             self.runs[goal_id] = run
@@ -95,15 +109,33 @@ class CodexRunner:
 
     async def _through_shared(self, goal_id: str, fence: int, thread_id: str, executable: str,
                               workdir: Path | None) -> StartOutcome:
-        """The shared app-server holds the thread: resume it there (never a second writer,
-        never the exec fallback)."""
-        try:
-            return await self._hosted(goal_id, fence, thread_id, executable, workdir,
-                                      via_proxy=True)
-        except AppServerError as exc:
-            raise RunnerDeferred(N_("the shared Codex app-server holds this thread and could not "
-                                    "be reached through codex app-server proxy: {error}").format(
-                                        error=exc), DEFER_SECONDS) from None
+        """The shared app-server holds the thread: resume it there (never a second writer).
+        Raises :class:`GoalMethodsMissing` or :class:`AppServerError` (nothing changed in Codex
+        yet) for the fallback through the same app-server."""
+        return await self._hosted(goal_id, fence, thread_id, executable, workdir, via_proxy=True)
+
+    async def _exec_remote(self, goal_id: str, fence: int, thread_id: str, executable: str,
+                           workdir: Path | None, rollout: Path | None, version: Version | None,
+                           why: Exception) -> StartOutcome:
+        """The exec fallback for a thread the shared app-server holds: ``codex exec resume
+        --remote`` runs the turn in that app-server (0.171.0+); an older or unknown Codex has
+        no way to do so without a second writer, so the resume waits until the thread is
+        free."""
+        if not has_exec_remote(version):
+            raise RunnerDeferred(N_(
+                "the shared Codex app-server holds this thread and Goalkeeper could not resume "
+                "it there ({error}); the codex exec resume fallback reaches that app-server "
+                "only from Codex {since} on (installed: {version}), and a second writer is "
+                "never started. Goalkeeper tries again once the app-server has let the thread "
+                "go").format(error=why, since=text_of(EXEC_REMOTE_SINCE),
+                             version=text_of(version) if version else N_("unknown")),
+                DEFER_SECONDS) from None
+        log.info("the shared app-server holds %s and cannot host the resume there (%s): "
+                 "codex exec resume --remote", goal_id, why)
+        # the thread's directory is the daemon's business; exec only needs somewhere to start
+        run = ExecRun(self.ctx, goal_id, fence, thread_id, workdir or self.ctx.config.home,
+                      rollout, self._poll_file, remote=control_address(self.ctx.config.home))
+        return await self._exec(goal_id, run, executable)
 
     async def _hosted(self, goal_id: str, fence: int, thread_id: str, executable: str,
                       workdir: Path | None, via_proxy: bool = False) -> StartOutcome:

@@ -1,7 +1,10 @@
 """Which Codex is installed, and whether Goalkeeper supports it.
 
 Goalkeeper speaks the app-server protocol and reads the goal and rollout shapes of the Codex
-versions in :data:`SUPPORTED` (the contract tests in ``tests/real/`` run the pinned 0.169.0).
+versions in :data:`SUPPORTED`: the contract tests in ``tests/real/`` run both ends of that range
+(``tests/real/pins.py``, whose ``RANGES["codex"]`` must agree with :data:`TESTED`), and 0.170 and
+0.171 changed nothing Goalkeeper uses (``provider-formats.md`` B0.1), so the range covers every
+release of the newest tested series.
 ``codex --version`` prints ``codex-cli X.Y.Z``; it is read once per executable (path and
 modification time), so an upgrade is noticed, and never on a hot path. Outside the range
 Goalkeeper still tries — it reads defensively — but says so plainly.
@@ -17,12 +20,29 @@ from dataclasses import dataclass
 
 from core.i18n import N_
 
-#: [lowest, first unsupported): the versions the real-CLI contract tests stand for
-SUPPORTED = ((0, 169, 0), (0, 170, 0))
-SUPPORTED_TEXT = "0.169.x"
+Version = tuple[int, int, int]
+
+#: the oldest and newest pinned versions the real-CLI contract tests run (both ends)
+TESTED: tuple[Version, Version] = ((0, 169, 0), (0, 171, 0))
+#: [lowest, first unsupported): from the oldest pin up to the end of the newest pin's series
+SUPPORTED: tuple[Version, Version] = (TESTED[0], (TESTED[1][0], TESTED[1][1] + 1, 0))
+#: e.g. "0.169–0.171": the series, as the user-facing notes name them
+SUPPORTED_TEXT = (f"{TESTED[0][0]}.{TESTED[0][1]}\u2013{TESTED[1][0]}.{TESTED[1][1]}"
+                  if TESTED[0][:2] != TESTED[1][:2] else f"{TESTED[0][0]}.{TESTED[0][1]}.x")
+#: ``codex exec resume --remote <ADDR>`` (reach a running app-server, e.g. the daemon's control
+#: socket) exists from here on; 0.169.0 answers "unexpected argument '--remote'" (exit 2)
+EXEC_REMOTE_SINCE: Version = (0, 171, 0)
 _VERSION = re.compile(r"codex-cli\s+(\d+)\.(\d+)\.(\d+)")
 
-Version = tuple[int, int, int]
+
+def text_of(version: Version) -> str:
+    return ".".join(str(n) for n in version)
+
+
+def has_exec_remote(version: Version | None) -> bool:
+    """This Codex's ``exec resume`` can go through a running app-server (an unknown version
+    cannot be trusted to: it would be a second writer)."""
+    return version is not None and version >= EXEC_REMOTE_SINCE
 
 
 def parse(text: str) -> Version | None:
@@ -53,7 +73,7 @@ class VersionCheck:
                                                   supported=SUPPORTED_TEXT)
         if self.supported:
             return None
-        shown = ".".join(str(n) for n in self.version)
+        shown = text_of(self.version)
         return N_("Codex {version} is installed; Goalkeeper supports Codex {supported} — "
                   "resuming may not work as described").format(version=shown,
                                                                supported=SUPPORTED_TEXT)

@@ -3,8 +3,9 @@
 A step's ``env = { OPENAI_API_KEY = "sk-…" }`` would otherwise be copied with the goal file into
 the data directory (``pipelines/<name>/goal.toml``) and from there reach logs and runs. When the
 file is added, every ``env`` value whose *name* reads like a secret (key, token, secret,
-password, credential, auth, cookie) is stored in the OS keyring and the snapshot keeps only a
-reference, ``"keyring:<NAME>"`` — which a user may also write directly. A run resolves the
+password, credential; ``*_PWD``, ``*_AUTH``, ``*_COOKIE``; never a place such as ``*_DIR`` or
+``*_FILE``: :func:`core.redact.secret_name`) is stored in the OS keyring and the snapshot keeps
+only a reference, ``"keyring:<NAME>"`` — which a user may also write directly. A run resolves the
 reference like the step's ``secrets`` (and masks the value in everything it writes). Without a
 usable keyring the file is not added: the message says how to proceed.
 """
@@ -19,7 +20,7 @@ from typing import Protocol
 
 from core.i18n import N_
 from core.providers.pipeline.goalfile import GoalFile, GoalFileError, StepSpec
-from core.redact import SECRET_NAME
+from core.redact import secret_name
 
 REF_PREFIX = "keyring:"
 
@@ -37,7 +38,7 @@ def plain_secrets(goal: GoalFile) -> list[tuple[StepSpec, str, str]]:
     """(step, variable, value) for each secret-looking ``env`` value not yet a reference."""
     steps: list[StepSpec] = [*goal.source, *goal.stage]
     return [(spec, name, value) for spec in steps for name, value in spec.env.items()
-            if SECRET_NAME.search(name) and reference(value) is None and value]
+            if secret_name(name) and reference(value) is None and value]
 
 
 def keyring_name(goal: GoalFile, spec: StepSpec, variable: str) -> str:
