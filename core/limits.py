@@ -15,6 +15,16 @@ MAX_TITLE_CHARS = 300
 MAX_DESCRIPTION_CHARS = 4000
 #: a goal file, in bytes (read and parsed only below this)
 MAX_GOAL_FILE_BYTES = 1 << 20
+#: config.toml, in bytes (every setting written out is about 5 KB)
+MAX_CONFIG_FILE_BYTES = 1 << 20
+#: arrays and tables inside one another in a TOML file a person edits (config.toml needs 3,
+#: a goal file 4; tomllib recurses once per level and gives up with a traceback near 1000)
+MAX_TOML_DEPTH = 32
+#: one string (or key) in such a file, in characters: Linux's cap on one argument or
+#: environment entry (MAX_ARG_STRLEN, 128 KiB), so no value a step could be given is refused
+MAX_TOML_VALUE_CHARS = 128 * 1024
+#: how much of a refused value an error message shows
+MAX_SHOWN_CHARS = 120
 #: steps per pipeline
 MAX_STAGES = 200
 MAX_SOURCES = 100
