@@ -135,7 +135,8 @@ def _too_deep(path: Path, line: int | None) -> TomlFileError:
 
 
 def _too_long(path: Path, line: int | None, loc: tuple[Any, ...], text: str) -> TomlFileError:
-    key = clip(".".join(str(part) for part in loc), MAX_SHOWN_CHARS)
+    key = clip("".join(f"[{part + 1}]" if isinstance(part, int) else f".{part}"
+                       for part in loc).lstrip("."), MAX_SHOWN_CHARS)
     return TomlFileError(path, N_(
         "{where}: {key}: {size} characters long, over the limit of {most} (it begins "
         "{start})").format(where=_where(path, line), key=key, size=len(text),
