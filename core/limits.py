@@ -52,3 +52,14 @@ def clip(text: str | None, limit: int) -> str | None:
     if text is None or len(text) <= limit:
         return text
     return text[: limit - 1] + ELLIPSIS
+
+
+def clip_echo(message: str, value: object, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``message`` with every copy of ``value`` in it (a validator's message that repeats the
+    input it refused) cut to ``limit`` characters, so that no message is as long as its input."""
+    if not isinstance(value, str) or len(value) <= limit:
+        return message
+    for copy in {value, value.strip()}:
+        if len(copy) > limit:
+            message = message.replace(copy, clip(copy, limit) or "")
+    return message

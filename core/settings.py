@@ -30,7 +30,7 @@ from core.notify.urls import check_ntfy_url, check_webhook_url
 from core.policies.hours import parse_hours
 from core.policies.reserve_table import parse_reserve_table
 from core.quota import HysteresisPolicy
-from core.limits import MAX_CONFIG_FILE_BYTES, MAX_SHOWN_CHARS, clip
+from core.limits import MAX_CONFIG_FILE_BYTES, MAX_SHOWN_CHARS, clip, clip_echo
 from core.toml_file import TomlFileError, read_toml
 from core.toml_lines import locate
 from core.user_quota import QUOTA_NAME, UserQuota
@@ -308,7 +308,7 @@ def _describe(exc: ValidationError, values: Mapping[str, Any], sources: Mapping[
     for error in exc.errors():
         loc = _without_union_tag(tuple(error["loc"]))
         field = str(loc[0]) if loc else ""
-        message = _message(str(error["msg"]))
+        message = _message(clip_echo(str(error["msg"]), error.get("input")))
         if not field:
             lines.append(_("settings from {file}: {message}").format(file=file, message=message))
             continue

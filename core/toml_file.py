@@ -58,7 +58,7 @@ def read_text(path: Path, most_bytes: int) -> str:
             size = os.fstat(handle.fileno()).st_size
             line = raw.count(b"\n", 0, most_bytes) + 1
             raise TomlFileError(path, N_(
-                "{where}: the file is {size} bytes long, over the limit of {most} bytes "
+                "{where}: the file is {size} bytes long; at most {most} bytes are accepted "
                 "(reached on this line)").format(where=f"{path}:{line}", size=size,
                                                  most=most_bytes))
     return decode(raw, path)

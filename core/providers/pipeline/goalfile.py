@@ -32,6 +32,7 @@ from core.limits import (
     MAX_STAGES,
     MAX_TITLE_CHARS,
     clip,
+    clip_echo,
 )
 from core.providers.pipeline.schedule import parse_schedule
 from core.retry import RetryPolicy
@@ -246,7 +247,7 @@ def _problems(exc: ValidationError, text: str, path: Path, data: dict[str, Any])
         line = locate(text, loc)
         where = f"{path}:{line}" if line else str(path)
         field = _field_name(loc, data)
-        message = error["msg"].removeprefix("Value error, ")
+        message = clip_echo(error["msg"].removeprefix("Value error, "), error.get("input"))
         if error["type"] == "extra_forbidden":
             message = N_("unknown key (see the README for the keys a goal file may have)")
         elif error["type"] == "missing":
