@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 from pathlib import Path
 from typing import Any
@@ -70,13 +71,19 @@ async def test_a_config_toml_that_cannot_be_read_is_said_in_a_dialog(paths: Path
                                                                      qtbot: Any) -> None:
     case.write(paths.config_file, CONFIG, KEY)
     task = asyncio.ensure_future(app.amain(argparse.Namespace(demo=False)))
-    await until(lambda: bool(top_level(QMessageBox)) or task.done())
-    box = top_level(QMessageBox)[0]
-    assert expected(case, paths.config_file, CONFIG, KEY) in box.text()
-    assert "Traceback" not in box.text() and len(box.text()) < 2000
-    box.button(QMessageBox.StandardButton.Ok).click()
-    assert await task == app.EXIT_USAGE
-    assert not top_level(MainWindow) and not paths.database.exists()
+    try:
+        await until(lambda: bool(top_level(QMessageBox)) or task.done())
+        box = top_level(QMessageBox)[0]
+        assert expected(case, paths.config_file, CONFIG, KEY) in box.text()
+        assert "Traceback" not in box.text() and len(box.text()) < 2000
+        box.button(QMessageBox.StandardButton.Ok).click()
+        assert await task == app.EXIT_USAGE
+        assert not top_level(MainWindow) and not paths.database.exists()
+    finally:  # an app that started after all is stopped, not left to the next test
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
 
 
 def make_host(paths: Paths, clock: FakeClock, kind: str, fake: FakeProvider) -> Host:

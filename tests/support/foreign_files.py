@@ -57,8 +57,8 @@ CASES = [
     Case("deep-nesting", _deep, "{file}:{last}: arrays and tables are nested more than 32 "
                                 "levels deep"),
     Case("long-value", _value(LONG_CHARS),
-         "{file}:{last}: {key}: %d characters long, over the limit of %d (it begins 'aaa"
-         % (LONG_CHARS, MAX_TOML_VALUE_CHARS)),
+         "{file}:{last}: {key}: " + f"{LONG_CHARS} characters long, over the limit of "
+         f"{MAX_TOML_VALUE_CHARS} (it begins 'aaa"),
     Case("50-mb-value", _value(HUGE_CHARS), "{file}:{last}: the file is 50000"),
 ]
 IDS = [case.name for case in CASES]
