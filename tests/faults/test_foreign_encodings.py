@@ -9,6 +9,7 @@ a traceback, never the 50 MB echoed; nothing stored is touched."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -31,10 +32,20 @@ REFUSED = [case for case in CASES if case.expected is not None]
 
 def goalkeeper(*args: str, env: dict[str, str] | None = None, timeout: float = 120
                ) -> subprocess.CompletedProcess[str]:
+    """``python -m core ARGS``; on a time-out its whole process group is killed (a daemon that
+    accepted a file it should have refused must not outlive the test)."""
     full = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
             **(env or {})}
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, env=full,
-                          capture_output=True, text=True, timeout=timeout)
+    with subprocess.Popen([sys.executable, "-m", "core", *args], cwd=ROOT, env=full,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def assert_refused(run: subprocess.CompletedProcess[str], message: str) -> None:
