@@ -68,7 +68,7 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
         data = json.loads(path.read_bytes())
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # a 100,000-deep file: recursion
         log.debug("cannot read %s: %s", path, exc)
         return None
     return data if isinstance(data, dict) else None
