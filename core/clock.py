@@ -5,6 +5,12 @@ scheduler needs two kinds of time — wall time for deadlines that come from pro
 instants, and monotonic time to notice that the wall clock jumped (a suspended laptop, an NTP
 step) — so a clock offers both, and sleeps through itself so tests can move time instead of
 waiting for it.
+
+**The local zone** is a real IANA zone (with its DST rules), for schedules and quotas.
+
+``datetime.now().astimezone().tzinfo`` is only today's fixed offset: a daily 09:00 computed with
+it in winter would be an hour off in summer. So: ``$TZ``, then ``/etc/localtime``'s link target
+or contents, and only then the fixed offset.
 """
 
 from __future__ import annotations
@@ -12,9 +18,12 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import os
 import time
-from datetime import UTC, datetime, timedelta
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
 class Clock(Protocol):
@@ -138,3 +147,36 @@ def parse_iso(text: str | None) -> datetime | None:
     if text is None:
         return None
     return to_utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
+
+
+# -- the local zone --------------------------------------------------------------------------------
+
+_LOCALTIME = "/etc/localtime"
+
+
+def zone_named(name: str) -> ZoneInfo | None:
+    """The IANA zone called ``name``, or None when there is no such zone."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def local_zone(environ: Mapping[str, str] | None = None) -> tzinfo:
+    environ = os.environ if environ is None else environ
+    name = environ.get("TZ", "").lstrip(":").strip()
+    if name and (zone := zone_named(name)) is not None:
+        return zone
+    try:
+        target = os.readlink(_LOCALTIME)
+        marker = target.find("zoneinfo/")
+        if marker >= 0:
+            return ZoneInfo(target[marker + len("zoneinfo/"):])
+    except (OSError, ZoneInfoNotFoundError, ValueError):
+        pass
+    try:
+        with open(_LOCALTIME, "rb") as handle:
+            return ZoneInfo.from_file(handle, key="localtime")
+    except (OSError, ValueError):
+        pass
+    return datetime.now().astimezone().tzinfo or UTC

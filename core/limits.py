@@ -15,6 +15,16 @@ MAX_TITLE_CHARS = 300
 MAX_DESCRIPTION_CHARS = 4000
 #: a goal file, in bytes (read and parsed only below this)
 MAX_GOAL_FILE_BYTES = 1 << 20
+#: config.toml, in bytes (every setting written out is about 5 KB)
+MAX_CONFIG_FILE_BYTES = 1 << 20
+#: arrays and tables inside one another in a TOML file a person edits (config.toml needs 3,
+#: a goal file 4; tomllib recurses once per level and gives up with a traceback near 1000)
+MAX_TOML_DEPTH = 32
+#: one string (or key) in such a file, in characters: Linux's cap on one argument or
+#: environment entry (MAX_ARG_STRLEN, 128 KiB), so no value a step could be given is refused
+MAX_TOML_VALUE_CHARS = 128 * 1024
+#: how much of a refused value an error message shows
+MAX_SHOWN_CHARS = 120
 #: steps per pipeline
 MAX_STAGES = 200
 MAX_SOURCES = 100
@@ -42,3 +52,14 @@ def clip(text: str | None, limit: int) -> str | None:
     if text is None or len(text) <= limit:
         return text
     return text[: limit - 1] + ELLIPSIS
+
+
+def clip_echo(message: str, value: object, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``message`` with every copy of ``value`` in it (a validator's message that repeats the
+    input it refused) cut to ``limit`` characters, so that no message is as long as its input."""
+    if not isinstance(value, str) or len(value) <= limit:
+        return message
+    for copy in {value, value.strip()}:
+        if len(copy) > limit:
+            message = message.replace(copy, clip(copy, limit) or "")
+    return message

@@ -23,15 +23,17 @@ from pydantic import (
 )
 
 from core.atomic import atomic_write_text
+from core.clock import zone_named
 from core.i18n import LANGUAGE_CHOICES, N_, _, localized
 from core.identity import check_name, check_store_url, redacted_url
+from core.limits import MAX_CONFIG_FILE_BYTES, MAX_SHOWN_CHARS, clip, clip_echo
 from core.notices import RANKED, Kind, check_minimum, check_ntfy_url, check_webhook_url
 from core.policies.hours import parse_hours
 from core.policies.reserve_table import parse_reserve_table
 from core.quota.machine import HysteresisPolicy
 from core.quota.user import QUOTA_NAME, UserQuota
+from core.toml_file import TomlFileError, read_toml
 from core.toml_lines import locate
-from core.zones import zone_named
 
 #: settings that are tables in config.toml rather than flat values (no GOALKEEPER_* override)
 TABLE_FIELDS = frozenset({"quotas"})
@@ -285,14 +287,14 @@ def load_settings(
 
 def _read_file(config_file: Path) -> tuple[dict[str, Any], dict[str, str], str]:
     try:
-        text = config_file.read_text(encoding="utf-8")
+        values, text = read_toml(config_file, MAX_CONFIG_FILE_BYTES)
     except FileNotFoundError:
         return {}, {}, ""
     except OSError as exc:
         raise SettingsError(_("cannot read {file}: {error}").format(
             file=config_file, error=exc.strerror)) from None
-    try:
-        values = tomllib.loads(text)
+    except TomlFileError as exc:  # not UTF-8, too large, too deep: said like a bad value
+        raise SettingsError(localized(str(exc))) from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(_("{file} is not valid TOML: {error}").format(
             file=config_file, error=exc)) from None
@@ -305,14 +307,14 @@ def _describe(exc: ValidationError, values: Mapping[str, Any], sources: Mapping[
     for error in exc.errors():
         loc = _without_union_tag(tuple(error["loc"]))
         field = str(loc[0]) if loc else ""
-        message = _message(str(error["msg"]))
+        message = _message(clip_echo(str(error["msg"]), error.get("input")))
         if not field:
             lines.append(_("settings from {file}: {message}").format(file=file, message=message))
             continue
         source = sources.get(field, str(file))
         if source == str(file) and (line := locate(text, loc)):
             source = f"{file}:{line}"
-        dotted = ".".join(str(part) for part in loc)
+        dotted = clip(".".join(str(part) for part in loc), MAX_SHOWN_CHARS)
         if error["type"] == "extra_forbidden":
             lines.append(_("unknown setting {name!r} in {source}").format(name=dotted,
                                                                          source=source))
@@ -320,6 +322,8 @@ def _describe(exc: ValidationError, values: Mapping[str, Any], sources: Mapping[
             shown = _value_at(values, loc)
             if field == "store_url":
                 shown = redacted_url(shown)
+            if isinstance(shown, str):  # a long value (from a variable, too) is shown cut
+                shown = clip(shown, MAX_SHOWN_CHARS)
             lines.append(_("setting {name} = {value!r} from {source}: {message}").format(
                 name=dotted, value=shown, source=source, message=message))
     return _("; ").join(lines)

@@ -5,6 +5,9 @@
 answers the line of the deepest part of a validation error's location it can find. It handles
 the shapes goal files and ``config.toml`` use; anything it cannot place gets no line number
 rather than a wrong one.
+
+:func:`nesting_line` finds where inline arrays and tables nest too deeply, before ``tomllib``
+(which recurses once per level) is given the text.
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ from typing import Any
 _ARRAY_TABLE = re.compile(r"^\s*\[\[\s*([^\]]+?)\s*\]\]\s*(#.*)?$")
 _TABLE = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$")
 _KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
+#: what can hold a bracket that does not nest: comments and the four kinds of string
+#: (https://toml.io/en/v1.0.0#string), each matched whole; then the brackets themselves
+_TOKEN = re.compile(r"#[^\n]*"
+                    r'|"""(?:\\.|[^\\])*?"""' r"|'''.*?'''"
+                    r"""|"(?:\\.|[^"\\\n])*"|'[^'\n]*'"""
+                    r"|[\[{]|[\]}]", re.DOTALL)
 
 Path = tuple[Any, ...]
 
@@ -65,4 +74,23 @@ def locate(text: str, loc: Sequence[Any]) -> int | None:
         if path in found:
             return found[path]
         path = path[:-1]
+    return None
+
+
+def nesting_line(text: str, most: int) -> int | None:
+    """The 1-based line where arrays and inline tables first nest deeper than ``most``, or None.
+
+    A table header's brackets count too (``[[a]]`` is two), so ``most`` must leave room for
+    them; a string or comment is skipped whole. Unbalanced text is not judged here: tomllib
+    says what is wrong with it.
+    """
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > most:
+                return text.count("\n", 0, match.start()) + 1
+        elif token in ("]", "}"):
+            depth = max(depth - 1, 0)
     return None

@@ -38,6 +38,7 @@ from gui.launch import (
     display_problem,
     existing_host,
     plan_launch,
+    settings_problem,
 )
 from gui.session import GuiSession
 from gui.settings_source import SettingsSource
@@ -61,6 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     problem = display_problem()
     if problem:
+        # no window to show a bad config.toml in: say it here, before the display, since it
+        # is what to fix first (and what `goalkeeper daemon` would say next)
+        if not args.demo:
+            problem = settings_problem() or problem
         print(f"goalkeeper: {problem}", file=sys.stderr)
         return EXIT_USAGE
     app = make_application()

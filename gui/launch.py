@@ -18,7 +18,7 @@ from core.hosts.control import NoHostRunning, send_request
 from core.hosts.lease import HostInfo, host_running
 from core.i18n import _
 from core.paths import Paths, resolve_paths
-from core.settings import Settings, load_settings
+from core.settings import Settings, SettingsError, load_settings
 
 #: the control-socket op a desktop app serves so that a second launch can raise its window
 SHOW_WINDOW_OP = "show-window"
@@ -46,6 +46,16 @@ def plan_launch(demo: bool, environ: Mapping[str, str] | None = None) -> LaunchP
         return LaunchPlan(paths, settings, True, "demo")
     paths = resolve_paths(environ)
     return LaunchPlan(paths, load_settings(paths.config_file, environ), False, "gui")
+
+
+def settings_problem(environ: Mapping[str, str] | None = None) -> str | None:
+    """What is wrong with ``config.toml`` or a ``GOALKEEPER_*`` variable, or None."""
+    environ = os.environ if environ is None else environ
+    try:
+        load_settings(resolve_paths(environ).config_file, environ)
+    except SettingsError as exc:
+        return str(exc)
+    return None
 
 
 def display_problem(environ: Mapping[str, str] | None = None) -> str | None:

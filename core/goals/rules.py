@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
+from core.clock import local_zone, zone_named
 from core.policies.hours import AllowedHours, WeeklyHours, parse_hours, zone_label
-from core.zones import local_zone, zone_named
 
 if TYPE_CHECKING:  # core.models imports this package: keep the import one-way at run time
     from core.models import Goal

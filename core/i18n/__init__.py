@@ -25,12 +25,15 @@ Marking, for ``packaging/i18n.py`` to extract:
 from __future__ import annotations
 
 import argparse
+import codecs
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from core.i18n.catalogue import Catalogue, load_catalogue
+from core.limits import MAX_CONFIG_FILE_BYTES, MAX_TOML_DEPTH
+from core.toml_lines import nesting_line
 
 DOMAIN = "goalkeeper"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -102,8 +105,16 @@ def language_setting(config_file: Path, environ: Mapping[str, str]) -> str:
     so that even a message about a bad setting is in the right language)."""
     if "GOALKEEPER_LANGUAGE" in environ:
         return environ["GOALKEEPER_LANGUAGE"]
+    # Whatever is wrong with the file is said by the strict read that follows
+    # (core.toml_file, which cannot be used here: its messages need this module); here it
+    # only must not end the process first: no BOM trouble, no recursion, no 1 GB read.
     try:
-        value = tomllib.loads(config_file.read_text(encoding="utf-8")).get("language", "")
+        with open(config_file, "rb") as handle:
+            raw = handle.read(MAX_CONFIG_FILE_BYTES + 1)
+        text = raw.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+        if len(raw) > MAX_CONFIG_FILE_BYTES or nesting_line(text, MAX_TOML_DEPTH) is not None:
+            return ""
+        value = tomllib.loads(text).get("language", "")
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return ""
     return value if isinstance(value, str) else ""

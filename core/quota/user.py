@@ -33,8 +33,8 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from core.clock import local_zone, zone_named
 from core.policies.reserve_table import USER_QUOTA_PREFIX
-from core.zones import local_zone, zone_named
 
 QUOTA_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 WINDOW_PREFIX = USER_QUOTA_PREFIX

@@ -33,8 +33,7 @@ from tests.claude.builders import (
     user,
     write_session,
 )
-from tests.support.claude import started_provider
-from tests.support.claude import live_session
+from tests.support.claude import live_session, started_provider
 
 Make = Callable[..., Any]
 RESETS = int(datetime(2026, 7, 7, 16, 0, tzinfo=UTC).timestamp())

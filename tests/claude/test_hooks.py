@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.providers.claude import hooks
+from core.providers.claude.config import read_json_object
 
 PROGRAM = "/opt/gk/bin/goalkeeper"
 NOW = datetime(2026, 7, 7, 12, tzinfo=UTC)
@@ -116,14 +117,22 @@ def test_uninstall_works_even_if_goalkeepers_record_is_lost(claude_dir: Path,
     assert json.loads(settings.read_bytes()) == original
 
 
-def test_a_broken_settings_file_is_left_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", ['{"model": "opus",', '{"a": ' + "[" * 100_000 + "]" * 100_000
+                                  + "}"], ids=["truncated", "100000-deep"])
+def test_a_broken_settings_file_is_left_alone(tmp_path: Path, text: str) -> None:
     config = tmp_path / "claude"
     config.mkdir()
-    (config / "settings.json").write_text('{"model": "opus",')
+    (config / "settings.json").write_text(text)
     with pytest.raises(hooks.HookError, match="not valid JSON"):
         hooks.install(config, tmp_path / "data", PROGRAM, NOW)
-    assert (config / "settings.json").read_text() == '{"model": "opus",'
+    assert (config / "settings.json").read_text() == text
     assert not (tmp_path / "data").exists()
+
+
+def test_a_settings_file_too_deep_to_read_is_none(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert read_json_object(path) is None
 
 
 def test_the_program_command_keeps_goalkeeper_home(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from gui.launch import (
 from gui.main_window import MainWindow
 from gui.session import GuiSession
 from tests.support.fakes import FakeProvider, until
+from tests.support.foreign_files import CASES, COMMENT, Case, expected
 
 
 def top_level(kind: type) -> list[Any]:
@@ -53,6 +55,36 @@ def test_display_problem_names_the_headless_alternatives() -> None:
     assert display_problem({"QT_QPA_PLATFORM": "offscreen"}) is None
     text = display_problem({})
     assert text is not None and "goalkeeper daemon" in text
+
+
+CONFIG, KEY = COMMENT + "resume_margin_seconds = 30\n", "codex_continuation_text"
+REFUSED = [case for case in CASES if case.expected is not None]
+
+
+def test_a_config_toml_with_a_utf8_bom_is_read(paths: Paths) -> None:
+    next(c for c in CASES if c.expected is None).write(paths.config_file, CONFIG, KEY)
+    assert plan_launch(False).settings.resume_margin_seconds == 30
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("case", REFUSED, ids=[case.name for case in REFUSED])
+async def test_a_config_toml_that_cannot_be_read_is_said_in_a_dialog(paths: Paths, case: Case,
+                                                                     qtbot: Any) -> None:
+    case.write(paths.config_file, CONFIG, KEY)
+    task = asyncio.ensure_future(app.amain(argparse.Namespace(demo=False)))
+    try:
+        await until(lambda: bool(top_level(QMessageBox)) or task.done())
+        box = top_level(QMessageBox)[0]
+        assert expected(case, paths.config_file, CONFIG, KEY) in box.text()
+        assert "Traceback" not in box.text() and len(box.text()) < 2000
+        box.button(QMessageBox.StandardButton.Ok).click()
+        assert await task == app.EXIT_USAGE
+        assert not top_level(MainWindow) and not paths.database.exists()
+    finally:  # an app that started after all is stopped, not left to the next test
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
 
 
 def make_host(paths: Paths, clock: FakeClock, kind: str, fake: FakeProvider) -> Host:

@@ -117,6 +117,15 @@ def test_a_broken_file_is_reported_and_the_defaults_shown(tmp_path: Path, qtbot:
     assert dialog.editors["max_auto_attempts"].text() == "3"  # type: ignore[union-attr]
 
 
+def test_a_file_that_is_not_utf8_is_reported_and_left_alone(tmp_path: Path, qtbot: Any) -> None:
+    config = tmp_path / "config.toml"
+    config.write_bytes("# 中文注释\nmax_auto_attempts = 5\n".encode("gbk"))
+    dialog = make(tmp_path, qtbot)
+    assert f"{config} is not UTF-8 text (byte 0xd6 at line 1, column 3)" in dialog.problem.text()
+    assert dialog.editors["max_auto_attempts"].text() == "3"  # type: ignore[union-attr]
+    assert config.read_bytes() == "# 中文注释\nmax_auto_attempts = 5\n".encode("gbk")
+
+
 def test_provider_fields_get_editors_from_their_type() -> None:
     kinds = {s.name: s.kind for s in field_specs()}
     assert kinds["notify_done"] == "bool" and kinds["max_auto_attempts"] == "int"

@@ -23,8 +23,8 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
-from core import zones
-from core.zones import zone_named
+from core import clock
+from core.clock import zone_named
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
         data = json.loads(path.read_bytes())
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # a 100,000-deep file: recursion
         log.debug("cannot read %s: %s", path, exc)
         return None
     return data if isinstance(data, dict) else None
@@ -104,4 +104,4 @@ def local_zone(setting: str, environ: Mapping[str, str]) -> tzinfo:
         if zone is not None:
             return zone
         log.warning("unknown time zone %r; ignored", name)
-    return zones.local_zone(environ)
+    return clock.local_zone(environ)

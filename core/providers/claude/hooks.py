@@ -89,7 +89,7 @@ def _read(path: Path) -> tuple[bytes | None, dict[str, Any]]:
                                                                  error=exc.strerror)) from None
     try:
         data = json.loads(raw) if raw.strip() else {}
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # json recurses once per level (issue 19)
         raise HookError(N_("{file} is not valid JSON ({error}); fix it first — nothing was "
                            "changed").format(file=path, error=exc)) from None
     if not isinstance(data, dict):

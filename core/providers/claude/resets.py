@@ -30,11 +30,11 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
+from core.clock import zone_named
 from core.i18n import N_
 from core.models import Exactness
 from core.providers.claude.records import LimitInfo
 from core.providers.claude.wording import EPOCH, WINDOW_BY_TYPE, window_of
-from core.zones import zone_named
 
 #: a reset read from minute-precise text may lie up to this much later than the minute shown
 MINUTE_SLACK = timedelta(seconds=59)

@@ -28,8 +28,8 @@ from core.providers.pipeline.goalfile import (
     NAME_PATTERN,
     GoalFile,
     GoalFileError,
-    load_goal_file,
     parse_goal_text,
+    read_goal_text,
 )
 
 
@@ -75,8 +75,8 @@ class PipelineCatalog:
 
         ``rewrite`` turns the file's text into the snapshot's (secrets moved to the keyring,
         :mod:`core.providers.pipeline.envsecrets`)."""
-        goal = load_goal_file(path)
-        text = path.read_text(encoding="utf-8")
+        text = read_goal_text(path)  # read once: the snapshot is the text that was checked
+        goal = parse_goal_text(text, path)
         if rewrite is not None:
             text = rewrite(goal, text)
             goal = parse_goal_text(text, path)
@@ -121,8 +121,8 @@ class PipelineCatalog:
         goal: GoalFile | None = None
         error = None
         try:
-            goal = parse_goal_text(snapshot.read_text(encoding="utf-8"), snapshot)
-        except (GoalFileError, OSError) as exc:
+            goal = parse_goal_text(read_goal_text(snapshot), snapshot)
+        except GoalFileError as exc:  # shown on the goal; the snapshot is left as it is
             error = str(exc)
         return CatalogEntry(directory.name, directory, goal, base_dir, str(meta.get("source", "")),
                             parse_iso(meta.get("added_at")), parse_iso(meta.get("last_fire")),

@@ -24,12 +24,21 @@ from pydantic import (
     model_validator,
 )
 
+from core.clock import zone_named
 from core.i18n import N_
-from core.limits import MAX_GOAL_FILE_BYTES, MAX_SOURCES, MAX_STAGES, MAX_TITLE_CHARS
+from core.limits import (
+    MAX_GOAL_FILE_BYTES,
+    MAX_SHOWN_CHARS,
+    MAX_SOURCES,
+    MAX_STAGES,
+    MAX_TITLE_CHARS,
+    clip,
+    clip_echo,
+)
 from core.providers.pipeline.schedule import parse_schedule
 from core.retry.policy import RetryPolicy
+from core.toml_file import TomlFileError, parse, read_text
 from core.toml_lines import locate
-from core.zones import zone_named
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 SECRET_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
@@ -184,19 +193,21 @@ class GoalFileError(Exception):
 
 def load_goal_file(path: Path) -> GoalFile:
     """Read and validate ``path``; raise :class:`GoalFileError` naming file, line and field."""
+    return parse_goal_text(read_goal_text(path), path)
+
+
+def read_goal_text(path: Path) -> str:
+    """The text of the goal file at ``path`` (UTF-8, a byte-order mark dropped), or
+    :class:`GoalFileError` saying why it cannot be read."""
     try:
-        size = path.stat().st_size
-        if size > MAX_GOAL_FILE_BYTES:
-            raise GoalFileError(path, [N_("{file}: the file is {size} bytes long; a goal file "
-                                          "may have at most {most} bytes").format(
-                file=path, size=size, most=MAX_GOAL_FILE_BYTES)])
-        text = path.read_text(encoding="utf-8")
+        return read_text(path, MAX_GOAL_FILE_BYTES)
     except FileNotFoundError:
         raise GoalFileError(path, [N_("{file}: no such file").format(file=path)]) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise GoalFileError(path, [N_("{file}: cannot read: {error}").format(
             file=path, error=exc)]) from None
-    return parse_goal_text(text, path)
+    except TomlFileError as exc:
+        raise GoalFileError(path, [str(exc)]) from None
 
 
 def parse_goal_text(text: str, path: Path) -> GoalFile:
@@ -205,7 +216,9 @@ def parse_goal_text(text: str, path: Path) -> GoalFile:
                                       "{most}").format(file=path, size=len(text),
                                                        most=MAX_GOAL_FILE_BYTES)])
     try:
-        data = tomllib.loads(text)
+        data = parse(text, path)
+    except TomlFileError as exc:
+        raise GoalFileError(path, [str(exc)]) from None
     except tomllib.TOMLDecodeError as exc:
         raise GoalFileError(path, [N_("{file}: not valid TOML: {error}").format(
             file=path, error=exc)]) from None
@@ -234,13 +247,15 @@ def _problems(exc: ValidationError, text: str, path: Path, data: dict[str, Any])
         line = locate(text, loc)
         where = f"{path}:{line}" if line else str(path)
         field = _field_name(loc, data)
-        message = error["msg"].removeprefix("Value error, ")
+        message = clip_echo(error["msg"].removeprefix("Value error, "), error.get("input"))
         if error["type"] == "extra_forbidden":
             message = N_("unknown key (see the README for the keys a goal file may have)")
         elif error["type"] == "missing":
             message = N_("required key is missing")
         else:
             given = error.get("input")
+            if isinstance(given, str):
+                given = clip(given, MAX_SHOWN_CHARS)
             if not isinstance(given, dict | list) and loc:
                 message = N_("{message} (got {value!r})").format(message=message, value=given)
         lines.append(N_("{where}: {field}: {message}").format(where=where, field=field,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.clock import Clock
+from core.clock import Clock, local_zone
 from core.commands import Start
 from core.models import Goal, GoalState, HistoryEvent, PauseReason, QuotaReading
 from core.paths import Paths
@@ -52,7 +52,6 @@ from core.quota.user import WINDOW_PREFIX, window_id
 from core.redact import remember
 from core.secrets import SecretStore
 from core.settings import Settings
-from core.zones import local_zone
 
 #: how long the host's start waits for the keyring (it may be locked or hung)
 LEARN_SECRETS_SECONDS = 5.0

@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 
 from cronsim import CronSim, CronSimError
 
+from core.clock import local_zone
 from core.i18n import N_
-from core.zones import local_zone
 
 _DAILY = re.compile(r"^(\d{1,2}):(\d{2})$")
 
