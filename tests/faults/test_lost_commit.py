@@ -23,7 +23,7 @@ LOST = "the shared store db/goals is unavailable: server closed the connection u
 
 def lose_the_claims_ack(engine: Engine, committed: bool) -> None:
     """The claim's write fails once with StoreUnavailable — after committing, or before."""
-    real = engine.coordinator._write
+    real = engine.goal_door._coordinator._write
     failed: list[bool] = []
 
     async def write(fn: Callable[[Store], Any]) -> Any:
@@ -34,7 +34,7 @@ def lose_the_claims_ack(engine: Engine, committed: bool) -> None:
             await real(fn)
         raise StoreUnavailable(LOST)
 
-    engine.coordinator._write = write
+    engine.goal_door._coordinator._write = write
 
 
 async def paused(make_engine: Any, fake: FakeProvider) -> Engine:
