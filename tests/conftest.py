@@ -19,7 +19,17 @@ from core.clock import FakeClock
 from core.engine import Engine
 from core.paths import Paths, resolve_paths
 from core.settings import Settings
+from tests.support import reaper
 from tests.support.fakes import FakeProvider
+
+#: the second line behind pytest-timeout: a test stuck in Qt's loop cannot hang the run
+pytest_plugins = ["tests.support.timeouts"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Whatever this run starts dies with it, even when pytest is killed (tests/support/reaper.py)."""
+    if hasattr(os, "pidfd_open"):  # Linux; elsewhere the fixtures' teardown is all there is
+        reaper.start()
 
 
 @pytest.fixture(autouse=True)
@@ -117,8 +127,9 @@ def pg_server() -> Any:
         if os.environ.get("CI") == "true":
             pytest.fail(why)
         pytest.skip(why)
-    server = PgServer(bindir).init()
-    yield server
+    server = PgServer(bindir)
+    reaper.remove_later(server.root)  # the reaper stops the server itself: it is marked
+    yield server.init()
     server.stop()
 
 
