@@ -143,6 +143,11 @@ async def test_a_replaced_host_ends_and_writes_nothing(paths: Paths, clock: Fake
     assert (await first.engine.start_goal("fake:g")).outcome is Outcome.RESUMED
     assert first._beat is not None
     first._beat.cancel()  # hung: no more heartbeats, and (below) no answer to a ping
+    # nor registry beats: a hung host runs nothing. Left running, its beat raced the late
+    # report below to find the newer epoch first — and under load it sometimes won, so the
+    # host ended for "a newer epoch holds its registry row" before the fence was ever tried
+    lease_beat = next(t for t in first.engine._tasks if t.get_name() == "goalkeeper:host-lease")
+    lease_beat.cancel()
     clock.advance(5)
     second = Host(paths, _quick(), [FakeProvider(clock)], "daemon", clock, random.Random(2))
     await second.start()  # its ping blocks this loop: the first cannot answer
