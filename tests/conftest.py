@@ -13,14 +13,34 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from hypothesis import HealthCheck, settings
 
 from core import i18n
 from core.clock import FakeClock
 from core.engine import Engine
 from core.paths import Paths, resolve_paths
 from core.settings import Settings
+from tests.support import reaper
 from tests.support.engine import EngineFactory
+from tests.support.examples import on_ci
 from tests.support.fakes import FakeProvider
+
+#: the second line behind pytest-timeout: a test stuck in Qt's loop cannot hang the run
+pytest_plugins = ["tests.support.timeouts"]
+
+
+# Under CI=true (a loaded 2-core machine): no per-example deadline and no "too slow" health
+# check — both are wall-clock limits that fail on load, not on code; the examples a test runs
+# there are sized to a time budget instead (tests/support/examples.py).
+settings.register_profile("ci", deadline=None, max_examples=100, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci" if on_ci() else "default")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Whatever this run starts dies with it, even when pytest is killed (support/reaper.py)."""
+    if hasattr(os, "pidfd_open"):  # Linux; elsewhere the fixtures' teardown is all there is
+        reaper.start()
 
 
 @pytest.fixture(autouse=True)
@@ -115,8 +135,9 @@ def pg_server() -> Any:
         if os.environ.get("CI") == "true":
             pytest.fail(why)
         pytest.skip(why)
-    server = PgServer(bindir).init()
-    yield server
+    server = PgServer(bindir)
+    reaper.remove_later(server.root)  # the reaper stops the server itself: it is marked
+    yield server.init()
     server.stop()
 
 

@@ -5,7 +5,8 @@ jumps (a suspend, an NTP step, backwards too) and host crashes with a restart (w
 nothing recorded on the way out) must keep these true: a goal the user paused is never resumed
 automatically; every runner start is a `resumed` result (never two starts for one claim); the
 stored goal always equals the engine's copy; every call is answered with a result whose state is
-the goal's state. ``CI=true`` runs many more examples than a local run.
+the goal's state. ``CI=true`` runs more examples than a local run: as many as fit its time
+budget on a loaded machine (tests/support/examples.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from datetime import timedelta
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
 
 from core.clock import FakeClock
 from core.commands import Cancel, Pause, Resume, SetAutoResume
@@ -26,7 +32,7 @@ from core.models import GoalState, Outcome, PauseReason, Trigger
 from core.paths import resolve_paths
 from core.settings import Settings
 from core.store import SqliteStore
-from tests.support.examples import examples
+from tests.support.examples import budgeted, examples
 from tests.support.fakes import FakeProvider, crash, reading, settled
 
 GOAL = "fake:g"
@@ -162,8 +168,12 @@ class EngineMachine(RuleBasedStateMachine):
             store.close()
 
 
-EngineMachine.TestCase.settings = settings(
-    max_examples=examples(25, 300), stateful_step_count=examples(15, 40), deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-TestEngineMachine = EngineMachine.TestCase
+#: one Hypothesis run; under CI=true they repeat for 45 s (at most 15 runs: 300 examples) —
+#: the machine bounds its work by time on a loaded machine (tests/support/examples.py)
+ONE_RUN = settings(max_examples=examples(25, 20), stateful_step_count=examples(15, 40),
+                   deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_engine_machine() -> None:
+    budgeted(lambda: run_state_machine_as_test(EngineMachine, settings=ONE_RUN),
+             seconds=examples(0, 45), most=examples(1, 15))
