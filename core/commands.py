@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from core.clock import iso, parse_iso
 from core.models import GoalState, Outcome, Trigger
@@ -137,6 +137,13 @@ class Forget(Command):
 
     def travels(self) -> bool:
         return False
+
+
+class Door(Protocol):
+    """What carries a command out (:class:`core.goals.door.GoalDoor`): the type the rooms that
+    send commands are handed."""
+
+    async def perform(self, command: Command, origin: str = ...) -> ActionResult: ...
 
 
 #: every command by its wire name

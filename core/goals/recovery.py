@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from core.clock import Clock
-from core.commands import ActionResult, Command, Resume
+from core.commands import ActionResult, Door, Resume
 from core.goals.changes import transition
 from core.goals.machine import GoalEvent
 from core.i18n import N_
@@ -25,10 +25,6 @@ from core.store.inbox import store_unavailable
 from core.store.writer import StoreWriter
 
 log = logging.getLogger("goalkeeper")
-
-
-class Door(Protocol):
-    async def perform(self, command: Command, origin: str = ...) -> ActionResult: ...
 
 
 class Recovery:

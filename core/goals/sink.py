@@ -19,10 +19,10 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from core.clock import Clock
-from core.commands import ActionResult, Command
+from core.commands import ActionResult, Command, Door
 from core.events import EventBus, ProvidersRefreshed
 from core.goals.book import GoalBook
 from core.goals.changes import note_row
@@ -46,10 +46,6 @@ from core.store.writer import StoreWriter
 log = logging.getLogger("goalkeeper")
 
 Decide = Callable[[Goal | None], Mutation[Any]]
-
-
-class Door(Protocol):
-    async def perform(self, command: Command, origin: str = ...) -> ActionResult: ...
 
 
 class ProviderIntake:

@@ -20,8 +20,8 @@ from core.redact import MASK
 from core.settings import Settings
 from tests.claude.builders import assistant, limit_stop, user, write_session
 from tests.claude.plays import allowed
-from tests.conftest import EngineFactory
 from tests.support.claude import FakeClaude
+from tests.support.engine import EngineFactory
 from tests.support.fakes import until
 
 SESSION = "5e55e55e-1c2d-4e5f-8a6b-7c8d9e0f1a2b"

@@ -9,7 +9,7 @@ import pytest
 
 from core.clock import FakeClock
 from core.models import GoalState, PauseReason
-from core.providers.codex.goals import GoalBook
+from core.providers.codex.goals import ThreadGoalBook
 from core.providers.codex.goals_db import open_readonly, read_goals
 from core.providers.codex.limits import from_rollout
 from core.providers.codex.rollout import GoalUpdate
@@ -226,7 +226,7 @@ async def test_archived_threads_are_not_listed(home: CodexHome, make_codex, make
 
 
 def test_the_newest_report_wins_and_a_repeated_status_keeps_its_reset():
-    book = GoalBook()
+    book = ThreadGoalBook()
     snap1 = from_rollout(five_and_week(100.0, T0 + H, 50.0, T0 + 90 * H), T0)
     snap2 = from_rollout(five_and_week(100.0, T0 + 6 * H, 50.0, T0 + 90 * H), T0 + 5 * H)
     first = book.apply(GoalUpdate(THREAD_A, "usageLimited", "x", T0), snap1)

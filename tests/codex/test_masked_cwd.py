@@ -29,8 +29,8 @@ from tests.codex.fixtures import (
     meta,
     token_count,
 )
-from tests.conftest import EngineFactory
 from tests.support.codex import MakeCodex
+from tests.support.engine import EngineFactory
 from tests.support.fakes import until
 
 GID = f"codex:{THREAD_A}"

@@ -127,7 +127,7 @@ async def test_auto_resume_checkbox_asks_the_engine_and_shows_its_answer(
     assert model.setData(index, checked, Qt.ItemDataRole.CheckStateRole) is False
     assert index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Unchecked
     verb, result = await finished(window)
-    assert (verb, result.outcome.value) == ("auto_resume", "updated")
+    assert (verb, result.outcome.value) == ("auto-resume", "updated")
     await until(lambda: model.index(index.row(), Column.AUTO).data(
         Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked)
     assert engine.goals["fake:a"].auto_resume is True

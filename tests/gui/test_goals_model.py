@@ -37,6 +37,7 @@ def test_the_bridge_coalesces_a_burst_per_loop_turn(qtbot: Any) -> None:
 
     class Engine:  # just enough engine for the bridge's bus subscription
         bus = EventBus()
+        reads = None
 
     bridge = Bridge(Engine())  # type: ignore[arg-type]
     batches: list[list[str]] = []

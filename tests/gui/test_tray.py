@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from core.clock import FakeClock
-from core.commands import ActionResult, SetAutoResume
+from core.commands import ActionResult, Command, Pause, SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, Outcome, PauseReason
 from gui.bridge import Bridge
@@ -99,14 +99,14 @@ async def test_icon_follows_the_most_urgent_state(bridge: Bridge, engine: Engine
 @pytest.mark.asyncio
 async def test_pause_all_renders_an_engine_failure_and_pauses_the_rest(
         bridge: Bridge, engine: Engine, qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    real_pause = engine.pause
+    real_perform = engine.perform
 
-    async def pause(goal_id: str, origin: str = "gui") -> ActionResult:
-        if goal_id == "fake:a":
+    async def perform(command: Command, origin: str = "gui") -> ActionResult:
+        if isinstance(command, Pause) and command.goal == "fake:a":
             raise RuntimeError("the store is gone")
-        return await real_pause(goal_id, origin)
+        return await real_perform(command, origin)
 
-    monkeypatch.setattr(engine, "pause", pause)
+    monkeypatch.setattr(engine, "perform", perform)
     tray = Tray(bridge)
     messages: list[tuple[str, bool]] = []
     tray.message.connect(lambda text, ok: messages.append((text, ok)))

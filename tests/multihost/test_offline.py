@@ -11,8 +11,11 @@ from tests.support.multihost import soon, wait_for
 
 def test_a_killed_owner_is_offline_within_its_lease_and_its_goals_wait(hosts: Any) -> None:
     a, b = hosts("alpha"), hosts("bravo")
+    # the reset must pass while alpha is dead: far enough out for two host starts on a loaded
+    # machine, and the wait below runs to it (not a fixed sleep)
+    due_at = time.time() + 20
     a.goals({"fake:due": {"state": "paused", "reason": "quota", "windows": ["fake:5h"],
-                          "resets_at": soon(6)},
+                          "resets_at": soon(due_at - time.time())},
              "fake:idle": {"state": "paused", "reason": "user", "windows": ["fake:5h"]}})
     for host in (a, b):
         host.start()
@@ -37,7 +40,8 @@ def test_a_killed_owner_is_offline_within_its_lease_and_its_goals_wait(hosts: An
     ask = b.ask({"op": "resume", "goal": "fake:idle"})
     assert ask["outcome"] == "refused" and ask["reason"].startswith("host alpha offline since")
     # fake:due's reset passes with its owner dead: nobody resumes it
-    time.sleep(7)
+    assert a.starts() == [], "alpha resumed fake:due before it was killed: the reset came too soon"
+    time.sleep(max(0.0, due_at - time.time()) + 2)
     assert a.starts() == [] and b.starts() == []
     goals = {g["id"]: g["state"] for g in b.cli_json("status")["goals"]}
     assert goals == {"fake:due": "paused", "fake:idle": "paused"}

@@ -69,13 +69,13 @@ def test_a_goal_belongs_to_the_host_that_first_recorded_it(opener: Opener) -> No
     put(laptop, goal())
     assert laptop.get_goal("fake:a").host == "laptop"  # type: ignore[union-attr]
     with pytest.raises(NotOwner, match="belongs to host laptop"):
-        desk.store_writer.transact("fake:a", lambda cur: Mutation(cur, None, [row()]))
+        desk.transact("fake:a", lambda cur: Mutation(cur, None, [row()]))
     with pytest.raises(NotOwner):
         desk.remove_goal("fake:a", row())
     assert desk.count_history() == 0  # nothing of the refused changes was written
     put(desk, goal("fake:b"))
     assert {g.id: g.host for g in laptop.list_goals()} == {"fake:a": "laptop", "fake:b": "desk"}
-    written = laptop.reads.history()
+    written = laptop.history()
     assert written == [] or {r.host for r in written} <= {"laptop", "desk"}
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from core.models import HistoryEvent, HistoryRow
 from core.store.base import Store
-from tests.store.conftest import Opener
 from tests.store.support import T0
+from tests.support.store import Opener
 
 
 def insert_raw_row(store: Store, kind: str, event: str) -> None:

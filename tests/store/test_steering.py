@@ -16,8 +16,8 @@ from core.models import BudgetEntry, LastRun, PolicyPause, Steering, Trigger
 from core.store import pg_schema, schema
 from core.store.postgres import PostgresStore
 from core.store.sqlite import SqliteStore
-from tests.store.conftest import Opener
 from tests.store.support import T0, goal, put
+from tests.support.store import Opener
 
 #: a goal's ``data`` as an older Goalkeeper wrote it: provider metadata and the seven keys
 OLD_DATA: dict[str, Any] = {

@@ -2,7 +2,7 @@
 
 A Codex goal belongs to one thread (``codex:<thread-id>``). Its status comes from two places that
 say the same thing — ``thread_goal_updated`` lines in the thread's rollout and the goals database
-— so :class:`GoalBook` keeps, per thread, whichever report is newest. The mapping:
+— so :class:`ThreadGoalBook` keeps, per thread, whichever report is newest. The mapping:
 
 =================  ==============================================================
 Codex status       Goalkeeper
@@ -83,7 +83,7 @@ class GoalRecord:
         return self.update.thread_id
 
 
-class GoalBook:
+class ThreadGoalBook:
     """Every Codex goal found so far, by thread id. Owns no I/O."""
 
     def __init__(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from core.providers.codex.goals import GoalBook, GoalRecord
+from core.providers.codex.goals import GoalRecord, ThreadGoalBook
 from core.providers.codex.goals_db import DbGoals
 from core.providers.codex.limits import RateSnapshot
 from core.providers.codex.rollout import GoalUpdate, RolloutSessionMeta, TurnLimited
@@ -23,7 +23,7 @@ class CodexState:
 
     def __init__(self) -> None:
         self.snapshot: RateSnapshot | None = None
-        self.book = GoalBook()
+        self.book = ThreadGoalBook()
         self.metas: dict[str, RolloutSessionMeta] = {}
         self.db_seen = False  # a goals database was read at least once
 
