@@ -3,9 +3,10 @@
 A goal file runs commands, so only a file the user saw and accepted may run: ``goalkeeper add``
 (and ``goalkeeper approve``) show the commands the goal will run, ask, and record the SHA-256 of
 the snapshot they validated in the store's ``meta`` table under :func:`approval_key` — the table
-both stores already have, so no schema step is needed, and the record lives outside
-``<data dir>/pipelines/``: a goal file that arrives there another way (a restored backup, a synced
-folder, another program) or whose text changed since has no matching record. Such a goal is
+both stores already have, so no schema step is needed (``store migrate`` copies these keys), and
+the record lives outside ``<data dir>/pipelines/``: a goal file that arrives there another way
+(a restored backup, a synced folder, another program) or whose text changed since has no
+matching record. Such a goal is
 shown as needing approval (:func:`approval_text`, a health problem in ``status`` and the window)
 and runs nothing — no schedule, no start, no resume — until it is approved.
 
@@ -20,8 +21,7 @@ import shlex
 
 from core.i18n import N_
 from core.providers.pipeline.goalfile import GoalFile
-
-APPROVAL_PREFIX = "pipeline-approved:"
+from core.store.base import APPROVALS_META_PREFIX as APPROVAL_PREFIX
 
 
 def approval_key(host_id: str, name: str) -> str:
