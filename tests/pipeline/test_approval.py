@@ -201,3 +201,15 @@ def test_a_daemon_shows_a_dropped_file_and_runs_it_once_approved(
     code, out, _ = cli(capsys, "status", "--json")
     assert not any("needs your approval" in p
                    for p in json.loads(out)["host"]["health"]["problems"])
+
+
+def test_approve_refuses_a_file_with_a_plain_secret(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = Path(os.environ["GOALKEEPER_HOME"])
+    directory = home / "pipelines" / "leaky"
+    directory.mkdir(parents=True)
+    (directory / "goal.toml").write_text(toml_text(
+        {"name": "leaky"}, [], [step("deliver", env={"SERVICE_API_KEY": "plain-value-1234"})]))
+    code, _, err = cli(capsys, "approve", "leaky", "--yes")
+    assert code == 2 and "goalkeeper add FILE" in err and "plain-value-1234" not in err
+    assert approved_digest("leaky") is None
