@@ -230,6 +230,7 @@ def cmd_remove(ctx: Context) -> int:
                        reason=N_("goal file removed"), outcome=Outcome.UPDATED)
         with ctx.store() as store:
             store.remove_goal(entry.goal_id, row)
+            store.set_meta(approval_key(ctx.host_id, entry.name), "")  # approved no more
     ctx.emit({"goal": entry.goal_id, "removed": True, "moved_to": moved},
              lambda: _("removed {goal}; its runs are kept in {dir}").format(
                  goal=entry.goal_id, dir=moved))

@@ -213,3 +213,18 @@ def test_approve_refuses_a_file_with_a_plain_secret(
     code, _, err = cli(capsys, "approve", "leaky", "--yes")
     assert code == 2 and "goalkeeper add FILE" in err and "plain-value-1234" not in err
     assert approved_digest("leaky") is None
+
+
+@pytest.mark.asyncio
+async def test_a_removed_goal_file_put_back_waits_for_approval(
+        make_engine: EngineFactory, paths: Paths, clock: FakeClock, tmp_path: Path) -> None:
+    engine, provider = await host(make_engine, paths, clock, tmp_path, [], [step("deliver")])
+    snapshot = paths.data_dir / "pipelines" / "digest" / "goal.toml"
+    text = snapshot.read_text()
+    reply = await provider.control_ops()["pipeline-remove"]({"goal": "digest"})
+    assert reply["moved_to"]
+    snapshot.parent.mkdir(parents=True)
+    snapshot.write_text(text)  # the very file that was approved, restored from a backup
+    await engine.refresh()
+    assert waiting(engine, "digest")
+    assert (await run_op(provider))["outcome"] == "refused"

@@ -12,6 +12,7 @@ Replies are :class:`~core.commands.ActionResult` JSON plus ``run_id``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -146,6 +147,8 @@ class PipelineOps:
         await self.p.stop_task(goal_id)  # before its run directory moves
         aside = await asyncio.to_thread(self.p.catalog.remove, name, self.p.clock.now())
         self.p.forget_schedule(name)
+        with contextlib.suppress(Exception):  # the store is away: the file is gone all the same
+            await self.p.approve(name, "")  # a copy put back later waits for approval again
         result = await self.p.sink.perform(Forget(goal_id), origin)
         return result.to_json() | {"moved_to": str(aside) if aside else None}
 
