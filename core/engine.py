@@ -280,8 +280,10 @@ class Engine:
         store = dataclasses.replace(queue.health, waiting=len(queue))
         clashes = tuple(clash_text(g, owner)
                         for g, owner in sorted(self.provider_intake.clashes.items()))
+        attention = tuple(text for name in sorted(self.provider_supervisor.started)
+                          for text in self.providers[name].attention())
         return HostHealth(store, self.provider_supervisor.health, self.safe_mode.problem,
-                          clashes)
+                          clashes, attention)
 
     def health_changed(self) -> None:
         self.bus.publish(HealthChanged(self.health()))

@@ -75,6 +75,9 @@ class HostHealth:
     #: goals a provider here reports under an id another host owns (a shared store): not
     #: watched here — say so rather than drop them quietly (stored English, one each)
     clashes: tuple[str, ...] = ()
+    #: what a provider needs the user to do first (stored English, one each): a goal file
+    #: waiting for approval
+    attention: tuple[str, ...] = ()
 
     def problems(self) -> list[str]:
         lines = [N_("safe mode: {reason}").format(reason=self.safe_mode)] if self.safe_mode else []
@@ -82,11 +85,13 @@ class HostHealth:
             lines.append(self.store.describe())
         lines.extend(p.describe() for p in self.providers if p.state != "ok")
         lines.extend(self.clashes)
+        lines.extend(self.attention)
         return lines
 
     def to_json(self) -> dict[str, Any]:
         return {"store": self.store.to_json(), "providers": [p.to_json() for p in self.providers],
                 "safe_mode": self.safe_mode, "clashes": list(self.clashes),
+                "attention": list(self.attention),
                 "problems": self.problems()}
 
     @staticmethod
@@ -100,7 +105,8 @@ class HostHealth:
         return HostHealth(
             StoreHealth(bool(store.get("available", True)), store.get("reason"),
                         parse_iso(store.get("since")), int(store.get("waiting") or 0)),
-            providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()))
+            providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()),
+            tuple(str(a) for a in data.get("attention") or ()))
 
 
 @dataclass(frozen=True)

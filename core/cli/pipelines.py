@@ -1,6 +1,10 @@
-"""``add``, ``remove``, ``run``, ``runs`` and ``quota`` — pipeline goals from the command line.
+"""``add``, ``approve``, ``remove``, ``run``, ``runs`` and ``quota`` — pipeline goals from the
+command line.
 
-``add`` validates and stores the goal file (no host needed; a running host picks it up at once),
+``add`` validates the goal file, shows the commands it will run and asks (``--yes`` for scripts),
+then stores it and records its approval (no host needed; a running host picks it up at once);
+``approve`` does the same for a goal file found in the data directory that was never added or
+changed since (:mod:`core.providers.pipeline.approval`),
 ``run`` goes through the host like every command that changes a goal, ``runs`` reads the run
 state files directly, ``quota refill`` goes through the host when one runs (so goals waiting on
 the quota wake up) and writes the ledger directly otherwise.
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +39,7 @@ from core.i18n.textfmt import local_time, pad
 from core.i18n.words import word
 from core.limits import MAX_PAGE
 from core.models import GoalState, HistoryEvent, Outcome, PauseReason
+from core.providers.pipeline.approval import approval_key, commands_preview
 from core.providers.pipeline.catalog import CatalogEntry, PipelineCatalog, goal_name
 from core.providers.pipeline.checkpoint import CheckpointError, RunRecord
 from core.providers.pipeline.coverage import display_state, run_json, summary
@@ -49,7 +55,16 @@ POLL_SECONDS = 0.25
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("add", parents=[common], help=_("add (or update) a pipeline goal file"))
     p.add_argument("file")
+    p.add_argument("--yes", action="store_true",
+                   help=_("do not ask before adding (the commands are still shown)"))
     p.set_defaults(func=cmd_add)
+    p = sub.add_parser("approve", parents=[common],
+                       help=_("approve a goal file found in the data directory that was not "
+                              "added, or changed since"))
+    p.add_argument("name")
+    p.add_argument("--yes", action="store_true",
+                   help=_("do not ask before approving (the commands are still shown)"))
+    p.set_defaults(func=cmd_approve)
     p = sub.add_parser("remove", parents=[common],
                        help=_("remove a pipeline goal (runs are kept)"))
     p.add_argument("name")
@@ -102,7 +117,8 @@ def cmd_add(ctx: Context) -> int:
     path = Path(ctx.args.file).expanduser()
     now = SystemClock().now()
     try:
-        goal, created = catalog(ctx).add(path, now, _secrets_to_keyring(path))
+        goal, created, digest = catalog(ctx).add(path, now, _secrets_to_keyring(path),
+                                                 lambda goal: _confirm(ctx, goal))
     except GoalFileError as exc:
         raise CliError(_("the goal file is not valid:") + "\n  " + "\n  ".join(
             localized(p) for p in exc.problems), EXIT_USAGE) from None
@@ -111,13 +127,15 @@ def cmd_add(ctx: Context) -> int:
                          "OS keyring — and {error}; nothing was added").format(
                              error=localized(str(exc))), EXIT_USAGE) from None
     unknown = [q for q in goal.quota_names() if q not in ctx.settings.quotas]
+    _record_approval(ctx, goal.name, digest)
     notified = _tell_host(ctx)
     next_run = None
     if goal.schedule:
         next_run = next_fire(parse_schedule(goal.schedule), now, goal.zone())
     data = {"goal": goal.goal_id, "created": created, "file": str(path.resolve()),
             "schedule": goal.schedule, "next_run": next_run.isoformat() if next_run else None,
-            "host_notified": notified, "unknown_quotas": unknown}
+            "host_notified": notified, "unknown_quotas": unknown,
+            "commands": commands_preview(goal)}
 
     def human() -> str:
         added = (_("added {goal} ({sources} source(s), {stages} stage(s))") if created
@@ -135,6 +153,52 @@ def cmd_add(ctx: Context) -> int:
 
     ctx.emit(data, human)
     return EXIT_OK
+
+
+def cmd_approve(ctx: Context) -> int:
+    entry = entry_for(ctx, ctx.args.name)
+    if entry.goal is None:
+        raise CliError(_("the goal file of {goal} is not valid: {error}").format(
+            goal=entry.goal_id, error=localized(str(entry.error))), EXIT_USAGE)
+    if plain_secrets(entry.goal):
+        raise CliError(_("the goal file of {goal} sets secrets in `env`, which Goalkeeper keeps "
+                         "only in the OS keyring: add it with `goalkeeper add FILE`, which moves "
+                         "them there").format(goal=entry.goal_id), EXIT_USAGE)
+    _confirm(ctx, entry.goal)
+    _record_approval(ctx, entry.name, entry.digest)
+    _tell_host(ctx)
+    ctx.emit({"goal": entry.goal_id, "approved": True, "digest": entry.digest,
+              "commands": commands_preview(entry.goal)},
+             lambda: _("approved {goal}: it runs from now on").format(goal=entry.goal_id))
+    return EXIT_OK
+
+
+def _confirm(ctx: Context, goal: GoalFile) -> None:
+    """Show the commands ``goal`` will run and ask; with ``--yes`` only show them (on standard
+    error, so that ``--json`` output stays one document). Raises :class:`CliError` on a no."""
+    lines = [_("{goal} will run these commands:").format(goal=goal.goal_id)]
+    lines += ["  " + line for line in commands_preview(goal)]
+    print("\n".join(lines), file=sys.stderr, flush=True)
+    if ctx.args.yes:
+        return
+    if sys.stdin is None or not sys.stdin.isatty():
+        raise CliError(_("nothing was changed: there is no terminal to ask in; pass --yes to "
+                         "accept these commands without asking"), EXIT_USAGE)
+    print(_("Run these commands when the goal runs? [y/N] "), end="", file=sys.stderr,
+          flush=True)
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in {"y", "yes", _("y"), _("yes")}:
+        raise CliError(_("nothing was changed"), EXIT_USAGE)
+
+
+def _record_approval(ctx: Context, name: str, digest: str) -> None:
+    """Record the approval in the store: through the host when one runs (it plans the goal's
+    schedule at once), directly otherwise."""
+    if host_running(ctx.paths) is not None:
+        ctx.ask_host({"op": "pipeline-approve", "goal": name, "digest": digest})
+        return
+    with ctx.store() as store:
+        store.set_meta(approval_key(ctx.host_id, name), digest)
 
 
 def _secrets_to_keyring(path: Path) -> Callable[[GoalFile, str], str]:
@@ -166,6 +230,7 @@ def cmd_remove(ctx: Context) -> int:
                        reason=N_("goal file removed"), outcome=Outcome.UPDATED)
         with ctx.store() as store:
             store.remove_goal(entry.goal_id, row)
+            store.set_meta(approval_key(ctx.host_id, entry.name), "")  # approved no more
     ctx.emit({"goal": entry.goal_id, "removed": True, "moved_to": moved},
              lambda: _("removed {goal}; its runs are kept in {dir}").format(
                  goal=entry.goal_id, dir=moved))

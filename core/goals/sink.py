@@ -123,6 +123,12 @@ class ProviderIntake:
             raise RuntimeError("the engine is not started")
         return await self.door.perform(command, origin)
 
+    async def read_meta(self, key: str) -> str | None:
+        return await self._writer.store.run(lambda store: store.get_meta(key))
+
+    async def write_meta(self, key: str, value: str) -> None:
+        await self._writer.store.run(lambda store: store.set_meta(key, value))
+
     async def release(self, goal_id: str, windows: list[str]) -> None:
         await self._quota.release(goal_id, windows)
 
@@ -172,7 +178,10 @@ class ProviderIntake:
         readings = await self._calls.guarded(provider.name, "quota read", provider.read_quotas())
         for reading in readings or []:
             await self._quota.apply_or_queue(reading)
+        attention = provider.attention()
         observations = await self._calls.guarded(provider.name, "discovery", provider.discover())
+        if provider.attention() != attention:  # e.g. a goal file now waits for approval
+            self._on_health()
         # a goal another host owns goes one by one (its clash is noted, and cleared once the
         # id is free), so that it does not roll the others' batch back at every refresh
         batch = [o for o in observations or [] if o.id not in self.clashes]

@@ -141,6 +141,14 @@ class ProviderSink(Protocol):
         reset). The pre-resume read and the hysteresis still decide."""
         ...
 
+    async def read_meta(self, key: str) -> str | None:
+        """A value of the store's ``meta`` table (e.g. a goal file's approval), or None."""
+        ...
+
+    async def write_meta(self, key: str, value: str) -> None:
+        """Set a value of the store's ``meta`` table; raises when the store takes no writes."""
+        ...
+
 
 class Provider(abc.ABC):
     """Base class of every provider. Subclasses set ``name`` and implement the abstract methods.
@@ -171,6 +179,11 @@ class Provider(abc.ABC):
 
     async def stop(self) -> None:  # noqa: B027 - optional hook
         """Stop every task and process this provider started."""
+
+    def attention(self) -> tuple[str, ...]:
+        """What the user must act on before this provider can do its work (stored English,
+        one sentence each; e.g. a goal file waiting for approval): health problems."""
+        return ()
 
     def host_started(self) -> None:  # noqa: B027 - optional hook
         """The host has started every provider and stored what each found first (or, for a

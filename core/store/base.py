@@ -32,6 +32,10 @@ from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
 
 T = TypeVar("T")
 
+#: ``meta`` keys recording the goal files the user approved (``pipeline-approved:<host>:<name>``,
+#: :mod:`core.providers.pipeline.approval`): ``store migrate`` carries them along
+APPROVALS_META_PREFIX = "pipeline-approved:"
+
 
 class StoreError(Exception):
     """The store cannot be used; the message says why and what to do."""

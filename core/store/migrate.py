@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +24,7 @@ import psycopg
 
 from core.i18n import N_
 from core.models import Goal, HistoryRow, QuotaReading
-from core.store.base import StoreError
+from core.store.base import APPROVALS_META_PREFIX, StoreError
 from core.store.postgres import PostgresStore
 from core.store.sqlite import SqliteStore
 
@@ -41,10 +41,11 @@ class Copied:
     readings: int
     series: int
     checksum: str
+    approvals: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"goals": self.goals, "history": self.history, "readings": self.readings,
-                "series": self.series, "checksum": self.checksum}
+                "series": self.series, "checksum": self.checksum, "approvals": self.approvals}
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ class Rows:
     history: list[HistoryRow]
     readings: list[QuotaReading]
     series: list[SeriesRow]
+    #: this host's approved goal files (``meta`` key → digest): they keep running after the move
+    approvals: dict[str, str] = field(default_factory=dict)
 
     def checksum(self) -> str:
         digest = hashlib.sha256()
@@ -71,7 +74,7 @@ class Rows:
 
     def counted(self) -> Copied:
         return Copied(len(self.goals), len(self.history), len(self.readings), len(self.series),
-                      self.checksum())
+                      self.checksum(), len(self.approvals))
 
 
 def read_local(source: SqliteStore, host_id: str, account_of: Callable[[str], str]) -> Rows:
@@ -84,6 +87,7 @@ def read_local(source: SqliteStore, host_id: str, account_of: Callable[[str], st
             history.extend(source.history(None, PAGE, offset))
         readings = source.latest_readings()
         series = source.series_rows()
+        approvals = source.meta_items(f"{APPROVALS_META_PREFIX}{host_id}:")
     history.reverse()
     history = [r.model_copy(update={"host": r.host or host_id}) for r in history]
     accounts = {p: account_of(p) for p in {r.provider for r in readings}}
@@ -92,7 +96,7 @@ def read_local(source: SqliteStore, host_id: str, account_of: Callable[[str], st
                 for r in readings]
     series = [(a or account_of(windows.get(w, w.split(":")[0])), w, t, u, x)
               for a, w, t, u, x in series]
-    return Rows(goals, history, readings, series)
+    return Rows(goals, history, readings, series, approvals)
 
 
 def copy_into(target: PostgresStore, rows: Rows) -> tuple[Copied, int]:
@@ -110,9 +114,10 @@ def copy_into(target: PostgresStore, rows: Rows) -> tuple[Copied, int]:
                                     goals=", ".join(str(c[0]) for c in clash[:5])))
         written, lost = _write_rows(target, con, rows)
         expected = Rows(rows.goals, rows.history,
-                        [r for r in rows.readings if r not in lost], rows.series).counted()
+                        [r for r in rows.readings if r not in lost], rows.series,
+                        rows.approvals).counted()
         found = written.counted()
-        if found != expected:
+        if found != expected or written.approvals != rows.approvals:  # a key, a digest
             raise StoreError(N_("the copy does not match what was read (read {expected}, found "
                                 "{found}): nothing was copied").format(expected=expected,
                                                                         found=found))
@@ -129,10 +134,15 @@ def _write_rows(target: PostgresStore, con: psycopg.Connection[tuple[Any, ...]],
     history_ids = [target.insert_history(con, r).id for r in rows.history]
     lost = [r for r in rows.readings if not target.put_reading(con, r, series=False)]
     series_ids = target.insert_series(con, rows.series)
+    for key, value in rows.approvals.items():
+        con.execute("INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
+                    "excluded.value", (key, value))
+    approvals = dict(con.execute("SELECT key, value FROM meta WHERE key = ANY(%s)",
+                                 (list(rows.approvals),)).fetchall())
     back = Rows(target.goals_by_id(con, [g.id for g in rows.goals]),
                 target.history_by_id(con, [i for i in history_ids if i is not None]),
                 [r for r in (target.latest_reading(r.account, r.window_id) for r in rows.readings
                              if r not in lost) if r is not None],
-                target.series_by_id(con, series_ids))
+                target.series_by_id(con, series_ids), approvals)
     return back, lost
 

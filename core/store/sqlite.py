@@ -384,6 +384,12 @@ class SqliteStore(SqliteHosts):
             result.append((instant, float(used)))
         return result
 
+    def meta_items(self, prefix: str) -> dict[str, str]:
+        """The ``meta`` rows whose key starts with ``prefix`` (for ``store migrate``)."""
+        rows = self._con.execute("SELECT key, value FROM meta WHERE substr(key, 1, ?) = ?",
+                                 (len(prefix), prefix)).fetchall()
+        return {str(k): str(v) for k, v in rows}
+
     def series_rows(self) -> list[tuple[str, str, datetime, float | None, str]]:
         """Every chart point as stored (account, window, instant, used %, exactness), oldest
         first — for copying the store elsewhere (``goalkeeper store migrate``)."""

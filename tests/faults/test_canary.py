@@ -40,6 +40,7 @@ from tests.claude.builders import limit_stop, user, write_session
 from tests.codex.fixtures import T0, THREAD_A, CodexHome, goal, meta
 from tests.pipeline.support import write_goal
 from tests.support.keyring import MemoryKeyring
+from tests.support.pipeline import approve
 
 UNICODE = "pässwörd-ünïcode-✓-canary-41"
 MULTILINE = "-----BEGIN CANARY KEY-----\nQ2FuYXJ5TGluZU9uZS1hYmNkZWY\nQ2FuYXJ5TGluZVR3by1naGlq\n" \
@@ -77,14 +78,14 @@ def leaky(name: str, status: str) -> dict[str, object]:
             "env": {"SERVICE_API_KEY": GOAL_ENV}, "retries": 0}
 
 
-def add_pipeline(paths: Paths, tmp_path: Path, clock: FakeClock) -> None:
+def add_pipeline(paths: Paths, tmp_path: Path, clock: FakeClock) -> str:
     store = SecretStore()
     store.put("UNI_SECRET", UNICODE)
     store.put("PEM_SECRET", MULTILINE)
     path = write_goal(tmp_path / "goals", {"name": "leaky", "min_sources": 1},
                       [leaky("a", "ok")], [leaky("deliver", "auth_failed")])
-    PipelineCatalog(paths.data_dir / "pipelines").add(
-        path, clock.now(), lambda g, text: move_to_keyring(g, text, path, store))
+    return PipelineCatalog(paths.data_dir / "pipelines").add(
+        path, clock.now(), lambda g, text: move_to_keyring(g, text, path, store))[2]
 
 
 def agents(tmp_path: Path) -> dict[str, str]:
@@ -121,7 +122,7 @@ async def test_no_planted_secret_reaches_anything_goalkeeper_writes(
     environ = agents(tmp_path)
     paths.ensure()
     handlers = setup_logging(paths.log_file, stdout=True, level=logging.DEBUG, environ=environ)
-    add_pipeline(paths, tmp_path, clock)
+    digest = add_pipeline(paths, tmp_path, clock)
     settings = Settings(resume_jitter_seconds=0)
     pipeline = PipelineProvider(settings, paths, clock, environ, rng=random.Random(1))
     providers = [pipeline, CodexProvider(from_settings(settings, environ), clock),
@@ -129,6 +130,7 @@ async def test_no_planted_secret_reaches_anything_goalkeeper_writes(
     engine = Engine(paths, settings, providers, clock, random.Random(2))
     try:
         await engine.start()
+        await approve(engine, pipeline, "leaky", digest)
         await pipeline.control_ops()["run"]({"goal": "leaky"})
         for _ in range(500):
             if engine.goals["pipeline:leaky"].state.value == "paused":

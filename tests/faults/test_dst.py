@@ -193,7 +193,8 @@ async def test_the_pipeline_provider_fires_each_instant_once(
         goals = tmp_path / f"goals-{day}"
         path = write_goal(goals, {"name": f"dst{day:%m%d}", "schedule": "*/30 1-3 * * *",
                                   "timezone": name}, [], [step("deliver")])
-        PipelineCatalog(paths.data_dir / "pipelines").add(path, start)
+        _, _, digest = PipelineCatalog(paths.data_dir / "pipelines").add(path, start)
+        provider.approved[f"dst{day:%m%d}"] = digest  # what `goalkeeper add` records
         fired: list[datetime] = []
 
         async def record(entry: object, due: datetime, log: list[datetime] = fired) -> None:

@@ -123,7 +123,7 @@ def test_add_says_what_is_wrong_with_the_goal_file(paths: Paths, case: Case,
     catalog.add(kept, datetime(2026, 12, 1, tzinfo=UTC))  # a goal already stored
     goal = case.write(tmp_path / "digest.toml", GOAL, GOAL_KEY)
     before = fingerprint(paths.data_dir)
-    run = goalkeeper("add", str(goal))
+    run = goalkeeper("add", str(goal), "--yes")
     if case.expected is None:
         assert run.returncode == 0, run.stderr
         entry = catalog.get("digest")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,9 +13,13 @@ from core.clock import FakeClock
 from core.commands import SetAutoResume
 from core.engine import Engine
 from core.models import GoalState, PauseReason
+from core.paths import Paths
+from core.providers.pipeline.provider import PipelineProvider
+from core.settings import Settings
 from gui.bridge import Bridge
 from gui.main_window import MainWindow
 from gui.tick import DisplayTick
+from tests.pipeline.support import FakeSecrets, step, toml_text
 from tests.support.fakes import FakeProvider, until
 from tests.support.gui import RecordingLauncher
 
@@ -82,3 +88,22 @@ async def test_status_bar_says_store_unavailable_and_host_not_running(window: Ma
     assert status.problem.isHidden()
     window.bridge.set_host_state("replaced")
     assert status.host.text().startswith("Host not running: another Goalkeeper host")
+
+
+@pytest.mark.asyncio
+async def test_status_bar_says_a_goal_file_waits_for_approval(
+        make_engine: Any, clock: FakeClock, paths: Paths, tmp_path: Path, qtbot: Any) -> None:
+    directory = paths.data_dir / "pipelines" / "dropped"  # not added with `goalkeeper add`
+    directory.mkdir(parents=True)
+    (directory / "goal.toml").write_text(toml_text({"name": "dropped"}, [], [step("deliver")]))
+    provider = PipelineProvider(Settings(), paths, clock, {}, FakeSecrets({}), random.Random(1))
+    engine: Engine = await make_engine(provider)
+    bridge = Bridge(engine)
+    win = MainWindow(bridge, RecordingLauncher(), DisplayTick(bridge.now))  # type: ignore[arg-type]
+    qtbot.addWidget(win)
+    bridge.sync()
+    await engine.refresh()
+    await until(lambda: not win.status.problem.isHidden())
+    assert "pipeline goal dropped needs your approval" in win.status.problem.toolTip()
+    assert "`goalkeeper approve dropped`" in win.status.problem.toolTip()
+    await bridge.close()

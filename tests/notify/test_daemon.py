@@ -42,7 +42,7 @@ def test_the_daemon_notifies_and_status_shows_its_channel(
     # a step told to wait 10 minutes: the goal pauses for quota, a resume is scheduled
     limited = {"report": {"status": "rate_limited", "retry_after": 600}}
     path = write_goal(tmp_path / "g", {"name": "digest"}, [], [step("deliver", limited)])
-    assert main(["add", str(path)]) == 0
+    assert main(["add", str(path), "--yes"]) == 0
     main(["run", "digest"])
     wait_for(lambda: any(r.path == "/hook" for r in server.requests))
     payload = next(r.json() for r in server.requests if r.path == "/hook")

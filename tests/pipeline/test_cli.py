@@ -26,7 +26,7 @@ def test_add_names_every_problem_and_exits_2(tmp_path: Path,
     path = tmp_path / "bad.toml"
     path.write_text(toml_text({"name": "bad"}, [{"name": "s", "command": ["true"],
                                                   "timeout": 0}], []))
-    code, _, err = cli(capsys, "add", str(path))
+    code, _, err = cli(capsys, "add", str(path), "--yes")
     assert code == 2
     assert f"{path}:6: source[1 's'].timeout: Input should be greater than 0" in err
     assert "stage: required key is missing" in err
@@ -36,12 +36,12 @@ def test_add_without_a_host_and_list_runs(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     path = write_goal(tmp_path, {"name": "digest", "schedule": "09:00", "timezone": "UTC"},
                       [], [step("deliver", quota="nope")])
-    code, out, _ = cli(capsys, "add", str(path), "--json")
+    code, out, _ = cli(capsys, "add", str(path), "--yes", "--json")
     data = json.loads(out)
     assert code == 0 and data["goal"] == "pipeline:digest" and data["created"] is True
     assert data["host_notified"] is False and data["unknown_quotas"] == ["nope"]
     assert data["next_run"].endswith("09:00:00+00:00")
-    code, out, _ = cli(capsys, "add", str(path))
+    code, out, _ = cli(capsys, "add", str(path), "--yes")
     assert code == 0 and out.startswith("updated pipeline:digest")
     assert cli(capsys, "runs", "digest", "--json")[1].strip() == "[]"
     assert cli(capsys, "runs", "nothing")[0] == 3
@@ -49,7 +49,7 @@ def test_add_without_a_host_and_list_runs(tmp_path: Path,
 
 def test_run_needs_a_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_goal(tmp_path, {"name": "digest"}, [], [step("deliver")])
-    cli(capsys, "add", str(path))
+    cli(capsys, "add", str(path), "--yes")
     code, _, err = cli(capsys, "run", "digest")
     assert code == 5 and "goalkeeper daemon" in err
 
@@ -69,7 +69,7 @@ def test_run_wait_runs_and_refusal_through_a_daemon(
     good = write_goal(tmp_path / "g", {"name": "digest", "min_sources": 1},
                       [step("github", {"items": 3}), step("rss", {"exit": 77})],
                       [step("aggregate", {"items": 3}), step("deliver")])
-    code, out, _ = cli(capsys, "add", str(good), "--json")
+    code, out, _ = cli(capsys, "add", str(good), "--yes", "--json")
     assert code == 0 and json.loads(out)["host_notified"] is True
     code, out, _ = cli(capsys, "run", "digest", "--wait")
     assert code == 0, out
@@ -84,7 +84,7 @@ def test_run_wait_runs_and_refusal_through_a_daemon(
 
     blocked = write_goal(tmp_path / "b", {"name": "digest"}, [],
                          [step("deliver", {"exit": 78})])
-    assert cli(capsys, "add", str(blocked))[0] == 0
+    assert cli(capsys, "add", str(blocked), "--yes")[0] == 0
     code, out, _ = cli(capsys, "run", "digest", "--wait")
     assert code == 1 and "blocked" in out and "config_error" in out
     code, out, _ = cli(capsys, "run", "digest")

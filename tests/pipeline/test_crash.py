@@ -72,7 +72,7 @@ def test_kill_9_in_every_stage_then_resume_runs_finished_work_once(
                       [hang_then_finish(n) for n in ("aggregate", "filter", "deliver")])
     home = os.environ["GOALKEEPER_HOME"]
     log = tmp_path / "daemon.log"
-    assert main(["add", str(goal)]) == 0
+    assert main(["add", str(goal), "--yes"]) == 0
     proc = start_daemon(home, log)
     try:
         assert main(["run", "digest"]) == 0

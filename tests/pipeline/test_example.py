@@ -19,6 +19,7 @@ from core.settings import Settings
 from tests.pipeline.support import FakeSecrets
 from tests.support.engine import EngineFactory
 from tests.support.fakes import until
+from tests.support.pipeline import approve
 
 pytestmark = pytest.mark.asyncio
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hotspot-digest"
@@ -34,8 +35,10 @@ async def test_the_example_degrades_completes_and_blocks(make_engine: EngineFact
     secrets = FakeSecrets()
     environ = {k: v for k, v in os.environ.items() if not k.startswith("GOALKEEPER_")}
     provider = PipelineProvider(Settings(), paths, clock, environ, secrets, random.Random(1))
-    PipelineCatalog(paths.data_dir / "pipelines").add(copy / "hotspot-digest.toml", clock.now())
+    _, _, digest = PipelineCatalog(paths.data_dir / "pipelines").add(
+        copy / "hotspot-digest.toml", clock.now())
     engine = await make_engine(provider)
+    await approve(engine, provider, "hotspot-digest", digest)
 
     async def run() -> None:
         await provider.control_ops()["run"]({"goal": "hotspot-digest"})

@@ -11,6 +11,7 @@ import pytest
 
 from core.cli import main
 from tests.support.keyring import MemoryKeyring
+from tests.support.pipeline import approve
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -129,8 +130,9 @@ async def test_a_canary_secret_never_reaches_a_file_goalkeeper_writes(
         environ = {k: v for k, v in os.environ.items() if not k.startswith("GOALKEEPER_")}
         provider = PipelineProvider(settings, paths, clock, environ,  # type: ignore[arg-type]
                                     rng=random.Random(1))
-        PipelineCatalog(home / "pipelines").add(goal_file, clock.now())  # type: ignore
+        _, _, digest = PipelineCatalog(home / "pipelines").add(goal_file, clock.now())  # type: ignore
         engine = await make_engine(provider, settings=settings)  # type: ignore[operator]
+        await approve(engine, provider, "leaky", digest)
         await provider.control_ops()["run"]({"goal": "leaky"})
         for _ in range(2000):  # the retry backoff sleeps on the fake clock: move it along
             if engine.goals["pipeline:leaky"].state.value == "paused" and not (

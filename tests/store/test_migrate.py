@@ -27,11 +27,16 @@ def test_a_local_store_is_copied_verifiably_and_left_as_it_is(
     monkeypatch.setenv("GOALKEEPER_HOST_ID", "laptop")
     monkeypatch.setenv("GOALKEEPER_ACCOUNT", "team")
     local_store(paths)
+    local = SqliteStore(paths.database)  # two approved goal files: this host's, another's
+    local.set_meta("pipeline-approved:laptop:digest", "ab" * 32)
+    local.set_meta("pipeline-approved:desk:digest", "cd" * 32)
+    local.close()
     before = digest(paths.database)
     code, reply = run(capsys, "store", "migrate", "--to", pg_url, "--json")
     assert code == 0, reply
-    assert {k: reply["copied"][k] for k in ("goals", "history", "readings", "series")} == {
-        "goals": 3, "history": 43, "readings": 1, "series": 30}
+    assert {k: reply["copied"][k] for k in ("goals", "history", "readings", "series",
+                                           "approvals")} == {
+        "goals": 3, "history": 43, "readings": 1, "series": 30, "approvals": 1}
     assert len(reply["copied"]["checksum"]) == 64
     assert digest(paths.database) == before  # the local file was only read
     shared = PostgresStore(pg_url, read_only=True)
@@ -45,6 +50,8 @@ def test_a_local_store_is_copied_verifiably_and_left_as_it_is(
         assert [r.event for r in shared.history("fake:1", 3)] == ["e39", "e38", "e37"]
         assert shared.latest_reading("team", "fake:5h") is not None
         assert len(shared.series("fake:5h", account="team")) == 30
+        assert shared.get_meta("pipeline-approved:laptop:digest") == "ab" * 32
+        assert shared.get_meta("pipeline-approved:desk:digest") is None
     finally:
         shared.close()
     # a second copy would duplicate: refused, and nothing is written

@@ -35,9 +35,16 @@ async def host(make_engine: EngineFactory, paths: Paths, clock: FakeClock,
     provider = PipelineProvider(conf, paths, clock, environ, FakeSecrets({"TOKEN": "tok-12345"}),
                                 random.Random(1))
     path = write_goal(tmp_path / "goals", {"name": "digest", **top}, sources, stages)
-    PipelineCatalog(paths.data_dir / "pipelines").add(path, clock.now())
+    _, _, digest = PipelineCatalog(paths.data_dir / "pipelines").add(path, clock.now())
     engine: Engine = await make_engine(provider, settings=conf)
+    await approve(engine, provider, "digest", digest)
     return engine, provider
+
+
+async def approve(engine: Engine, provider: PipelineProvider, name: str, digest: str) -> None:
+    """What `goalkeeper add` does after adding: the goal file's approval, recorded by the host."""
+    assert await provider.approve(name, digest)
+    await engine.refresh()
 
 
 async def run_op(provider: PipelineProvider, **request: Any) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from core.atomic import atomic_write_text
 from core.clock import iso, parse_iso
+from core.providers.pipeline.approval import digest_text
 from core.providers.pipeline.checkpoint import CheckpointError, CheckpointStore, RunRecord
 from core.providers.pipeline.goalfile import (
     GOAL_PREFIX,
@@ -45,6 +46,8 @@ class CatalogEntry:
     added_at: datetime | None
     last_fire: datetime | None
     error: str | None = None
+    #: the SHA-256 of the snapshot's text that ``goal`` was parsed from (see :mod:`.approval`)
+    digest: str = ""
 
     @property
     def goal_id(self) -> str:
@@ -70,13 +73,18 @@ class PipelineCatalog:
         self.root = root
 
     def add(self, path: Path, now: datetime,
-            rewrite: Callable[[GoalFile, str], str] | None = None) -> tuple[GoalFile, bool]:
-        """Validate ``path`` and store its snapshot; (goal, True if new / False if updated).
+            rewrite: Callable[[GoalFile, str], str] | None = None,
+            confirm: Callable[[GoalFile], None] | None = None) -> tuple[GoalFile, bool, str]:
+        """Validate ``path`` and store its snapshot; (goal, True if new / False if updated,
+        the snapshot's digest).
 
-        ``rewrite`` turns the file's text into the snapshot's (secrets moved to the keyring,
-        :mod:`core.providers.pipeline.envsecrets`)."""
+        ``confirm`` sees the validated goal before anything is written or moved, and raises to
+        stop; ``rewrite`` turns the file's text into the snapshot's (secrets moved to the
+        keyring, :mod:`core.providers.pipeline.envsecrets`)."""
         text = read_goal_text(path)  # read once: the snapshot is the text that was checked
         goal = parse_goal_text(text, path)
+        if confirm is not None:
+            confirm(goal)
         if rewrite is not None:
             text = rewrite(goal, text)
             goal = parse_goal_text(text, path)
@@ -89,7 +97,7 @@ class PipelineCatalog:
                      "updated_at": iso(now)})
         meta.setdefault("added_at", iso(now))
         atomic_write_text(directory / "meta.json", json.dumps(meta, indent=1), mode=0o644)
-        return goal, created
+        return goal, created, digest_text(text)
 
     def remove(self, name: str, now: datetime) -> Path | None:
         """Move the goal's directory (and its runs) aside; None when there was none."""
@@ -119,14 +127,16 @@ class PipelineCatalog:
         meta = self._meta(directory)
         base_dir = Path(str(meta.get("base_dir") or directory))
         goal: GoalFile | None = None
-        error = None
+        error, digest = None, ""
         try:
-            goal = parse_goal_text(read_goal_text(snapshot), snapshot)
+            text = read_goal_text(snapshot)  # read once: the digest is of the text parsed
+            digest = digest_text(text)
+            goal = parse_goal_text(text, snapshot)
         except GoalFileError as exc:  # shown on the goal; the snapshot is left as it is
             error = str(exc)
         return CatalogEntry(directory.name, directory, goal, base_dir, str(meta.get("source", "")),
                             parse_iso(meta.get("added_at")), parse_iso(meta.get("last_fire")),
-                            error)
+                            error, digest)
 
     def set_last_fire(self, name: str, when: datetime) -> None:
         directory = self.root / name

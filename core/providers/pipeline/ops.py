@@ -1,14 +1,18 @@
-"""The pipeline's control-socket ops: ``run``, ``pipeline-remove`` and ``quota-refill``.
+"""The pipeline's control-socket ops: ``run``, ``pipeline-remove``, ``pipeline-approve`` and
+``quota-refill``.
 
 ``run`` starts a run through the engine's entry points — ``start_goal`` for an idle goal, the one
 resume entry point (with a fresh run) for a paused one — and refuses, saying why, while a run is
 unfinished, unless ``new`` is set: then the unfinished run is abandoned (recorded in the history)
-and a fresh one starts. Replies are :class:`~core.commands.ActionResult` JSON plus ``run_id``.
+and a fresh one starts; a goal file waiting for approval (:mod:`.approval`) is refused, saying
+how to approve it. ``pipeline-approve`` records the digest of the text the CLI showed the user.
+Replies are :class:`~core.commands.ActionResult` JSON plus ``run_id``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -16,6 +20,7 @@ from core.clock import Clock
 from core.commands import ActionResult, Forget, Resume, Start
 from core.models import GoalState, Outcome, Trigger
 from core.providers.base import ControlHandler, ProviderSink
+from core.providers.pipeline.approval import approval_text
 from core.providers.pipeline.catalog import CatalogEntry, PipelineCatalog, goal_name
 from core.providers.pipeline.checkpoint import CheckpointError, Unfinished
 from core.providers.pipeline.coverage import display_state
@@ -49,6 +54,10 @@ class PipelineOpsHost(Protocol):
 
     def forget_schedule(self, name: str) -> None: ...
 
+    def is_approved(self, entry: CatalogEntry) -> bool: ...
+
+    async def approve(self, name: str, digest: str) -> bool: ...
+
     async def stop_task(self, goal_id: str) -> None: ...
 
 
@@ -59,7 +68,8 @@ class PipelineOps:
         self.p = provider
 
     def handlers(self) -> Mapping[str, ControlHandler]:
-        return {"run": self.run, "pipeline-remove": self.remove, "quota-refill": self.refill}
+        return {"run": self.run, "pipeline-remove": self.remove,
+                "pipeline-approve": self.approve, "quota-refill": self.refill}
 
     async def run(self, request: dict[str, Any]) -> dict[str, Any]:
         name = goal_name(str(request["goal"]))
@@ -70,6 +80,8 @@ class PipelineOps:
                    if entry is None else f"its goal file no longer validates: {entry.error}")
             outcome = Outcome.UNKNOWN_GOAL if entry is None else Outcome.REFUSED
             return ActionResult(goal_id, outcome, why).to_json()
+        if not self.p.is_approved(entry):
+            return ActionResult(goal_id, Outcome.REFUSED, approval_text(name)).to_json()
         busy = self._unfinished_text(entry, goal_id)
         if busy is not None and not request.get("new"):
             run_id, text = busy
@@ -135,8 +147,18 @@ class PipelineOps:
         await self.p.stop_task(goal_id)  # before its run directory moves
         aside = await asyncio.to_thread(self.p.catalog.remove, name, self.p.clock.now())
         self.p.forget_schedule(name)
+        with contextlib.suppress(Exception):  # the store is away: the file is gone all the same
+            await self.p.approve(name, "")  # a copy put back later waits for approval again
         result = await self.p.sink.perform(Forget(goal_id), origin)
         return result.to_json() | {"moved_to": str(aside) if aside else None}
+
+    async def approve(self, request: dict[str, Any]) -> dict[str, Any]:
+        name, digest = goal_name(str(request["goal"])), str(request["digest"])
+        try:
+            current = await self.p.approve(name, digest)
+        except Exception as exc:  # the store takes no writes now
+            return {"error": f"the approval was not recorded: {exc}"}
+        return {"goal": GOAL_PREFIX + name, "approved": current}
 
     async def refill(self, request: dict[str, Any]) -> dict[str, Any]:
         quota, now = str(request["quota"]), self.p.clock.now()

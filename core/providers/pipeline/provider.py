@@ -1,6 +1,8 @@
 """The pipeline provider: added goal files become goals ``pipeline:<name>``, runs become their work.
 
-* **discover** lists the goal files added with ``goalkeeper add`` (idle goals);
+* **discover** lists the goal files added with ``goalkeeper add`` (idle goals); a goal file whose
+  text was never approved (:mod:`.approval`) is listed too, but runs nothing and is a health
+  problem (:meth:`attention`) until ``goalkeeper approve`` records it;
 * **read_quotas** reports the user quotas of ``config.toml`` from the ledger;
 * **start_goal** starts a new run (or continues an unfinished one); **resume_goal** continues the
   unfinished run from its checkpoint — after a quota pause, a user pause, a block once the cause is
@@ -27,6 +29,7 @@ from typing import Any
 
 from core.clock import Clock, local_zone
 from core.commands import Start
+from core.identity import host_id_of
 from core.models import Goal, GoalState, HistoryEvent, PauseReason, QuotaReading
 from core.paths import Paths
 from core.providers.base import (
@@ -36,6 +39,7 @@ from core.providers.base import (
     RunnerError,
     StartOutcome,
 )
+from core.providers.pipeline.approval import approval_key, approval_text, approve_command
 from core.providers.pipeline.catalog import CatalogEntry, PipelineCatalog, goal_name
 from core.providers.pipeline.checkpoint import (
     CheckpointError,
@@ -90,13 +94,51 @@ class PipelineProvider(Provider):
         #: the trigger recorded by the next new run of a goal (manual / schedule)
         self.triggers: dict[str, str] = {}
         self._due: dict[str, datetime] = {}
+        self.host_id = host_id_of(settings.host_id, paths.data_dir)
+        #: goal name → the digest of its approved goal file, as last read from the store
+        self.approved: dict[str, str] = {}
+        #: goal files found in the data directory that wait for the user's approval
+        self.waiting: set[str] = set()
 
     # -- lifecycle and discovery ---------------------------------------------------------------
 
     async def start(self) -> None:
         entries = await asyncio.to_thread(self.catalog.entries)
-        self._plan_schedules(entries)
+        # first, before the other providers store what they read: learning a secret only masks
+        # it, so every file's, approved or not
         await self._learn_secrets(entries)
+        await self._read_approvals(entries)
+        self._plan_schedules(entries)
+
+    async def _read_approvals(self, entries: list[CatalogEntry]) -> None:
+        """Which goal files are approved, from the store (unchanged when it cannot be read)."""
+        approved: dict[str, str] = {}
+        try:
+            for entry in entries:
+                value = await self.sink.read_meta(approval_key(self.host_id, entry.name))
+                if value:
+                    approved[entry.name] = value
+        except Exception as exc:  # the store is away: keep what was known
+            log.info("pipeline approvals not read (%s)", type(exc).__name__)
+            return
+        self.approved = approved
+        self.waiting = {e.name for e in entries if e.goal is not None and not self.is_approved(e)}
+
+    def is_approved(self, entry: CatalogEntry) -> bool:
+        return bool(entry.digest) and self.approved.get(entry.name) == entry.digest
+
+    def attention(self) -> tuple[str, ...]:
+        return tuple(approval_text(name) for name in sorted(self.waiting))
+
+    async def approve(self, name: str, digest: str) -> bool:
+        """Record that the user approved goal file ``name`` with text digest ``digest``; True
+        when that is the file's text now (else it still waits: it changed meanwhile)."""
+        await self.sink.write_meta(approval_key(self.host_id, name), digest)
+        self.approved[name] = digest
+        entries = await asyncio.to_thread(self.catalog.entries)
+        self.waiting = {e.name for e in entries if e.goal is not None and not self.is_approved(e)}
+        self._plan_schedules(entries)
+        return name not in self.waiting
 
     async def _learn_secrets(self, entries: list[CatalogEntry]) -> None:
         """Read the keyring secrets the goal files name, so that the store and the logs mask
@@ -119,6 +161,7 @@ class PipelineProvider(Provider):
 
     async def discover(self) -> list[GoalObservation]:
         entries = await asyncio.to_thread(self.catalog.entries)
+        await self._read_approvals(entries)
         self._plan_schedules(entries)
         now = self.clock.now()
         found = []
@@ -128,13 +171,15 @@ class PipelineProvider(Provider):
                             entry.error)
                 continue
             goal = entry.goal
+            data: dict[str, Any] = {"file": entry.source, "schedule": goal.schedule,
+                                    "timezone": goal.timezone}
+            if entry.name in self.waiting:
+                data["needs_approval"] = approve_command(entry.name)
             found.append(GoalObservation(
                 id=entry.goal_id, title=goal.title or f"pipeline {goal.name}",
                 state=GoalState.IDLE, observed_at=now,
                 windows=tuple(window_id(q) for q in goal.quota_names()),
-                auto_resume=goal.auto_resume,
-                data={"file": entry.source, "schedule": goal.schedule,
-                      "timezone": goal.timezone}))
+                auto_resume=goal.auto_resume, data=data))
         return found
 
     async def read_quotas(self, fresh: bool = False) -> list[QuotaReading]:
@@ -190,6 +235,9 @@ class PipelineProvider(Provider):
             raise RunnerError(f"no goal file is added for {goal_id} (`goalkeeper add FILE`)")
         if entry.goal is None:
             raise RunnerError(f"the goal file of {goal_id} no longer validates: {entry.error}")
+        if not self.is_approved(entry):
+            self.waiting.add(entry.name)
+            raise RunnerError(approval_text(entry.name))
         return entry
 
     def unfinished(self, entry: CatalogEntry) -> Unfinished | None:
@@ -298,7 +346,7 @@ class PipelineProvider(Provider):
         now = self.clock.now()
         due: dict[str, datetime] = {}
         for entry in entries:
-            if entry.goal is None or entry.goal.schedule is None:
+            if entry.goal is None or entry.goal.schedule is None or not self.is_approved(entry):
                 continue
             since = entry.last_fire or entry.added_at or now
             due[entry.name] = next_fire(parse_schedule(entry.goal.schedule), since,
@@ -313,7 +361,8 @@ class PipelineProvider(Provider):
             if due > now:
                 continue
             entry = self.catalog.get(name)
-            if entry is None or entry.goal is None or entry.goal.schedule is None:
+            if (entry is None or entry.goal is None or entry.goal.schedule is None
+                    or not self.is_approved(entry)):
                 self._due.pop(name, None)
                 continue
             await asyncio.to_thread(self.catalog.set_last_fire, name, now)
