@@ -139,7 +139,8 @@ class Engine:
         s = self.settings
         self.host_registry = HostRegistry(self.store, self.store_writer, self.clock, s,
                                           self.providers, self.host_id or "",
-                                          self._lease_was_lost, lambda: self.lease_lost)
+                                          self._lease_was_lost, lambda: self.lease_lost,
+                                          health_changed=self.health_changed)
         hosts = HostsView(self.host_id, lambda: self.store.shared, self.goals, self.others,
                           s.host_stale_seconds, s.runner_start_timeout_seconds)
         self.remote_actions = RemoteActions(self.store, self.store_writer, hosts, self.clock,
@@ -281,7 +282,7 @@ class Engine:
         clashes = tuple(clash_text(g, owner)
                         for g, owner in sorted(self.provider_intake.clashes.items()))
         return HostHealth(store, self.provider_supervisor.health, self.safe_mode.problem,
-                          clashes)
+                          clashes, self.host_registry.skewed)
 
     def health_changed(self) -> None:
         self.bus.publish(HealthChanged(self.health()))

@@ -75,6 +75,8 @@ class HostHealth:
     #: goals a provider here reports under an id another host owns (a shared store): not
     #: watched here — say so rather than drop them quietly (stored English, one each)
     clashes: tuple[str, ...] = ()
+    #: hosts of the shared store whose clocks are off (stored English, one each: skew_text)
+    skewed: tuple[str, ...] = ()
 
     def problems(self) -> list[str]:
         lines = [N_("safe mode: {reason}").format(reason=self.safe_mode)] if self.safe_mode else []
@@ -82,11 +84,13 @@ class HostHealth:
             lines.append(self.store.describe())
         lines.extend(p.describe() for p in self.providers if p.state != "ok")
         lines.extend(self.clashes)
+        lines.extend(self.skewed)
         return lines
 
     def to_json(self) -> dict[str, Any]:
         return {"store": self.store.to_json(), "providers": [p.to_json() for p in self.providers],
                 "safe_mode": self.safe_mode, "clashes": list(self.clashes),
+                "skewed": list(self.skewed),
                 "problems": self.problems()}
 
     @staticmethod
@@ -100,7 +104,8 @@ class HostHealth:
         return HostHealth(
             StoreHealth(bool(store.get("available", True)), store.get("reason"),
                         parse_iso(store.get("since")), int(store.get("waiting") or 0)),
-            providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()))
+            providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()),
+            tuple(str(c) for c in data.get("skewed") or ()))
 
 
 @dataclass(frozen=True)
@@ -114,3 +119,22 @@ def clash_text(goal_id: str, owner: str) -> str:
     """A goal of this host's provider whose id another host's goal already has."""
     return N_("goal {goal} belongs to host {host}: this host's goal of the same id is not "
               "watched here (give one of them another name)").format(goal=goal_id, host=owner)
+
+
+def skew_text(host: str, offset: float) -> str:
+    """A host whose clock is ``offset`` seconds off the shared store's (the database's)."""
+    text = (N_("host {host}: its clock is {offset} ahead of the store's: its quota readings "
+               "are not used until it is corrected") if offset > 0 else
+            N_("host {host}: its clock is {offset} behind the store's: its quota readings lose "
+               "to every other host's until it is corrected"))
+    return text.format(host=host, offset=clock_offset(abs(offset)))
+
+
+def clock_offset(seconds: float) -> str:
+    """``2:00:00`` or ``45 s``: an offset as people read it (digits: no translation)."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+
