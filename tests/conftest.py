@@ -8,6 +8,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication
 
 import random
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,9 @@ async def make_host(pg_url: str, tmp_path: Path, clock: FakeClock) -> AsyncItera
     from tests.support.fakes import until
 
     engines: list[Engine] = []
+    # the hosts' clock reads the database's time: a store measures each host's clock against
+    # its own ``now()`` (issue 21), and a host months off would be a health problem
+    clock.jump((datetime.now(UTC) - clock.now()).total_seconds())
 
     async def _make(host_id: str, *providers: Any, clock_of: FakeClock | None = None,
                     **settings: Any) -> Engine:
