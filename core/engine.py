@@ -281,8 +281,10 @@ class Engine:
         store = dataclasses.replace(queue.health, waiting=len(queue))
         clashes = tuple(clash_text(g, owner)
                         for g, owner in sorted(self.provider_intake.clashes.items()))
+        unreadable = tuple(line for name in sorted(self.provider_intake.unreadable)
+                           for line in self.provider_intake.unreadable[name])
         return HostHealth(store, self.provider_supervisor.health, self.safe_mode.problem,
-                          clashes, self.host_registry.skewed)
+                          clashes, self.host_registry.skewed, unreadable)
 
     def health_changed(self) -> None:
         self.bus.publish(HealthChanged(self.health()))

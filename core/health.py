@@ -77,6 +77,8 @@ class HostHealth:
     clashes: tuple[str, ...] = ()
     #: hosts of the shared store whose clocks are off (stored English, one each: skew_text)
     skewed: tuple[str, ...] = ()
+    #: files a provider could not read (stored English, one each: the file and why)
+    unreadable: tuple[str, ...] = ()
 
     def problems(self) -> list[str]:
         lines = [N_("safe mode: {reason}").format(reason=self.safe_mode)] if self.safe_mode else []
@@ -85,12 +87,13 @@ class HostHealth:
         lines.extend(p.describe() for p in self.providers if p.state != "ok")
         lines.extend(self.clashes)
         lines.extend(self.skewed)
+        lines.extend(self.unreadable)
         return lines
 
     def to_json(self) -> dict[str, Any]:
         return {"store": self.store.to_json(), "providers": [p.to_json() for p in self.providers],
                 "safe_mode": self.safe_mode, "clashes": list(self.clashes),
-                "skewed": list(self.skewed),
+                "skewed": list(self.skewed), "unreadable": list(self.unreadable),
                 "problems": self.problems()}
 
     @staticmethod
@@ -105,7 +108,8 @@ class HostHealth:
             StoreHealth(bool(store.get("available", True)), store.get("reason"),
                         parse_iso(store.get("since")), int(store.get("waiting") or 0)),
             providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()),
-            tuple(str(c) for c in data.get("skewed") or ()))
+            tuple(str(c) for c in data.get("skewed") or ()),
+            tuple(str(c) for c in data.get("unreadable") or ()))
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,8 @@ class ProviderIntake:
         self._on_health = on_health
         self.door: Door | None = None  # set by the engine once the door is built
         self.clashes: dict[str, str] = {}
+        #: what each provider could not read at its last quota read (health problems)
+        self.unreadable: dict[str, tuple[str, ...]] = {}
 
     # -- ProviderSink ----------------------------------------------------------------------------
 
@@ -176,6 +178,10 @@ class ProviderIntake:
         readings = await self._calls.guarded(provider.name, "quota read", provider.read_quotas())
         for reading in readings or []:
             await self._quota.apply_or_queue(reading)
+        problems = provider.read_problems()
+        if self.unreadable.get(provider.name, ()) != problems:
+            self.unreadable[provider.name] = problems
+            self._on_health()
         observations = await self._calls.guarded(provider.name, "discovery", provider.discover())
         # a goal another host owns goes one by one (its clash is noted, and cleared once the
         # id is free), so that it does not roll the others' batch back at every refresh

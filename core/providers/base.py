@@ -172,6 +172,11 @@ class Provider(abc.ABC):
     async def stop(self) -> None:  # noqa: B027 - optional hook
         """Stop every task and process this provider started."""
 
+    def read_problems(self) -> tuple[str, ...]:
+        """What this provider could not read in its last quota read, one line each (stored
+        English: a health problem in ``status`` and the window). Default: nothing."""
+        return ()
+
     def host_started(self) -> None:  # noqa: B027 - optional hook
         """The host has started every provider and stored what each found first (or, for a
         provider that started late, what it found): background work held back so as not to

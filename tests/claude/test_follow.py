@@ -252,3 +252,15 @@ def test_a_long_line_still_being_written_is_passed_across_polls(
     for _ in range(3):
         watcher.poll(now())
     assert state.skipping == 0 and watcher.ledger.seen(b"msg_grow:req_01")
+
+
+def test_a_transcript_line_too_deep_to_parse_is_skipped_as_malformed(claude_dir: Path) -> None:
+    path = write_session(claude_dir, [user("start", T0)], session="s-deep")
+    watcher = TranscriptWatcher([claude_dir])
+    watcher.full_scan(now())
+    with open(path, "a") as handle:
+        handle.write('{"type":"user","x":' + "[" * 50_000 + "]" * 50_000 + "}\n")
+    watcher.poll(now())
+    state = watcher.session("s-deep")
+    assert state is not None and state.offset == path.stat().st_size
+    assert state.facts.malformed.counts == {"invalid JSON": 1}

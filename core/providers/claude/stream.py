@@ -22,11 +22,11 @@ list (e.g. "No conversation found with session ID: …") is Claude's own words f
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from core import jsonload
 from core.i18n import N_
 from core.models import Exactness, QuotaReading
 from core.providers.base import LimitHit
@@ -63,7 +63,7 @@ class StreamState:
         if not line.strip():
             return []
         try:
-            obj = json.loads(line)
+            obj = jsonload.loads(line)
         except ValueError:
             self.bad_lines += 1
             return []
