@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core import jsonload
+from core.providers import jsonload
 
 
 def test_deep_json_is_refused_as_a_value_error_before_parsing() -> None:

@@ -76,3 +76,33 @@ async def test_a_fast_host_never_displaces_a_correct_hosts_readings_and_is_named
     assert lines["desk"].skewed and not lines["laptop"].skewed
     offset = lines["desk"].to_json()["clock_offset_seconds"]
     assert 7190 < offset < 7210, offset
+
+
+@pytest.mark.asyncio
+async def test_a_fast_hosts_early_reset_wakes_nothing_a_correct_hosts_does(
+        make_host: Make) -> None:
+    from core.models import GoalState, PauseReason
+
+    now = datetime.now(UTC)
+    right, fast = FakeClock(now), FakeClock(now + timedelta(hours=2))
+    fb = FakeProvider(right)
+    reset = now + timedelta(hours=1)
+    fb.readings = [_alice(100, now).model_copy(update={"resets_at": reset,
+                                                       "limit_reached": True})]
+    fb.observations = [fb.observe("fake:b", GoalState.PAUSED, reason=PauseReason.QUOTA,
+                                  resets_at=reset, auto_resume=True)]
+    b = await make_host("desk", fb, clock_of=right, stable_seconds=5)
+    a = await make_host("laptop", FakeProvider(fast), clock_of=fast)
+    waiting = b.goals["fake:b"].next_resume_at
+    assert waiting is not None and waiting > now + timedelta(minutes=59)
+    await a.quota_intake.record_reading(_alice(3, fast.now()))  # "back", 2 h in the future
+    await b.drain()
+    assert b.goals["fake:b"].next_resume_at == waiting
+    c = await make_host("other", FakeProvider(right), clock_of=right)
+    await c.quota_intake.record_reading(_alice(3, right.now() + timedelta(seconds=1)))
+    await until(lambda: (at := b.goals["fake:b"].next_resume_at) is not None and at <= right.now()
+                + timedelta(seconds=1), 10)
+    rows = await b.store.run(lambda s: s.history("fake:b", 20))
+    woke = [r.reason for r in rows if r.event == "resume_scheduled" and "read by" in (
+        r.reason or "")]
+    assert woke and not any("laptop" in (w or "") for w in woke), woke

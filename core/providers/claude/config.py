@@ -22,9 +22,10 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
-from core import clock, jsonload
+from core import clock
 from core.clock import zone_named
 from core.i18n import N_
+from core.providers import jsonload
 
 log = logging.getLogger(__name__)
 

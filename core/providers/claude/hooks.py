@@ -29,9 +29,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import jsonload
 from core.atomic import atomic_write_bytes, atomic_write_text
 from core.i18n import N_
+from core.providers import jsonload
 
 STATUSLINE = "hook claude-statusline"
 #: marks the spooling command as Goalkeeper's, in every hook event it is installed for

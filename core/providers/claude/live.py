@@ -29,7 +29,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core import jsonload
+from core.providers import jsonload
 from core.providers.procstat import environ, start_time
 
 #: Claude Code's retry watchdog; with ``…_SCOPE=capacity`` it leaves usage limits alone

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from core import jsonload
+from core.providers import jsonload
 from core.providers.claude.wording import is_transient_text, looks_like_limit, native_kind
 
 TITLE_MAX = 120

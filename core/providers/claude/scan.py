@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core import jsonload
+from core.providers import jsonload
 from core.providers.claude.ledger import LimitStopRecord, UsageLedger
 from core.providers.claude.records import GoalStatus, Record, RecordKind, classify, parse_time
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core import jsonload
 from core.atomic import atomic_write_bytes, atomic_write_text
+from core.providers import jsonload
 from core.providers.claude.records import json_objects
 from core.providers.claude.stop_hook import append_durably
 

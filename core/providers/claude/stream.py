@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from core import jsonload
 from core.i18n import N_
 from core.models import Exactness, QuotaReading
+from core.providers import jsonload
 from core.providers.base import LimitHit
 from core.providers.claude.readings import rate_limit_event_readings
 from core.providers.claude.records import (
