@@ -139,7 +139,8 @@ class Engine:
         s = self.settings
         self.host_registry = HostRegistry(self.store, self.store_writer, self.clock, s,
                                           self.providers, self.host_id or "",
-                                          self._lease_was_lost, lambda: self.lease_lost)
+                                          self._lease_was_lost, lambda: self.lease_lost,
+                                          health_changed=self.health_changed)
         hosts = HostsView(self.host_id, lambda: self.store.shared, self.goals, self.others,
                           s.host_stale_seconds, s.runner_start_timeout_seconds)
         self.remote_actions = RemoteActions(self.store, self.store_writer, hosts, self.clock,
@@ -282,8 +283,10 @@ class Engine:
                         for g, owner in sorted(self.provider_intake.clashes.items()))
         attention = tuple(text for name in sorted(self.provider_supervisor.started)
                           for text in self.providers[name].attention())
+        unreadable = tuple(line for name in sorted(self.provider_intake.unreadable)
+                           for line in self.provider_intake.unreadable[name])
         return HostHealth(store, self.provider_supervisor.health, self.safe_mode.problem,
-                          clashes, attention)
+                          clashes, attention, self.host_registry.skewed, unreadable)
 
     def health_changed(self) -> None:
         self.bus.publish(HealthChanged(self.health()))

@@ -78,6 +78,10 @@ class HostHealth:
     #: what a provider needs the user to do first (stored English, one each): a goal file
     #: waiting for approval
     attention: tuple[str, ...] = ()
+    #: hosts of the shared store whose clocks are off (stored English, one each: skew_text)
+    skewed: tuple[str, ...] = ()
+    #: files a provider could not read (stored English, one each: the file and why)
+    unreadable: tuple[str, ...] = ()
 
     def problems(self) -> list[str]:
         lines = [N_("safe mode: {reason}").format(reason=self.safe_mode)] if self.safe_mode else []
@@ -86,12 +90,15 @@ class HostHealth:
         lines.extend(p.describe() for p in self.providers if p.state != "ok")
         lines.extend(self.clashes)
         lines.extend(self.attention)
+        lines.extend(self.skewed)
+        lines.extend(self.unreadable)
         return lines
 
     def to_json(self) -> dict[str, Any]:
         return {"store": self.store.to_json(), "providers": [p.to_json() for p in self.providers],
                 "safe_mode": self.safe_mode, "clashes": list(self.clashes),
                 "attention": list(self.attention),
+                "skewed": list(self.skewed), "unreadable": list(self.unreadable),
                 "problems": self.problems()}
 
     @staticmethod
@@ -106,7 +113,9 @@ class HostHealth:
             StoreHealth(bool(store.get("available", True)), store.get("reason"),
                         parse_iso(store.get("since")), int(store.get("waiting") or 0)),
             providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()),
-            tuple(str(a) for a in data.get("attention") or ()))
+            tuple(str(a) for a in data.get("attention") or ()),
+            tuple(str(c) for c in data.get("skewed") or ()),
+            tuple(str(c) for c in data.get("unreadable") or ()))
 
 
 @dataclass(frozen=True)
@@ -120,3 +129,22 @@ def clash_text(goal_id: str, owner: str) -> str:
     """A goal of this host's provider whose id another host's goal already has."""
     return N_("goal {goal} belongs to host {host}: this host's goal of the same id is not "
               "watched here (give one of them another name)").format(goal=goal_id, host=owner)
+
+
+def skew_text(host: str, offset: float) -> str:
+    """A host whose clock is ``offset`` seconds off the shared store's (the database's)."""
+    text = (N_("host {host}: its clock is {offset} ahead of the store's: its quota readings "
+               "are not used until it is corrected") if offset > 0 else
+            N_("host {host}: its clock is {offset} behind the store's: its quota readings lose "
+               "to every other host's until it is corrected"))
+    return text.format(host=host, offset=clock_offset(abs(offset)))
+
+
+def clock_offset(seconds: float) -> str:
+    """``2:00:00`` or ``45 s``: an offset as people read it (digits: no translation)."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+

@@ -63,3 +63,9 @@ def clip_echo(message: str, value: object, limit: int = MAX_SHOWN_CHARS) -> str:
         if len(copy) > limit:
             message = message.replace(copy, clip(copy, limit) or "")
     return message
+
+#: how far a host's clock may be from the shared store's (the database's ``now()``) before it
+#: is a health problem, and how far ahead of it a quota reading may be stamped before it is
+#: refused: NTP keeps machines within milliseconds; a heartbeat's offset is measured at the
+#: start of its transaction, so a few seconds also cover a busy store thread
+CLOCK_SKEW_LIMIT_SECONDS = 10.0

@@ -8,6 +8,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication
 
 import random
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -101,16 +102,21 @@ async def make_engine(paths: Paths, clock: FakeClock) -> AsyncIterator[EngineFac
 async def make_host(pg_url: str, tmp_path: Path, clock: FakeClock) -> AsyncIterator[EngineFactory]:
     """Engines of hosts on one shared PostgreSQL store, each with its own data directory, host
     id and the account ``alice``; each started, listening and registered; all stopped at
-    teardown."""
+    teardown. ``clock_of=`` gives one host its own clock (a machine whose clock is off)."""
     from tests.support.fakes import until
 
     engines: list[Engine] = []
+    # the hosts' clock reads the database's time: a store measures each host's clock against
+    # its own ``now()`` (issue 21), and a host months off would be a health problem
+    clock.jump((datetime.now(UTC) - clock.now()).total_seconds())
 
-    async def _make(host_id: str, *providers: Any, **settings: Any) -> Engine:
+    async def _make(host_id: str, *providers: Any, clock_of: FakeClock | None = None,
+                    **settings: Any) -> Engine:
         paths = resolve_paths({"GOALKEEPER_HOME": str(tmp_path / host_id)})
         values = {"store_url": pg_url, "host_id": host_id, "resume_jitter_seconds": 0,
                   "account": "alice", **settings}
-        engine = Engine(paths, Settings(**values), list(providers), clock, random.Random(7))
+        engine = Engine(paths, Settings(**values), list(providers), clock_of or clock,
+                        random.Random(7))
         await engine.start()
         await engine.drain()
         await until(lambda: engine.shared_sync.listening, 10)

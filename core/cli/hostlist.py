@@ -8,6 +8,7 @@ from typing import Any
 
 from core.cli.common import EXIT_OK, Context
 from core.clock import SystemClock
+from core.health import skew_text
 from core.hosts.listing import host_lines
 from core.i18n import _, localized
 from core.i18n.textfmt import duration, pad
@@ -44,6 +45,8 @@ def _text(ctx: Context, rows: list[dict[str, Any]]) -> str:
         goals = _("{count} goals").format(count=r["goals"])
         lines.append(f"  {pad(r['host'], 20)} {pad(word(r['kind']), 7)} {pad(state, 36)} "
                      f"{beat}  {goals}{mark}")
+        if r["clock_skewed"]:
+            lines.append("    " + localized(skew_text(r["host"], r["clock_offset_seconds"])))
         if r["accounts"]:
             lines.append("    " + _("accounts: {accounts}").format(accounts=", ".join(
                 f"{p}={a}" for p, a in sorted(r["accounts"].items()))))

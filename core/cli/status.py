@@ -30,6 +30,7 @@ from core.cli.policies import (
 from core.cli.render import goal_json, no_data_text, quota_json
 from core.clock import SystemClock, iso
 from core.goals.rules import ResumeRules
+from core.hosts.listing import skewed_hosts
 from core.i18n import N_, _, localized
 from core.i18n.textfmt import countdown, pad
 from core.i18n.words import word
@@ -65,7 +66,8 @@ def cmd_status(ctx: Context) -> int:
                 return EXIT_OK
             reads = StoredReads(store, ctx.settings, ctx.host_id, ctx.target.shared, now)
             goals = reads.goals()
-            owners = owner_states(ctx, store.list_hosts(), now)
+            registered = store.list_hosts() if ctx.target.shared else []
+            owners = owner_states(ctx, registered, now)
             readings = reads.readings()
             extras = {r.window_id: quota_policy_json(r, rules, store, now) for r in readings}
             unmatched = unmatched_windows(rules.overrides, ctx.settings.quotas,
@@ -84,9 +86,17 @@ def cmd_status(ctx: Context) -> int:
             "quotas": [quota_json(r) | extras[r.window_id] for r in readings],
             "policies": rules.to_json() | {"unmatched_reserve_windows": unmatched},
             "notifications": notices}
+    # a host whose clock is off, as the store measured it (also when this host is not running)
+    skewed = [line for line in skewed_hosts(registered)
+              if view.health is None or line not in view.health.problems()]
     if ctx.target.shared:
-        data["hosts"] = [{"host": h, "state": state} for h, state in sorted(owners.items())]
-    ctx.emit(data, lambda: "\n".join([_text(view, goals, readings, now, cap, extras, owners),
+        offsets = {h.host_id: h.clock_offset for h in registered}
+        data["hosts"] = [{"host": h, "state": state, "clock_offset_seconds": offsets.get(h)}
+                         for h, state in sorted(owners.items())]
+        data["clock_problems"] = list(skewed_hosts(registered))
+    ctx.emit(data, lambda: "\n".join([*_host_lines(view, now),
+                                      *(f"  {localized(line)}" for line in skewed),
+                                      _text(view, goals, readings, now, cap, extras, owners),
                                       *unmatched_lines(unmatched),
                                       *notify.status_lines(channels, now)]))
     return EXIT_OK
@@ -151,7 +161,7 @@ def _host_lines(view: HostView, now: datetime) -> list[str]:
 
 def _text(view: HostView, goals: list[Goal], readings: list[QuotaReading], now: datetime,
           cap: int, extras: dict[str, dict[str, Any]], owners: dict[str, str]) -> str:
-    lines = _host_lines(view, now)
+    lines: list[str] = []
     lines.extend("  " + _("host {host}: {state}").format(host=h, state=localized(state))
                  for h, state in sorted(owners.items()) if state != THIS_HOST and len(owners) > 1)
     lines.append(_("Goals:") if goals else _("No goals yet."))

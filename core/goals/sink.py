@@ -71,6 +71,8 @@ class ProviderIntake:
         self._on_health = on_health
         self.door: Door | None = None  # set by the engine once the door is built
         self.clashes: dict[str, str] = {}
+        #: what each provider could not read at its last quota read (health problems)
+        self.unreadable: dict[str, tuple[str, ...]] = {}
 
     # -- ProviderSink ----------------------------------------------------------------------------
 
@@ -179,6 +181,10 @@ class ProviderIntake:
         for reading in readings or []:
             await self._quota.apply_or_queue(reading)
         attention = provider.attention()
+        problems = provider.read_problems()
+        if self.unreadable.get(provider.name, ()) != problems:
+            self.unreadable[provider.name] = problems
+            self._on_health()
         observations = await self._calls.guarded(provider.name, "discovery", provider.discover())
         if provider.attention() != attention:  # e.g. a goal file now waits for approval
             self._on_health()

@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from core.clock import iso
+from core.health import skew_text
+from core.limits import CLOCK_SKEW_LIMIT_SECONDS
 from core.store import HostRecord
 
 
@@ -47,7 +49,15 @@ class HostLine:
                 "offline_since": iso(self.offline_since), "since": iso(host.since),
                 "heartbeat": iso(host.heartbeat), "silent_seconds": round(self.silent_seconds, 1),
                 "epoch": host.epoch, "goals": self.goals, "accounts": host.accounts,
-                "version": host.version, "this_machine": self.this_machine}
+                "version": host.version, "this_machine": self.this_machine,
+                "clock_offset_seconds": (round(host.clock_offset, 1)
+                                         if host.clock_offset is not None else None),
+                "clock_skewed": self.skewed}
+
+    @property
+    def skewed(self) -> bool:
+        """Its last heartbeat found its clock further off the database's than allowed."""
+        return self.online and is_skewed(self.record)
 
 
 def host_lines(hosts: Iterable[HostRecord], goal_hosts: Iterable[str], now: datetime,
@@ -61,3 +71,15 @@ def host_lines(hosts: Iterable[HostRecord], goal_hosts: Iterable[str], now: date
                      h.silent_for(now), counts.get(h.host_id, 0),
                      h.host_id == me)
             for h in hosts]
+
+
+def is_skewed(host: HostRecord) -> bool:
+    """``host``'s last heartbeat found its clock more than :data:`CLOCK_SKEW_LIMIT_SECONDS`
+    off the database's (a shared store; a one-machine store measures no offset)."""
+    return host.clock_offset is not None and abs(host.clock_offset) > CLOCK_SKEW_LIMIT_SECONDS
+
+
+def skewed_hosts(hosts: Iterable[HostRecord]) -> tuple[str, ...]:
+    """The health problem of each host registered as online whose clock is off."""
+    return tuple(skew_text(h.host_id, h.clock_offset or 0.0) for h in hosts
+                 if h.state == "online" and is_skewed(h))

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 
 from core import __version__
 from core.clock import Clock
+from core.hosts.listing import skewed_hosts
 from core.i18n import N_
 from core.identity import account_of, detected_account, machine_name
 from core.providers.base import Provider
@@ -44,7 +45,7 @@ class HostRegistry:
     def __init__(self, store: StoreThread, writer: StoreWriter, clock: Clock,
                  settings: Settings, providers: Mapping[str, Provider], host_id: str,
                  replaced: Callable[[LeaseLost], None], lease_lost: Callable[[], str | None],
-                 kind: str = "host") -> None:
+                 kind: str = "host", health_changed: Callable[[], None] | None = None) -> None:
         self._store = store
         self._writer = writer
         self._clock = clock
@@ -57,6 +58,9 @@ class HostRegistry:
         self.since = clock.now()
         self.accounts: dict[str, str] = {}
         self.registered = False
+        #: the skew problem of every online host whose clock is off the database's (core.health)
+        self.skewed: tuple[str, ...] = ()
+        self._health_changed = health_changed
 
     # -- accounts -------------------------------------------------------------------------------
 
@@ -107,11 +111,30 @@ class HostRegistry:
             log.warning("could not renew the host lease: %s", exc)
             return True
         self.registered = True
+        if alive and self._store.shared:
+            await self._check_clocks()
         if not alive:
             self._replaced(LeaseLost(N_(
                 "another Goalkeeper started as host {host} (a newer epoch holds its registry "
                 "row): this one may no longer write").format(host=self.host_id)))
         return alive
+
+    async def _check_clocks(self) -> None:
+        """Every heartbeat measures its host's clock against the database's: a host whose clock
+        is off (this one or another) is a health problem here, by name and offset."""
+        try:
+            hosts = await self._store.run(lambda s: s.list_hosts())
+        except Exception as exc:  # the store's health says so
+            if store_unavailable(exc) is None:
+                raise
+            return
+        skewed = skewed_hosts(hosts)
+        if skewed != self.skewed:
+            for line in skewed:
+                log.warning("%s", line)
+            self.skewed = skewed
+            if self._health_changed is not None:
+                self._health_changed()
 
     async def run(self) -> None:
         """Beat every ``host_heartbeat_seconds`` until replaced (an engine task)."""

@@ -185,6 +185,11 @@ class Provider(abc.ABC):
         one sentence each; e.g. a goal file waiting for approval): health problems."""
         return ()
 
+    def read_problems(self) -> tuple[str, ...]:
+        """What this provider could not read in its last quota read, one line each (stored
+        English: a health problem in ``status`` and the window). Default: nothing."""
+        return ()
+
     def host_started(self) -> None:  # noqa: B027 - optional hook
         """The host has started every provider and stored what each found first (or, for a
         provider that started late, what it found): background work held back so as not to

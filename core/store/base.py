@@ -105,6 +105,9 @@ class HostRecord:
     #: the store's clock when this record was read (a shared store: hosts on several machines
     #: are judged against one clock, the database's); None: the asker's clock is the one
     seen_at: datetime | None = field(default=None, compare=False)
+    #: this host's clock minus the database's at its last heartbeat, in seconds (a shared
+    #: store; None: not measured — a one-machine store has one clock)
+    clock_offset: float | None = field(default=None, compare=False)
 
     def silent_for(self, now: datetime) -> float:
         """Seconds since the last heartbeat — by the store's clock where it gave one."""

@@ -68,6 +68,10 @@ class PgHosts:
                 (record.host_id, record.kind, record.machine, record.pid, record.since,
                  record.epoch, record.state, record.stopped_at, Jsonb(record.accounts),
                  record.version))
+            # the host's clock (``record.heartbeat``, read just before this transaction began)
+            # against the database's: a host whose clock is off is shown (core.health)
+            con.execute("UPDATE hosts SET clock_offset = extract(epoch FROM %s::timestamptz "
+                        "- now()) WHERE host_id = %s", (record.heartbeat, record.host_id))
             if found is None or found[1] != record.state:  # came online, went away: say so
                 self.notify(con, {"k": "host", "id": record.host_id})
             return True
@@ -86,13 +90,15 @@ class PgHosts:
 
     def list_hosts(self) -> list[HostRecord]:
         rows = self._read(lambda con: con.execute(
-            f"SELECT {HOST_COLUMNS}, now() FROM hosts WHERE state <> 'starting' ORDER BY host_id"
+            f"SELECT {HOST_COLUMNS}, now(), clock_offset FROM hosts WHERE state <> 'starting' "
+            "ORDER BY host_id"
         ).fetchall())
         return [host_from_row(r) for r in rows]
 
     def get_host(self, host_id: str) -> HostRecord | None:
         row = self._read(lambda con: con.execute(
-            f"SELECT {HOST_COLUMNS}, now() FROM hosts WHERE host_id = %s AND state <> "
+            f"SELECT {HOST_COLUMNS}, now(), clock_offset FROM hosts WHERE host_id = %s AND "
+            "state <> "
             "'starting'",
             (host_id,)).fetchone())
         return host_from_row(row) if row else None

@@ -89,10 +89,12 @@ def history_params(row: HistoryRow) -> tuple[Any, ...]:
 
 
 def host_from_row(row: Sequence[Any]) -> HostRecord:
-    """A ``hosts`` row read with ``now()`` after its columns (the database's clock)."""
+    """A ``hosts`` row read with ``now()`` (the database's clock) and the host's clock offset
+    after its columns."""
+    offset = row[12] if len(row) > 12 else None
     return HostRecord(str(row[0]), str(row[1]), str(row[2]), int(row[3]), row[4], row[5],
                       int(row[6]), str(row[7]), row[8], dict(row[9] or {}), str(row[10]),
-                      row[11])
+                      row[11], float(offset) if offset is not None else None)
 
 
 def request_from_row(row: Sequence[Any]) -> ActionRequest:

@@ -127,6 +127,11 @@ MIGRATIONS: list[str] = [
         WHERE data ?| ARRAY['no_reset_note', 'resume_slot', 'last_resume_trigger',
                             'auto_resume_block', 'budget', 'last_run', 'policy_pause'];
     """,
+    # 2 -> 3: each host's clock offset from the database's at its last heartbeat (seconds, the
+    # host's minus the database's): a host whose clock is off is shown, by name and offset
+    """
+    ALTER TABLE hosts ADD COLUMN clock_offset double precision;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -24,6 +24,7 @@ waits out (nothing recorded is lost).
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +36,7 @@ import psycopg
 from psycopg import errors
 
 from core.i18n import N_
+from core.limits import CLOCK_SKEW_LIMIT_SECONDS
 from core.models import Exactness, Goal, GoalState, HistoryRow, PauseReason, QuotaReading
 from core.store.base import (
     Committed,
@@ -57,6 +59,7 @@ from core.store.pg_rows import (
 )
 from core.store.pg_schema import SCHEMA_VERSION, migrate, newer_schema_text, schema_version
 
+log = logging.getLogger("goalkeeper")
 T = TypeVar("T")
 Connection = psycopg.Connection[tuple[Any, ...]]
 
@@ -437,6 +440,8 @@ class PostgresStore(PgHosts, PgImport):
     def put_reading(self, con: Connection, reading: QuotaReading, series: bool = True) -> bool:
         """:meth:`save_reading` inside the caller's transaction."""
         host = self.host_id or ""
+        if self._ahead_of_store(con, reading):
+            return False
         horizon = reading.observed_at - timedelta(seconds=self.authority_seconds)
         won = con.execute(
             "INSERT INTO quota_latest AS l (account, window_id, provider, observed_at, "
@@ -444,12 +449,13 @@ class PostgresStore(PgHosts, PgImport):
             "ON CONFLICT (account, window_id) DO UPDATE SET provider = excluded.provider, "
             "observed_at = excluded.observed_at, reading = excluded.reading, "
             "host = excluded.host, exactness = excluded.exactness "
-            "WHERE excluded.observed_at >= l.observed_at AND (excluded.exactness = 'exact' "
-            "OR l.exactness <> 'exact' OR l.host = excluded.host OR l.observed_at < %s) "
+            "WHERE l.observed_at > now() + make_interval(secs => %s) OR ("
+            "excluded.observed_at >= l.observed_at AND (excluded.exactness = 'exact' "
+            "OR l.exactness <> 'exact' OR l.host = excluded.host OR l.observed_at < %s)) "
             "RETURNING 1",
             (reading.account, reading.window_id, reading.provider, reading.observed_at,
              masked(reading.model_dump_json()), host, reading.exactness.value,
-             horizon)).fetchone()
+             CLOCK_SKEW_LIMIT_SECONDS, horizon)).fetchone()
         if won is None:
             return False
         if series:
@@ -459,6 +465,20 @@ class PostgresStore(PgHosts, PgImport):
                          reading.used_percent, reading.exactness.value))
         self.notify(con, {"k": "reading", "a": reading.account, "w": reading.window_id,
                           "h": host, "x": reading.exactness is Exactness.EXACT})
+        return True
+
+    @staticmethod
+    def _ahead_of_store(con: Connection, reading: QuotaReading) -> bool:
+        """A reading stamped further ahead of the database's clock than a clock may drift:
+        refused, so a host with a fast clock never wins "freshest" over the others (its
+        offset is shown, core.health). Refused rather than restamped with ``now()``: a reading
+        queued while the store was away (core.store.writer) keeps the instant it was read."""
+        row = con.execute("SELECT %s::timestamptz > now() + make_interval(secs => %s)",
+                          (reading.observed_at, CLOCK_SKEW_LIMIT_SECONDS)).fetchone()
+        if row is None or not row[0]:
+            return False
+        log.debug("reading of %s refused: stamped %s, ahead of the store's clock",
+                  reading.window_id, reading.observed_at)
         return True
 
     def latest_readings(self, accounts: Sequence[str] | None = None) -> list[QuotaReading]:

@@ -383,3 +383,24 @@ async def test_a_failed_goal_of_claudes_own_is_paused_for_an_error_with_its_cond
     again = by_session(await provider.discover())["s-goal"]
     assert again.state is GoalState.IDLE and again.pause_reason is None
     assert again.data["claude_goal"]["condition"] == "the API answers in 5 ms"
+
+
+@pytest.mark.asyncio
+async def test_a_claude_json_too_deep_to_read_is_a_health_problem_not_a_traceback(
+        make: Make, late_clock: FakeClock, tmp_path: Path, environ: dict[str, str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 21: a 50,000-deep ``.claude.json`` is refused by depth before parsing (no
+    RecursionError), and what could not be read is said in the provider's read problems —
+    which the engine's health shows in ``status`` and the window."""
+    bare = tmp_path / "deep-claude"
+    bare.mkdir()
+    state = bare / ".claude.json"
+    state.write_text('{"a": ' + "[" * 50_000 + "]" * 50_000 + "}")
+    provider = await make(late_clock, {**environ, "CLAUDE_CONFIG_DIR": str(bare)})
+    assert await provider.read_quotas(fresh=True) == []
+    problems = provider.read_problems()
+    assert problems == (f"provider claude: cannot read {state}: nested deeper than 128 levels",)
+    assert not any(r.exc_info for r in caplog.records)
+    state.write_text('{"a": 1}')
+    await provider.read_quotas(fresh=True)
+    assert provider.read_problems() == ()

@@ -195,3 +195,72 @@ def test_a_cold_file_that_changed_is_checked_every_poll_afterwards(claude_dir: P
         write_session(claude_dir, [user("and again", T0)], session="s-wakes", append=True)
         os.utime(path, (old, old))
         assert watcher.poll(now()) == {"s-wakes"}
+
+
+def _small_limits(monkeypatch: pytest.MonkeyPatch) -> int:
+    from core.providers.claude import follow
+
+    monkeypatch.setattr(follow, "READ_LIMIT", 64 << 10)
+    monkeypatch.setattr(follow, "LINE_LIMIT", 256 << 10)
+    return 256 << 10
+
+
+def test_a_line_over_the_limit_is_passed_unread_with_one_note(
+        claude_dir: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 21: a 256 MiB line took the host to 700 MB; memory now stays a few chunks
+    whatever the line (here 4 MiB against a 256 KiB limit: the bound scales with the limit)."""
+    import tracemalloc
+
+    limit = _small_limits(monkeypatch)
+    path = write_session(claude_dir, [user("start", T0)], session="s-huge")
+    huge = 4 << 20
+    with open(path, "a") as handle:
+        handle.write('{"type":"user","pad":"' + "x" * huge + '"}\n')
+    write_session(claude_dir, [assistant("msg_after", T0 + timedelta(minutes=1),
+                                         session="s-huge")], session="s-huge", append=True)
+    watcher = TranscriptWatcher([claude_dir])
+    tracemalloc.start()
+    try:
+        with caplog.at_level(logging.WARNING):
+            watcher.full_scan(now())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * limit < huge, peak
+    assert watcher.ledger.seen(b"msg_after:req_01")
+    assert watcher.files[str(path)].offset == path.stat().st_size
+    notes = [r.getMessage() for r in caplog.records if "over the" in r.getMessage()]
+    assert len(notes) == 1 and str(path) in notes[0] and str(huge + 25) in notes[0], notes
+
+
+def test_a_long_line_still_being_written_is_passed_across_polls(
+        claude_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    limit = _small_limits(monkeypatch)
+    path = write_session(claude_dir, [user("start", T0)], session="s-grow")
+    watcher = TranscriptWatcher([claude_dir])
+    watcher.full_scan(now())
+    with open(path, "a") as handle:
+        handle.write('{"type":"user","pad":"' + "x" * (2 * limit))
+    watcher.poll(now())
+    state = watcher.session("s-grow")
+    assert state is not None and state.skipping > limit
+    with open(path, "a") as handle:
+        handle.write('"}\n')
+    write_session(claude_dir, [assistant("msg_grow", T0 + timedelta(minutes=1),
+                                         session="s-grow")], session="s-grow", append=True)
+    for _ in range(3):
+        watcher.poll(now())
+    assert state.skipping == 0 and watcher.ledger.seen(b"msg_grow:req_01")
+
+
+def test_a_transcript_line_too_deep_to_parse_is_skipped_as_malformed(claude_dir: Path) -> None:
+    path = write_session(claude_dir, [user("start", T0)], session="s-deep")
+    watcher = TranscriptWatcher([claude_dir])
+    watcher.full_scan(now())
+    with open(path, "a") as handle:
+        handle.write('{"type":"user","x":' + "[" * 50_000 + "]" * 50_000 + "}\n")
+    watcher.poll(now())
+    state = watcher.session("s-deep")
+    assert state is not None and state.offset == path.stat().st_size
+    assert state.facts.malformed.counts == {"invalid JSON": 1}

@@ -183,3 +183,15 @@ async def test_a_clash_clears_also_when_the_goal_is_discovered_with_others(
     await b.refresh()
     await b.drain()
     assert b.health().problems() == [] and "fake:same" in b.goals
+
+
+async def test_a_providers_read_problem_is_in_the_hosts_health(make_host: Make,
+                                                                clock: FakeClock) -> None:
+    fa = FakeProvider(clock)
+    a = await make_host("laptop", fa)
+    fa.read_problems = lambda: ("provider fake: cannot read x.json: nested deeper than 128 "
+                                "levels",)  # type: ignore[method-assign]
+    await a.refresh()
+    assert a.health().problems() == [
+        "provider fake: cannot read x.json: nested deeper than 128 levels"]
+    assert HostHealth.from_json(a.health().to_json()).problems() == a.health().problems()

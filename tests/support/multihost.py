@@ -53,8 +53,10 @@ def toml_value(value: Any) -> str:
 class HostProc:
     """One host process (``tests/multihost/hostproc.py``) and its agent home."""
 
-    def __init__(self, root: Path, host_id: str, url: str, **settings: Any) -> None:
+    def __init__(self, root: Path, host_id: str, url: str, *, wrap: tuple[str, ...] = (),
+                 **settings: Any) -> None:
         self.host_id = host_id
+        self.wrap = wrap  # a command the host runs under, e.g. ("faketime", "+2h")
         self.home = root / host_id / "gk"
         self.agent = root / host_id / "agent"
         self.home.mkdir(parents=True)
@@ -75,7 +77,8 @@ class HostProc:
     def start(self, wait_for_file: Path | None = None) -> HostProc:
         env = self.env() | ({"GK_WAIT_FOR": str(wait_for_file)} if wait_for_file else {})
         with open(self.log, "a") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "tests.multihost.hostproc"],
+            self.proc = subprocess.Popen([*self.wrap, sys.executable, "-m",
+                                          "tests.multihost.hostproc"],
                                          env=env, cwd=ROOT, stdout=out,
                                          stderr=subprocess.STDOUT, text=True)
         return self

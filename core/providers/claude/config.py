@@ -15,7 +15,6 @@ Goalkeeper only reads here; the only writes into a config directory are the opt-
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Mapping
@@ -25,6 +24,8 @@ from typing import Any
 
 from core import clock
 from core.clock import zone_named
+from core.i18n import N_
+from core.providers import jsonload
 
 log = logging.getLogger(__name__)
 
@@ -63,15 +64,23 @@ def global_state_path(config_dir: Path, environ: Mapping[str, str]) -> Path:
 
 
 def read_json_object(path: Path) -> dict[str, Any] | None:
-    """A JSON object from ``path``; None (logged at debug level) when missing or unreadable."""
+    """A JSON object from ``path``; None (logged) when missing or unreadable."""
+    return read_json_checked(path)[0]
+
+
+def read_json_checked(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A JSON object from ``path``, and why it could not be read (None: missing or read)."""
     try:
-        data = json.loads(path.read_bytes())
+        data = jsonload.loads(path.read_bytes())
     except FileNotFoundError:
-        return None
-    except (OSError, ValueError, RecursionError) as exc:  # a 100,000-deep file: recursion
-        log.debug("cannot read %s: %s", path, exc)
-        return None
-    return data if isinstance(data, dict) else None
+        return None, None
+    except (OSError, ValueError) as exc:  # a 100,000-deep file: refused by depth
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        log.warning("cannot read %s: %s", path, why)
+        return None, why
+    if not isinstance(data, dict):
+        return None, N_("not a JSON object")
+    return data, None
 
 
 class JsonCache:
@@ -80,18 +89,25 @@ class JsonCache:
 
     def __init__(self) -> None:
         self._entries: dict[Path, tuple[tuple[int, int], dict[str, Any] | None]] = {}
+        #: the files that could not be read, with why (a health problem: core.health)
+        self.failed: dict[Path, str] = {}
 
     def get(self, path: Path) -> dict[str, Any] | None:
         try:
             st = path.stat()
         except OSError:
             self._entries.pop(path, None)
+            self.failed.pop(path, None)
             return None
         stamp = (st.st_mtime_ns, st.st_size)
         cached = self._entries.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        data = read_json_object(path)
+        data, why = read_json_checked(path)
+        if why is None:
+            self.failed.pop(path, None)
+        else:
+            self.failed[path] = why
         self._entries[path] = (stamp, data)
         return data
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from core.atomic import atomic_write_bytes, atomic_write_text
 from core.i18n import N_
+from core.providers import jsonload
 
 STATUSLINE = "hook claude-statusline"
 #: marks the spooling command as Goalkeeper's, in every hook event it is installed for
@@ -69,7 +70,7 @@ def _records_path(data_dir: Path) -> Path:
 
 def _load_records(data_dir: Path) -> dict[str, Any]:
     try:
-        data = json.loads(_records_path(data_dir).read_text(encoding="utf-8"))
+        data = jsonload.loads(_records_path(data_dir).read_bytes())
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -88,7 +89,7 @@ def _read(path: Path) -> tuple[bytes | None, dict[str, Any]]:
         raise HookError(N_("cannot read {file}: {error}").format(file=path,
                                                                  error=exc.strerror)) from None
     try:
-        data = json.loads(raw) if raw.strip() else {}
+        data = jsonload.loads(raw) if raw.strip() else {}
     except (ValueError, RecursionError) as exc:  # json recurses once per level (issue 19)
         raise HookError(N_("{file} is not valid JSON ({error}); fix it first — nothing was "
                            "changed").format(file=path, error=exc)) from None

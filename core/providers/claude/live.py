@@ -23,13 +23,13 @@ Only Goalkeeper reads here, never writes.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.providers import jsonload
 from core.providers.procstat import environ, start_time
 
 #: Claude Code's retry watchdog; with ``…_SCOPE=capacity`` it leaves usage limits alone
@@ -60,7 +60,7 @@ class LiveProcess:
 def read_process_file(path: Path) -> LiveProcess | None:
     """The process a ``sessions/<pid>.json`` describes (None when unreadable or not one)."""
     try:
-        data = json.loads(path.read_bytes())
+        data = jsonload.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):

@@ -14,12 +14,12 @@ versions) are read by their words.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from core.providers import jsonload
 from core.providers.claude.wording import is_transient_text, looks_like_limit, native_kind
 
 TITLE_MAX = 120
@@ -121,7 +121,7 @@ def json_objects(data: bytes) -> list[dict[str, Any]]:
     objects = []
     for line in data.splitlines():
         try:
-            obj = json.loads(line)
+            obj = jsonload.loads(line)
         except ValueError:
             continue
         if isinstance(obj, dict):

@@ -20,12 +20,12 @@ The same code serves the first full scan and the appends that follow.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from core.providers import jsonload
 from core.providers.claude.ledger import LimitStopRecord, UsageLedger
 from core.providers.claude.records import GoalStatus, Record, RecordKind, classify, parse_time
 
@@ -146,7 +146,7 @@ def decode_line(line: bytes, sink: LineSink) -> None:
     if not line.strip():
         return
     try:
-        obj = json.loads(line)
+        obj = jsonload.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
         sink.facts.malformed.add("invalid JSON" if isinstance(exc, ValueError) else "invalid UTF-8")
         return

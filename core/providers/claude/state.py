@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from core.atomic import atomic_write_bytes, atomic_write_text
+from core.providers import jsonload
 from core.providers.claude.records import json_objects
 from core.providers.claude.stop_hook import append_durably
 
@@ -148,7 +149,7 @@ class HookSpool:
             kept = []
             for line in lines:
                 try:
-                    event = json.loads(line)
+                    event = jsonload.loads(line)
                 except ValueError:
                     continue
                 if isinstance(event, dict) and keep(event):

@@ -22,13 +22,13 @@ list (e.g. "No conversation found with session ID: …") is Claude's own words f
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from core.i18n import N_
 from core.models import Exactness, QuotaReading
+from core.providers import jsonload
 from core.providers.base import LimitHit
 from core.providers.claude.readings import rate_limit_event_readings
 from core.providers.claude.records import (
@@ -63,7 +63,7 @@ class StreamState:
         if not line.strip():
             return []
         try:
-            obj = json.loads(line)
+            obj = jsonload.loads(line)
         except ValueError:
             self.bad_lines += 1
             return []
