@@ -162,6 +162,8 @@ HELP = {
     "keep_awake": QT_TR_NOOP(
         "Holds a sleep inhibitor (logind on Linux) while an automatic resume is due, and lets "
         "go when nothing is. A lid switch that suspends anyway is shown as a note."),
+    "keep_awake_hours": QT_TR_NOOP("A resume due later than this lets the machine sleep until "
+                                   "it comes within it; shown by `goalkeeper status`."),
     "keep_awake_min_battery_percent": QT_TR_NOOP("0: hold on any charge."),
     "resume_margin_seconds": QT_TR_NOOP("Added to the reset instant before resuming."),
     "resume_jitter_seconds": QT_TR_NOOP("A random 0–N s on top, so goals do not stampede."),

@@ -269,3 +269,25 @@ def test_settings_defaults() -> None:
 
 
 _ = FakeProvider  # the fixture's type
+
+
+def test_status_shows_what_it_holds_the_horizon_and_what_it_cannot(clock) -> None:
+    from core import i18n
+    from core.cli.common import HostView
+    from core.cli.status import _host_lines
+
+    lid = LID_NOTE.format("03:10")
+    holding = AwakeHealth("holding", "g resumes at 03:10", 12, (lid,),
+                          "after a wake-up, a due resume starts within 60 s")
+    lines = _host_lines(HostView("running", None, HostHealth(StoreHealth(), awake=holding)),
+                        clock.now())
+    assert lines[1:] == [f"  {lid}", "  keep awake: holding a sleep inhibitor — g resumes at "
+                         "03:10", "  after a wake-up, a due resume starts within 60 s"]
+    idle = HostHealth(StoreHealth(), awake=AwakeHealth("idle", horizon_hours=8))
+    assert _host_lines(HostView("running", None, idle), clock.now())[1:] == [
+        "  keep awake: nothing due within 8 h"]
+    i18n.use_language("zh_CN")
+    zh = _host_lines(HostView("running", None, HostHealth(StoreHealth(), awake=holding)),
+                     clock.now())
+    assert "  合上盖子时机器仍会睡眠；03:10 的恢复将等到它唤醒" in zh
+    assert "  保持唤醒：持有睡眠抑制锁 — g 将于 03:10 恢复" in zh

@@ -82,3 +82,18 @@ async def test_status_bar_says_store_unavailable_and_host_not_running(window: Ma
     assert status.problem.isHidden()
     window.bridge.set_host_state("replaced")
     assert status.host.text().startswith("Host not running: another Goalkeeper host")
+
+
+@pytest.mark.asyncio
+async def test_status_bar_says_what_keep_awake_cannot_hold(window: MainWindow,
+                                                           engine: Engine) -> None:
+    from core.health import AwakeHealth
+
+    note = ("the machine will still sleep when the lid closes; the resume at 03:10 will wait "
+            "for it")
+    engine.keep_awake._set(AwakeHealth("holding", "fake:a resumes at 03:10", 12, (note,)))
+    status = window.status
+    await until(lambda: not status.problem.isHidden())
+    assert note in status.problem.toolTip()
+    engine.keep_awake._set(AwakeHealth("idle"))
+    await until(lambda: status.problem.isHidden())
