@@ -193,6 +193,7 @@ class FakeInhibitor:
         return lambda: self.held.remove(why)
 
     def limits(self) -> SleepLimits:
+        self.asked = getattr(self, "asked", 0) + 1
         return self._limits
 
 
@@ -240,6 +241,19 @@ async def test_a_goal_beyond_the_horizon_is_not_held(make_engine, fake, clock) -
     assert inhibitor.held == [] and room.health.describe() == (
         "keep awake: nothing due within 2 h")
     assert await room.refresh() == pytest.approx(H + 45)
+
+
+@pytest.mark.asyncio
+async def test_logind_settings_are_asked_at_most_once_a_minute(make_engine, fake, clock) -> None:
+    quota_paused(fake, clock)
+    engine = await make_engine(fake, settings=_settings(keep_awake=False))
+    inhibitor = FakeInhibitor()
+    room = await _room(clock, engine.goals, inhibitor)
+    await room.refresh()
+    assert inhibitor.asked == 1
+    clock.advance(61)
+    await room.refresh()
+    assert inhibitor.asked == 2
 
 
 def test_health_round_trips_through_json() -> None:

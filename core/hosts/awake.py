@@ -70,6 +70,7 @@ class KeepAwake:
         self._release: Callable[[], None] | None = None
         self._held: str | None = None
         self._stopping = False
+        self._limits: tuple[float, SleepLimits] | None = None  # (monotonic, asked then)
         self.health = AwakeHealth("idle", horizon_hours=parts.settings.keep_awake_hours)
 
     def poke(self) -> None:
@@ -153,9 +154,16 @@ class KeepAwake:
                 state, shown = "let_go", N_("cannot hold a sleep inhibitor: {error}; the resume "
                                             "at {time} waits for the machine to wake").format(
                     error=failed, time=at)
-        limits = await asyncio.to_thread(self._p.inhibitor.limits)
+        limits = await self._system_limits()
         notes.extend(self._notes(limits, at, held=state == "holding"))
         self._set(AwakeHealth(state, shown, s.keep_awake_hours, tuple(notes), after_wake))
+
+    async def _system_limits(self) -> SleepLimits:
+        """logind's settings, asked at most once a minute (a pass follows every goal change)."""
+        mono = self._p.clock.monotonic()
+        if self._limits is None or mono - self._limits[0] >= BATTERY_CHECK_SECONDS:
+            self._limits = (mono, await asyncio.to_thread(self._p.inhibitor.limits))
+        return self._limits[1]
 
     @staticmethod
     def _notes(limits: SleepLimits, at: str, held: bool) -> list[str]:
