@@ -63,6 +63,7 @@ class LogindInhibitor:
         reply = self._call(new_method_call(_manager(), "Inhibit", "ssss",
                                            ("sleep", "Goalkeeper", why, "block")))
         raw = reply.body[0].to_raw_fd()  # ours now: the inhibitor lives while it is open
+        os.set_inheritable(raw, False)  # an agent we start must not keep it alive after us
         return lambda: os.close(raw)
 
     def limits(self) -> SleepLimits:
