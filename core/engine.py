@@ -14,6 +14,7 @@ and hands it its collaborators — never itself — and owns the lifecycle:
 * :class:`~core.goals.scheduler.Scheduler`, :class:`~core.goals.guard.PolicyGuard`;
 * :class:`~core.hosts.registry.HostRegistry`, :class:`~core.hosts.sync.SharedSync`,
   :class:`~core.hosts.remote.RemoteActions`, :class:`~core.hosts.safe_mode.SafeMode`;
+* :class:`~core.hosts.awake.KeepAwake` — the sleep inhibitor while a resume is due;
 * :class:`~core.reads.LiveReads` — the read model the views and ``status`` read.
 
 Signals (bus events): GoalChanged, GoalRemoved, HistoryRecorded, QuotaObserved, QuotaExhausted,
@@ -45,11 +46,13 @@ from core.goals.recovery import Recovery
 from core.goals.scheduler import Scheduler, SchedulerParts
 from core.goals.sink import ProviderIntake
 from core.health import HealthChanged, HostHealth, clash_text
+from core.hosts.awake import AwakeParts, KeepAwake, SleepInhibitor
 from core.hosts.registry import HostRegistry
 from core.hosts.remote import HostsView, RemoteActions
 from core.hosts.safe_mode import SafeMode, SafeModeParts
 from core.hosts.sync import SharedSync, SyncParts
 from core.identity import host_id_of
+from core.integration.inhibit import battery_percent, default_inhibitor
 from core.models import Goal
 from core.paths import Paths
 from core.policies.reserve_table import warn_unmatched
@@ -87,6 +90,7 @@ class Engine:
         clock: Clock | None = None,
         rng: random.Random | None = None,
         fenced: bool = False,
+        inhibitor: SleepInhibitor | None = None,
     ) -> None:
         self.paths = paths
         self.settings = settings
@@ -114,6 +118,9 @@ class Engine:
         self._wire_write_path()
         self._wire_hosts()
         self._wire_goals()
+        self.keep_awake = KeepAwake(AwakeParts(self.goals, self.clock, settings,
+                                               inhibitor or default_inhibitor(), battery_percent,
+                                               self.health_changed))
 
     def _wire_write_path(self) -> None:
         self.goal_book = GoalBook(self.bus, self._poke)
@@ -190,6 +197,7 @@ class Engine:
 
     def _poke(self) -> None:
         self.scheduler.poke()
+        self.keep_awake.poke()
 
     def _perform(self, command: Any, origin: str) -> Awaitable[Any]:
         return self.goal_door.perform(command, origin)
@@ -259,6 +267,7 @@ class Engine:
         for name in sorted(self.provider_supervisor.started):  # a failed one: after its late start
             self.providers[name].host_started()
         self.scheduler.start()
+        self.keep_awake.start()
         log.info("engine started for %s with providers %s", self.paths.data_dir,
                  ", ".join(self.providers) or "none")
 
@@ -286,7 +295,8 @@ class Engine:
         unreadable = tuple(line for name in sorted(self.provider_intake.unreadable)
                            for line in self.provider_intake.unreadable[name])
         return HostHealth(store, self.provider_supervisor.health, self.safe_mode.problem,
-                          clashes, attention, self.host_registry.skewed, unreadable)
+                          clashes, attention, self.host_registry.skewed, unreadable,
+                          self.keep_awake.health)
 
     def health_changed(self) -> None:
         self.bus.publish(HealthChanged(self.health()))
@@ -303,6 +313,7 @@ class Engine:
     async def _halt(self) -> None:
         """Stop the scheduler and the providers (safe mode: nothing may run)."""
         await self.scheduler.stop()
+        await self.keep_awake.stop()
         await self.provider_supervisor.stop()
         for name in sorted(self.provider_supervisor.started):
             await self.provider_calls.guarded(name, "stop", self.providers[name].stop())
@@ -314,6 +325,7 @@ class Engine:
             return
         self._running = False  # from here on, new actions are refused
         await self.scheduler.stop()
+        await self.keep_awake.stop()
         await self.provider_supervisor.stop()
         await self._settle_actions()
         if self.safe_mode.problem is None and self.lease_lost is None:

@@ -8,6 +8,7 @@ mode: the database … is damaged …".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -66,6 +67,42 @@ class ProviderHealth:
 
 
 @dataclass(frozen=True)
+class AwakeHealth:
+    """What the keep-awake room holds and cannot hold (stored English, shown localized).
+
+    ``state``: "off", "idle" (nothing due within the horizon), "holding", "let_go" (due, but
+    not held: the battery, or the inhibitor failed).
+    """
+
+    state: str = "idle"
+    why: str | None = None
+    horizon_hours: float = 12.0
+    notes: tuple[str, ...] = ()
+    after_wake: str | None = None
+
+    def describe(self) -> str:
+        if self.state == "off":
+            return N_("keep awake: off")
+        if self.state == "holding":
+            return N_("keep awake: holding a sleep inhibitor — {why}").format(why=self.why)
+        if self.state == "let_go":
+            return N_("keep awake: not holding — {why}").format(why=self.why)
+        return N_("keep awake: nothing due within {hours} h").format(
+            hours=f"{self.horizon_hours:g}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state, "why": self.why, "horizon_hours": self.horizon_hours,
+                "notes": list(self.notes), "after_wake": self.after_wake,
+                "text": self.describe()}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> AwakeHealth:
+        return AwakeHealth(str(data.get("state") or "idle"), data.get("why"),
+                           float(data.get("horizon_hours") or 12.0),
+                           tuple(str(n) for n in data.get("notes") or ()), data.get("after_wake"))
+
+
+@dataclass(frozen=True)
 class HostHealth:
     """Everything above, as one snapshot (what ``ping`` answers)."""
 
@@ -82,6 +119,8 @@ class HostHealth:
     skewed: tuple[str, ...] = ()
     #: files a provider could not read (stored English, one each: the file and why)
     unreadable: tuple[str, ...] = ()
+    #: the keep-awake room: what it holds, and what it cannot hold (its notes are problems)
+    awake: AwakeHealth | None = None
 
     def problems(self) -> list[str]:
         lines = [N_("safe mode: {reason}").format(reason=self.safe_mode)] if self.safe_mode else []
@@ -92,6 +131,10 @@ class HostHealth:
         lines.extend(self.attention)
         lines.extend(self.skewed)
         lines.extend(self.unreadable)
+        if self.awake is not None:
+            if self.awake.state == "let_go":
+                lines.append(self.awake.describe())
+            lines.extend(self.awake.notes)
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -99,6 +142,7 @@ class HostHealth:
                 "safe_mode": self.safe_mode, "clashes": list(self.clashes),
                 "attention": list(self.attention),
                 "skewed": list(self.skewed), "unreadable": list(self.unreadable),
+                "awake": self.awake.to_json() if self.awake else None,
                 "problems": self.problems()}
 
     @staticmethod
@@ -109,13 +153,15 @@ class HostHealth:
                            parse_iso(p.get("since")), parse_iso(p.get("retry_at")),
                            int(p.get("attempts") or 0))
             for p in data.get("providers") or [] if isinstance(p, dict))
+        awake = data.get("awake")
         return HostHealth(
             StoreHealth(bool(store.get("available", True)), store.get("reason"),
                         parse_iso(store.get("since")), int(store.get("waiting") or 0)),
             providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()),
             tuple(str(a) for a in data.get("attention") or ()),
             tuple(str(c) for c in data.get("skewed") or ()),
-            tuple(str(c) for c in data.get("unreadable") or ()))
+            tuple(str(c) for c in data.get("unreadable") or ()),
+            AwakeHealth.from_json(awake) if isinstance(awake, dict) else None)
 
 
 @dataclass(frozen=True)

@@ -173,6 +173,14 @@ class Settings(BaseModel):
         1, ge=0, le=100, description="automatic resumes settling at once per window (0 = no limit)")
     resume_settle_seconds: float = Field(
         300, ge=0, le=86400, description="a resumed goal holds its window's slot this long")
+    # -- keep awake (issue 23) --
+    keep_awake: bool = Field(
+        True, description="hold a sleep inhibitor while an automatic resume is due")
+    keep_awake_hours: float = Field(
+        12, gt=0, le=168, description="keep the machine awake for a resume due within this")
+    keep_awake_min_battery_percent: float = Field(
+        20, ge=0, le=100, description="on battery below this charge, let the machine sleep "
+        "(0: hold on any charge)")
     #: named user quotas, ``[quotas.<name>]`` tables (config.toml only: no environment override)
     quotas: dict[Annotated[str, Field(pattern=QUOTA_NAME)], UserQuota] = Field(
         default_factory=dict)

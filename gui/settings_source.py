@@ -52,6 +52,8 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
         "max_wait_hours", "max_auto_attempts", "relimit_window_seconds",
         "resume_failure_backoff_seconds", "runner_start_timeout_seconds",
         "fresh_read_timeout_seconds")),
+    (QT_TR_NOOP("Keep awake"), (
+        "keep_awake", "keep_awake_hours", "keep_awake_min_battery_percent")),
     (QT_TR_NOOP("Resume policies"), (
         "resume_reserve_percent", "resume_reserve_by_window", "auto_resume_hours",
         "auto_resume_timezone", "max_concurrent_resumes", "resume_settle_seconds")),
@@ -76,6 +78,9 @@ PROVIDER_SECTIONS = (QT_TR_NOOP("Codex"), QT_TR_NOOP("Claude"), QT_TR_NOOP("Pipe
                      QT_TR_NOOP("Demo"))
 
 LABELS = {
+    "keep_awake": QT_TR_NOOP("Keep the machine awake while a resume is due"),
+    "keep_awake_hours": QT_TR_NOOP("For a resume due within (h)"),
+    "keep_awake_min_battery_percent": QT_TR_NOOP("Let it sleep on battery below (%)"),
     "notify_resumed": QT_TR_NOOP("A goal was resumed automatically"),
     "notify_relimited": QT_TR_NOOP("A goal ran out of quota again soon after a resume"),
     "notify_gave_up": QT_TR_NOOP("Goalkeeper gave up at the attempt cap"),
@@ -154,6 +159,12 @@ LABELS = {
 #: what each field means (the README's settings table), for tooltips and screen readers; a
 #: field without an entry shows its ``description`` (from the core's catalogue)
 HELP = {
+    "keep_awake": QT_TR_NOOP(
+        "Holds a sleep inhibitor (logind on Linux) while an automatic resume is due, and lets "
+        "go when nothing is. A lid switch that suspends anyway is shown as a note."),
+    "keep_awake_hours": QT_TR_NOOP("A resume due later than this lets the machine sleep until "
+                                   "it comes within it; shown by `goalkeeper status`."),
+    "keep_awake_min_battery_percent": QT_TR_NOOP("0: hold on any charge."),
     "resume_margin_seconds": QT_TR_NOOP("Added to the reset instant before resuming."),
     "resume_jitter_seconds": QT_TR_NOOP("A random 0–N s on top, so goals do not stampede."),
     "max_wait_hours": QT_TR_NOOP("Resets further away are shown, not scheduled."),

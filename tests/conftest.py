@@ -55,6 +55,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[N
     monkeypatch.setenv("GOALKEEPER_HOME", str(tmp_path / "gk-home"))
     # never the developer's own Claude Code sessions: an empty, non-existent config dir
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude-config"))
+    # never the machine's logind: a test that wants one starts a private bus (fake_login1)
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", f"unix:path={tmp_path}/no-system-bus")
     i18n.use_language("en")
     yield
     i18n.use_language("en")

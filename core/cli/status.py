@@ -156,6 +156,11 @@ def _host_lines(view: HostView, now: datetime) -> list[str]:
     lines = [_host_line(view, now)]
     if view.health is not None:
         lines.extend(f"  {localized(problem)}" for problem in view.health.problems())
+        awake = view.health.awake
+        if awake is not None and awake.state != "let_go":  # "not holding" is a problem above
+            lines.append(f"  {localized(awake.describe())}")
+        if awake is not None and awake.after_wake:
+            lines.append(f"  {localized(awake.after_wake)}")
     return lines
 
 

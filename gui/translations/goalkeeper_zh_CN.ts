@@ -851,6 +851,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>恢复</translation>
     </message>
     <message>
+        <source>Keep awake</source>
+        <translation>保持唤醒</translation>
+    </message>
+    <message>
         <source>Resume policies</source>
         <translation>恢复策略</translation>
     </message>
@@ -894,6 +898,18 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Demo</source>
         <translation>演示</translation>
+    </message>
+    <message>
+        <source>Keep the machine awake while a resume is due</source>
+        <translation>有恢复到期时让机器保持唤醒</translation>
+    </message>
+    <message>
+        <source>For a resume due within (h)</source>
+        <translation>对于在此时间内到期的恢复（小时）</translation>
+    </message>
+    <message>
+        <source>Let it sleep on battery below (%)</source>
+        <translation>使用电池且电量低于此值时允许睡眠（%）</translation>
     </message>
     <message>
         <source>A goal was resumed automatically</source>
@@ -1184,8 +1200,20 @@ Showing the defaults; saving replaces the file.</source>
         <translation>进程内等待速率限制的最长时间（秒）</translation>
     </message>
     <message>
-        <source>Added to the reset instant before resuming.</source>
+        <source>Holds a sleep inhibitor (logind on Linux) while an automatic resume is due, and lets go when nothing is. A lid switch that suspends anyway is shown as a note.</source>
         <extracomment>what each field means (the README&apos;s settings table), for tooltips and screen readers; a field without an entry shows its ``description`` (from the core&apos;s catalogue)</extracomment>
+        <translation>在自动恢复到期期间持有睡眠抑制锁（Linux 上为 logind），没有到期的恢复时即释放。合盖时仍会挂起的设置会以提示显示。</translation>
+    </message>
+    <message>
+        <source>A resume due later than this lets the machine sleep until it comes within it; shown by `goalkeeper status`.</source>
+        <translation>更晚到期的恢复在进入此时间范围之前允许机器睡眠；`goalkeeper status` 会显示。</translation>
+    </message>
+    <message>
+        <source>0: hold on any charge.</source>
+        <translation>0：任何电量下都保持。</translation>
+    </message>
+    <message>
+        <source>Added to the reset instant before resuming.</source>
         <translation>恢复前在重置时刻之上额外等待的时间。</translation>
     </message>
     <message>

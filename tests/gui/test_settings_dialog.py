@@ -39,9 +39,9 @@ def test_every_setting_has_an_editor(tmp_path: Path, qtbot: Any) -> None:
     assert set(dialog.tables) == set(TABLE_FIELDS)
     assert isinstance(dialog.editors["notify_resumed"], QCheckBox)
     assert isinstance(dialog.editors["max_auto_attempts"], QLineEdit)
-    assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())][:6] == [
-        "Resuming", "Resume policies", "Quota thresholds", "Scheduler", "Notifications",
-        "Desktop"]
+    assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())][:7] == [
+        "Resuming", "Keep awake", "Resume policies", "Quota thresholds", "Scheduler",
+        "Notifications", "Desktop"]
     for name, editor in dialog.editors.items():
         assert editor.accessibleName(), name
         assert "Default:" in editor.toolTip()

@@ -107,3 +107,18 @@ async def test_status_bar_says_a_goal_file_waits_for_approval(
     assert "pipeline goal dropped needs your approval" in win.status.problem.toolTip()
     assert "`goalkeeper approve dropped`" in win.status.problem.toolTip()
     await bridge.close()
+
+
+@pytest.mark.asyncio
+async def test_status_bar_says_what_keep_awake_cannot_hold(window: MainWindow,
+                                                           engine: Engine) -> None:
+    from core.health import AwakeHealth
+
+    note = ("the machine will still sleep when the lid closes; the resume at 03:10 will wait "
+            "for it")
+    engine.keep_awake._set(AwakeHealth("holding", "fake:a resumes at 03:10", 12, (note,)))
+    status = window.status
+    await until(lambda: not status.problem.isHidden())
+    assert note in status.problem.toolTip()
+    engine.keep_awake._set(AwakeHealth("idle"))
+    await until(lambda: status.problem.isHidden())
