@@ -15,7 +15,6 @@ fails — or the shared PostgreSQL store, whose open takes this host's next fenc
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -107,6 +106,8 @@ class StoreThread:
 
     async def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` on the store's thread (for work on the files themselves: restore)."""
+        import asyncio  # not at the top: ``status`` reads without a loop (issue 24)
+
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
 
     def _current(self) -> Store:
