@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
 from core.clock import SystemClock
-from core.hosts.control import NoHostRunning, send_request
 from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.textfmt import short_time
@@ -94,7 +93,8 @@ def channel_status(ctx: Context, settings: Settings, *, ask: bool = True) -> lis
 
 
 def _ask(ctx: Context, socket: str) -> dict[str, Any] | None:
-    from core.notify.service import STATUS_OP  # a host runs: worth the import (issue 24)
+    from core.hosts.control import NoHostRunning, send_request  # a host runs: worth loading
+    from core.notify.service import STATUS_OP
 
     path = type(ctx.paths.socket_path)(socket) if socket else ctx.paths.socket_path
     try:
