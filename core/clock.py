@@ -15,15 +15,19 @@ or contents, and only then the fixed offset.
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 import os
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+# asyncio is imported where a coroutine runs (a loop, so it is loaded already), not at the
+# top: a command that only reads, such as ``goalkeeper status``, never pays for it (issue 24)
+if TYPE_CHECKING:
+    import asyncio
 
 
 class Clock(Protocol):
@@ -52,6 +56,8 @@ class SystemClock:
         return time.monotonic()
 
     async def sleep(self, seconds: float) -> None:
+        import asyncio
+
         await asyncio.sleep(max(0.0, seconds))
 
 
@@ -76,6 +82,8 @@ class FakeClock:
         return self._mono
 
     async def sleep(self, seconds: float) -> None:
+        import asyncio
+
         if seconds <= 0:
             await asyncio.sleep(0)
             return
@@ -122,6 +130,8 @@ class FakeClock:
 
 async def settle(rounds: int = 20) -> None:
     """Let ready callbacks and tasks run (including work handed to executor threads)."""
+    import asyncio
+
     for _ in range(rounds):
         await asyncio.sleep(0)
     await asyncio.sleep(0.001)

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from core.clock import Clock
 from core.goals.rules import ResumeRules
@@ -25,11 +25,13 @@ from core.health import HostHealth
 from core.hosts.listing import HostLine, host_lines
 from core.identity import account_of
 from core.models import Goal, HistoryEvent, HistoryRow, QuotaReading
-from core.providers.base import Provider
 from core.quota.forecast import Forecast, ForecastBook
 from core.quota.machine import QuotaManager, effective
 from core.settings import Settings
 from core.store import Store, StoreThread
+
+if TYPE_CHECKING:  # a read of the store (``status``) loads no provider (issue 24)
+    from core.providers.base import Provider
 
 T = TypeVar("T")
 #: history scanned at most this far back for chart markers

@@ -20,7 +20,6 @@ for minutes.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -152,6 +151,8 @@ class SecretStore:
         """Values by name, read in a worker thread within the time limit."""
         def read_all() -> dict[str, str | None]:
             return {name: self.get(name) for name in names}
+
+        import asyncio  # not at the top: ``status`` reads without a loop (issue 24)
 
         try:
             return await asyncio.wait_for(asyncio.to_thread(read_all), self.timeout)

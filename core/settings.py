@@ -46,7 +46,8 @@ _KIND_CHOICES: dict[str, Any] = {"choices": [k.value for k in RANKED]}
 class Settings(BaseModel):
     """Every user setting, with its default. Documented field by field in the README."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True,
+                              defer_build=True)
 
     auto_resume_default: bool = Field(False, description="auto-resume for newly found goals")
     resume_margin_seconds: float = Field(45, ge=0, le=3600)

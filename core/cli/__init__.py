@@ -10,32 +10,76 @@ goal · 4 refused · 5 no host running · 6 the host is not responding.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 from collections.abc import Sequence
-from types import ModuleType
+from typing import TYPE_CHECKING
 
-from core import __version__, i18n
-from core.cli.common import EXIT_USAGE, CliError, make_context, warn
-from core.i18n import _
-from core.paths import resolve_paths
+from core import __version__
 
-#: modules that add sub-commands; each has ``register(subparsers, common_parent)``
-COMMAND_MODULES = ["goals", "policies", "hosts", "hostlist", "pipelines", "secrets", "notify",
-                   "codex_usage", "claude", "desktop", "service", "store"]
-#: commands whose module alone is imported when they are run (``codex-usage`` is timed against
-#: ccusage, whole process: the other modules' imports are a tenth of its run; ``daemon``'s start
-#: is timed to its first gauges by bench/startup_gauges.py)
-STANDALONE = {"codex-usage": "codex_usage", "daemon": "hosts"}
+if TYPE_CHECKING:
+    import argparse
+
+#: every command, in the order ``--help`` lists them, under the module that adds it (with
+#: ``register(subparsers, common_parent)``) and with its one-line help. Only the module of the
+#: command being run is imported: ``--help``, an unknown command and the other commands'
+#: entries in the list are drawn from this table, so that a command that prints a line does
+#: not pay for the store, the engine and pydantic's models of every other (issue 24). The help
+#: is each module's own ``_("…")`` (that is where the catalogue finds it), shown translated;
+#: ``tests/test_cli_startup.py`` holds the two equal.
+VERBS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("goals", (("status", "the host, goals and quota windows"),
+               ("history", "the resume history, newest first"),
+               ("resume", "resume a paused goal now"),
+               ("pause", "pause a goal (it is never auto-resumed)"),
+               ("cancel", "cancel a goal for good"),
+               ("start", "start an idle goal"),
+               ("auto-resume", "turn auto-resume on or off"))),
+    ("policies", (("goal", "a goal's own resume policy"),)),
+    ("hosts", (("daemon", "run the headless host (logs to stdout; stop with Ctrl-C)"),
+               ("demo", "watch a pause for quota and an automatic resume in about a minute"),
+               ("gui", "open the desktop app"))),
+    ("hostlist", (("hosts", "the hosts sharing the store: state, last heartbeat, goals"),)),
+    ("pipelines", (("add", "add (or update) a pipeline goal file"),
+                   ("remove", "remove a pipeline goal (runs are kept)"),
+                   ("run", "run a pipeline goal now (through the host)"),
+                   ("runs", "a pipeline goal's runs, newest first"),
+                   ("quota", "user-defined quotas (config.toml [quotas.*])"))),
+    ("secrets", (("secret", "secrets for pipeline steps and notifications "
+                            "(OS keyring only)"),)),
+    ("notify", (("notify", "notifications through ntfy and webhooks"),)),
+    ("codex_usage", (("codex-usage", "Codex tokens per day and model, "
+                                     "from the session files"),)),
+    ("claude", (("hook", "commands agents' hooks run"),
+                ("hooks", "install or remove agent hooks"),
+                ("track", "keep a Claude session going"),
+                ("untrack", "stop watching a Claude session"))),
+    ("desktop", (("desktop", "add the app to the desktop's menu (Linux)"),)),
+    ("service", (("service", "run the daemon as a user service "
+                             "(systemd --user / launchd)"),)),
+    ("store", (("store", "the database's state and backups; `store restore` leaves "
+                          "safe mode"),)),
+)
+#: the modules that add sub-commands, in ``--help``'s order
+COMMAND_MODULES = [module for module, _verbs in VERBS]
+#: which module adds each command
+MODULE_OF = {verb: module for module, verbs in VERBS for verb, _help in verbs}
 
 
-def _modules(names: Sequence[str]) -> list[ModuleType]:
-    return [importlib.import_module(f"core.cli.{name}") for name in names]
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command named on the line: its first word that is not an option (the top-level
+    parser takes no option with a value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser, with the full sub-parser of the command ``argv`` names (if any) and an entry
+    for every other command — enough for ``--help`` and for an unknown command's error."""
+    import argparse
+
+    from core.i18n import _
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true",
                         help=_("machine-readable output"))
@@ -46,18 +90,29 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"goalkeeper {__version__}",
                         help=_("show program's version number and exit"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    first = next(iter(argv), None) if argv else None
-    names = [STANDALONE[first]] if first in STANDALONE else COMMAND_MODULES
-    for module in _modules(names):
-        module.register(sub, common)
+    wanted = MODULE_OF.get(command_of(argv or ()) or "")
+    for module, verbs in VERBS:
+        if module == wanted:
+            importlib.import_module(f"core.cli.{module}").register(sub, common)
+        else:
+            for verb, text in verbs:
+                # i18n: ignore (the msgid is the module's own literal)
+                sub.add_parser(verb, help=_(text))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["--version"]:  # what scripts ask most: nothing to translate, nothing to load
+        print(f"goalkeeper {__version__}")
+        return 0
+    from core import i18n
+    from core.paths import resolve_paths
+
     # the language first (the setting, else the system's): help, errors and output use it
     i18n.setup(resolve_paths(os.environ).config_file, os.environ)
     with i18n.argparse_translated():
-        return _main(sys.argv[1:] if argv is None else list(argv))
+        return _main(args)
 
 
 def _main(argv: list[str]) -> int:
@@ -70,7 +125,9 @@ def _main(argv: list[str]) -> int:
         if frontend is not None:
             return frontend([])
         parser.print_help()
-        return EXIT_USAGE
+        return 2  # EXIT_USAGE (core.cli.common), without loading what the commands share
+    from core.cli.common import CliError, make_context, warn
+
     ctx = make_context(args)
     try:
         code: int = args.func(ctx)

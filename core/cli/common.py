@@ -16,7 +16,6 @@ from typing import Any
 
 from core.clock import SystemClock
 from core.health import HostHealth
-from core.hosts.control import NoHostRunning, send_request
 from core.hosts.lease import HostInfo, host_running
 from core.i18n import N_, _, localized
 from core.identity import host_id_of
@@ -133,6 +132,8 @@ class Context:
         info = host_running(self.paths)
         if info is None:
             return HostView("not_running")
+        from core.hosts.control import NoHostRunning, send_request  # a host: worth loading
+
         try:
             reply = send_request(self._socket(info), {"op": "ping"}, timeout=self.ping_timeout)
         except TimeoutError:
@@ -165,6 +166,8 @@ class Context:
     def ask_host(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send a request to the running host; exit 5 with a hint when there is none, exit 6
         when it does not answer a ping within :attr:`ping_timeout` (hung, stopped)."""
+        from core.hosts.control import NoHostRunning, send_request
+
         info = host_running(self.paths)
         socket_path = self._socket(info)
         host = info.describe() if info is not None else _("the host")
@@ -189,6 +192,8 @@ class Context:
         return reply
 
     def _ping(self, socket_path: Path, host: str, info: HostInfo | None) -> None:
+        from core.hosts.control import NoHostRunning, send_request
+
         try:
             send_request(socket_path, {"op": "ping"}, timeout=self.ping_timeout)
         except TimeoutError:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from core.cli.actions import run_action
 from core.cli.common import (
     EXIT_OK,
     EXIT_REFUSED,
@@ -20,7 +19,6 @@ from core.cli.common import (
 from core.cli.render import no_data_text
 from core.cli.status import cmd_status
 from core.clock import iso
-from core.commands import COMMANDS, SetAutoResume
 from core.i18n import _, localized
 from core.i18n.textfmt import local_time
 from core.i18n.words import origin_word, word
@@ -125,13 +123,21 @@ def _history_line(row: HistoryRow) -> str:
 
 
 # -- actions through the host ------------------------------------------------------------------
+# (the commands and the host's answers are loaded by the actions only: ``status`` and ``history``
+# read, and start faster without them — issue 24)
 
 
 def cmd_action(ctx: Context) -> int:
+    from core.cli.actions import run_action
+    from core.commands import COMMANDS
+
     return run_action(ctx, COMMANDS[ctx.args.op](goal=ctx.args.goal))
 
 
 def cmd_auto_resume(ctx: Context) -> int:
+    from core.cli.actions import run_action
+    from core.commands import SetAutoResume
+
     return run_action(ctx, SetAutoResume(ctx.args.goal, ctx.args.switch == "on"))
 
 

@@ -9,22 +9,21 @@ doing (control op ``notify-status``); without a host, nothing is being sent.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, Context
 from core.clock import SystemClock
-from core.hosts.control import NoHostRunning, send_request
 from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.textfmt import short_time
 from core.i18n.words import word
 from core.notices import ChannelHealth, ChannelState
 from core.notify.channels import channels_from
-from core.notify.delivery import DeliveryReport
-from core.notify.service import STATUS_OP, send_test_now
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from core.notify.delivery import DeliveryReport
 
 #: ``status`` waits this long for the host's answer about its channels
 STATUS_TIMEOUT_SECONDS = 3.0
@@ -49,6 +48,10 @@ def cmd_test(ctx: Context) -> int:
         raise CliError(_("{what}: set notify_ntfy_url or notify_webhook_url in {file} (or "
                          "GOALKEEPER_NOTIFY_NTFY_URL / GOALKEEPER_NOTIFY_WEBHOOK_URL)").format(
             what=what, file=ctx.paths.config_file), EXIT_USAGE)
+    import asyncio  # the sending side only: ``status`` runs no loop (issue 24)
+
+    from core.notify.service import send_test_now
+
     reports = asyncio.run(send_test_now(settings, SystemClock(), only))
     ctx.emit([_report_json(r) for r in reports], lambda: "\n".join(map(_report_text, reports)))
     return EXIT_OK if all(r.delivered for r in reports) else EXIT_ERROR
@@ -90,6 +93,9 @@ def channel_status(ctx: Context, settings: Settings, *, ask: bool = True) -> lis
 
 
 def _ask(ctx: Context, socket: str) -> dict[str, Any] | None:
+    from core.hosts.control import NoHostRunning, send_request  # a host runs: worth loading
+    from core.notify.service import STATUS_OP
+
     path = type(ctx.paths.socket_path)(socket) if socket else ctx.paths.socket_path
     try:
         reply = send_request(path, {"op": STATUS_OP, "origin": "cli"},

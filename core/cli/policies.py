@@ -8,10 +8,8 @@ import argparse
 from datetime import datetime, timedelta
 from typing import Any
 
-from core.cli.actions import run_action  # the shared path of every action through the host
 from core.cli.common import EXIT_USAGE, CliError, Context
 from core.clock import iso
-from core.commands import SetGoalPolicy
 from core.goals import budget
 from core.goals.marks import last_run_seconds
 from core.goals.rules import ResumeRules
@@ -39,6 +37,10 @@ def cmd_goal_set(ctx: Context) -> int:
         GoalPolicy().with_value(ctx.args.key, ctx.args.value)  # the same check the host makes
     except PolicyValueError as exc:
         raise CliError(localized(str(exc)), EXIT_USAGE) from None
+    # the shared path of every action through the host; not loaded by ``status`` (issue 24)
+    from core.cli.actions import run_action
+    from core.commands import SetGoalPolicy
+
     return run_action(ctx, SetGoalPolicy(ctx.args.goal, ctx.args.key, ctx.args.value))
 
 

@@ -12,7 +12,6 @@ Other modules add ops with :meth:`ControlServer.register` (e.g. the pipeline's `
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -21,11 +20,14 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.commands import COMMANDS, ActionResult, Command, command_from_json
 from core.i18n import N_
 from core.paths import Paths
+
+if TYPE_CHECKING:  # the server's; the client (a CLI command) runs no loop (issue 24)
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,8 @@ class ControlServer:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()  # a stale socket of a dead host (we hold the host lease)
+        import asyncio  # here, not at the top: see TYPE_CHECKING above
+
         old_umask = os.umask(0o177)
         try:
             self._server = await asyncio.start_unix_server(
@@ -91,6 +95,8 @@ class ControlServer:
         self._inode = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        import asyncio
+
         try:
             line = await reader.readline()
             reply = await self.dispatch(line)

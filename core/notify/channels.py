@@ -21,14 +21,16 @@ import hashlib
 import hmac
 import json
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from core import __version__
 from core.clock import iso
 from core.i18n import N_
 from core.notices import SPECS, Kind, Notification, at_least, ntfy_root_and_topic, redact
-from core.notify.http import Request
 from core.settings import Settings
+
+if TYPE_CHECKING:  # sending loads HTTP; listing the channels (``status``) does not (issue 24)
+    from core.notify.http import Request
 
 NTFY_TOKEN = "ntfy-token"
 WEBHOOK_SECRET = "webhook-secret"
@@ -38,14 +40,9 @@ KIND_HEADER = "X-Goalkeeper-Kind"
 WEBHOOK_KEYS = ("kind", "goal", "title", "provider", "host", "at", "message", "next_resume_at")
 
 
-def _user_agent() -> str:
-    try:
-        return f"Goalkeeper/{version('goalkeeper')}"
-    except PackageNotFoundError:
-        return "Goalkeeper"
-
-
-USER_AGENT = _user_agent()
+#: the package's version is ``core.__version__`` (tests/integration/test_release.py): no need to
+#: read the installed metadata at import
+USER_AGENT = f"Goalkeeper/{__version__}"
 
 
 @dataclass(frozen=True)
@@ -86,6 +83,8 @@ class NtfyChannel(Channel):
 
     def request(self, notification: Notification, secret: str | None, delivery_id: str,
                 host: str) -> Request:
+        from core.notify.http import Request
+
         root, topic = ntfy_root_and_topic(self.url)
         spec = SPECS[notification.kind]
         tags = [spec.emoji, "goalkeeper", notification.kind.value]
@@ -110,6 +109,8 @@ class WebhookChannel(Channel):
 
     def request(self, notification: Notification, secret: str | None, delivery_id: str,
                 host: str) -> Request:
+        from core.notify.http import Request
+
         body = webhook_body(notification, host)
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
                    DELIVERY_HEADER: delivery_id, KIND_HEADER: notification.kind.value}

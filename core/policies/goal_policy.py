@@ -32,7 +32,7 @@ class GoalPolicy(BaseModel):
             global ``auto_resume_hours``; empty means "the global ones".
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     priority: int = Field(0, ge=-100, le=100)
     budget_percent: float | None = Field(None, gt=0, le=100)

@@ -45,7 +45,7 @@ PERIOD_SECONDS = {"minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 7 * 86
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     label: str | None = None
 

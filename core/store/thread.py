@@ -15,9 +15,7 @@ fails — or the shared PostgreSQL store, whose open takes this host's next fenc
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -48,6 +46,8 @@ class StoreThread:
         #: and benchmarks share a file on purpose)
         self.fenced = fenced
         self.backups_dir = backups_dir or path.parent / "backups"
+        from concurrent.futures import ThreadPoolExecutor  # a host's, not a command's (issue 24)
+
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="goalkeeper-store")
         self._store: Store | None = None
         self._reader: Store | None = None
@@ -107,6 +107,8 @@ class StoreThread:
 
     async def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` on the store's thread (for work on the files themselves: restore)."""
+        import asyncio  # not at the top: ``status`` reads without a loop (issue 24)
+
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
 
     def _current(self) -> Store:

@@ -1,0 +1,82 @@
+"""Start-up by need (issue 24): a command imports only what it uses.
+
+Each command runs in a fresh interpreter that prints ``sorted(sys.modules)`` on its way out; a
+module outside the command's allowed set fails the test. ``--version``, ``--help`` and an
+argument error load none of the core beyond what printing needs; ``status`` and ``history``
+read the store and render, without the engine, the providers, asyncio or the GUI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.cli import VERBS
+
+WRAPPER = ("import atexit, json, sys; "
+           "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr)); "
+           "sys.argv = ['goalkeeper', *sys.argv[1:]]; "
+           "from core.cli import main; sys.exit(main())")
+#: what printing a line, the help or a usage error may load of the core
+PRINTING = {"core", "core.cli", "core.i18n", "core.i18n.catalogue", "core.limits",
+            "core.paths", "core.toml_lines"}
+#: never loaded by a read-only command
+FORBIDDEN = ("asyncio", "core.engine", "core.host", "core.providers", "core.goals.door",
+             "core.goals.coordinator", "core.goals.scheduler", "gui", "PySide6", "qasync",
+             "psycopg")
+
+
+def loaded(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
+    done = subprocess.run([sys.executable, "-c", WRAPPER, *argv], capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL,
+                          env={"GOALKEEPER_HOME": str(tmp_path / "gk"), "PATH": "/usr/bin:/bin",
+                               "HOME": str(tmp_path), "LANG": "C.UTF-8"})
+    modules = json.loads(done.stderr.strip().splitlines()[-1])
+    return done.returncode, set(modules)
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["--version"], 0),
+    (["--help"], 0),
+    (["no-such-command"], 2),
+    (["--no-such-option"], 2),
+])
+def test_printing_commands_load_nothing_of_the_core_beyond_printing(
+        tmp_path: Path, argv: list[str], code: int) -> None:
+    returncode, modules = loaded(tmp_path, *argv)
+    assert returncode == code
+    assert {m for m in modules if m == "core" or m.startswith("core.")} <= PRINTING
+    assert "pydantic" not in modules
+
+
+def test_version_loads_not_even_the_translations(tmp_path: Path) -> None:
+    assert {m for m in loaded(tmp_path, "--version")[1] if m.startswith("core")} == {
+        "core", "core.cli"}
+
+
+@pytest.mark.parametrize("argv", [["status"], ["status", "--json"], ["history"],
+                                  ["history", "--limit", "x"]])
+def test_read_only_commands_load_the_store_but_not_the_engine(
+        tmp_path: Path, argv: list[str]) -> None:
+    _code, modules = loaded(tmp_path, *argv)
+    wrong = sorted(m for m in modules for f in FORBIDDEN if m == f or m.startswith(f + "."))
+    assert wrong == []
+    assert "core.cli.goals" in modules
+    # only the module of the command run: not those of the others
+    assert not {"core.cli.hosts", "core.cli.pipelines", "core.cli.claude"} & modules
+
+
+def test_the_table_of_commands_says_what_each_module_registers() -> None:
+    """``--help`` and an unknown command's error are drawn from :data:`core.cli.VERBS`: the same
+    names, order and help as the modules' own parsers."""
+    common = argparse.ArgumentParser(add_help=False)
+    for module, verbs in VERBS:
+        sub = argparse.ArgumentParser().add_subparsers(dest="command")
+        importlib.import_module(f"core.cli.{module}").register(sub, common)
+        assert [(a.dest, a.help) for a in sub._choices_actions] == list(verbs)
