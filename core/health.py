@@ -15,6 +15,9 @@ from typing import Any
 from core.clock import iso, parse_iso
 from core.i18n import N_
 
+#: how many unreadable files a problem line names (the log has them all)
+_SHOWN_FILES = 3
+
 
 @dataclass(frozen=True)
 class StoreHealth:
@@ -46,6 +49,15 @@ class ProviderHealth:
     since: datetime | None = None
     retry_at: datetime | None = None
     attempts: int = 0
+    #: files it could not read when it started, each ``PATH (reason)`` (it started all the same)
+    unreadable: tuple[str, ...] = ()
+
+    def unreadable_text(self) -> str:
+        shown = "; ".join(self.unreadable[:_SHOWN_FILES])
+        if len(self.unreadable) > _SHOWN_FILES:
+            shown += "; …"
+        return N_("provider {name}: cannot read {count} file(s): {files}").format(
+            name=self.name, count=len(self.unreadable), files=shown)
 
     def describe(self) -> str:
         if self.state == "ok":
@@ -62,7 +74,8 @@ class ProviderHealth:
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "state": self.state, "reason": self.reason,
                 "since": iso(self.since), "retry_at": iso(self.retry_at),
-                "attempts": self.attempts, "text": self.describe()}
+                "attempts": self.attempts, "unreadable": list(self.unreadable),
+                "text": self.describe()}
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,7 @@ class HostHealth:
         if not self.store.available:
             lines.append(self.store.describe())
         lines.extend(p.describe() for p in self.providers if p.state != "ok")
+        lines.extend(p.unreadable_text() for p in self.providers if p.unreadable)
         lines.extend(self.clashes)
         return lines
 
@@ -95,7 +109,8 @@ class HostHealth:
         providers = tuple(
             ProviderHealth(str(p.get("name")), str(p.get("state") or "ok"), p.get("reason"),
                            parse_iso(p.get("since")), parse_iso(p.get("retry_at")),
-                           int(p.get("attempts") or 0))
+                           int(p.get("attempts") or 0),
+                           tuple(str(f) for f in p.get("unreadable") or ()))
             for p in data.get("providers") or [] if isinstance(p, dict))
         return HostHealth(
             StoreHealth(bool(store.get("available", True)), store.get("reason"),

@@ -172,6 +172,12 @@ class Provider(abc.ABC):
     async def stop(self) -> None:  # noqa: B027 - optional hook
         """Stop every task and process this provider started."""
 
+    def read_problems(self) -> list[str]:
+        """The files this provider could not read when it started, each ``PATH (reason)``, for
+        the host's health (``status`` and the window say them, not only the log). Default:
+        none."""
+        return []
+
     def host_started(self) -> None:  # noqa: B027 - optional hook
         """The host has started every provider and stored what each found first (or, for a
         provider that started late, what it found): background work held back so as not to
