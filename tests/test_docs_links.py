@@ -96,3 +96,10 @@ def test_the_user_guide_has_a_contents_list_of_every_part() -> None:
     for part in ("Install", "Concepts", "Providers", "Policies", "Notifications",
                  "Several machines", "CLI reference", "Troubleshooting", "FAQ"):
         assert f"**{part}**" in contents, part
+
+
+def test_the_service_units_documentation_is_a_heading_of_the_user_guide() -> None:
+    from core.integration.systemd import DOCS as UNIT_DOCS
+
+    path, _, anchor = UNIT_DOCS.split("/blob/main/", 1)[1].partition("#")
+    assert anchor in anchors(ROOT / path)
