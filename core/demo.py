@@ -90,7 +90,7 @@ class DemoSession:
                     seconds=f"{timeout:g}"))
                 return 1
             self.printer(_("All auto-resume goals are done. demo:docs (auto-resume off) is still "
-                           "paused: `goalkeeper resume demo:docs` resumes it while a host runs."))
+                           "paused: only you can resume it."))
             return 0
         finally:
             await host.stop()

@@ -167,7 +167,8 @@ class Engine:
         self.provider_intake = ProviderIntake(
             self.store_writer, self.quota_intake, self.quota_view, self.goal_book,
             self.providers, lambda: self.provider_supervisor.started, self.provider_calls,
-            self.bus, self.clock, self.ctx, self.read_mark, self.health_changed)
+            self.bus, self.clock, self.ctx, self.read_mark, self.health_changed,
+            lambda name, problems: self.provider_supervisor.mark(name, unreadable=problems))
         self.goal_door = GoalDoor(
             self.goal_book, self.store_writer, self.providers, self.provider_calls, self,
             self.remote_actions, self.bus, self.clock, self.ctx,
@@ -292,10 +293,8 @@ class Engine:
                         for g, owner in sorted(self.provider_intake.clashes.items()))
         attention = tuple(text for name in sorted(self.provider_supervisor.started)
                           for text in self.providers[name].attention())
-        unreadable = tuple(line for name in sorted(self.provider_intake.unreadable)
-                           for line in self.provider_intake.unreadable[name])
         return HostHealth(store, self.provider_supervisor.health, self.safe_mode.problem,
-                          clashes, attention, self.host_registry.skewed, unreadable,
+                          clashes, attention, self.host_registry.skewed,
                           self.keep_awake.health)
 
     def health_changed(self) -> None:

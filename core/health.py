@@ -16,6 +16,9 @@ from typing import Any
 from core.clock import iso, parse_iso
 from core.i18n import N_
 
+#: how many unreadable files a problem line names (the log has them all)
+_SHOWN_FILES = 3
+
 
 @dataclass(frozen=True)
 class StoreHealth:
@@ -47,6 +50,15 @@ class ProviderHealth:
     since: datetime | None = None
     retry_at: datetime | None = None
     attempts: int = 0
+    #: files it could not read when it started, each ``PATH (reason)`` (it started all the same)
+    unreadable: tuple[str, ...] = ()
+
+    def unreadable_text(self) -> str:
+        shown = "; ".join(self.unreadable[:_SHOWN_FILES])
+        if len(self.unreadable) > _SHOWN_FILES:
+            shown += "; …"
+        return N_("provider {name}: cannot read {count} file(s): {files}").format(
+            name=self.name, count=len(self.unreadable), files=shown)
 
     def describe(self) -> str:
         if self.state == "ok":
@@ -63,7 +75,8 @@ class ProviderHealth:
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "state": self.state, "reason": self.reason,
                 "since": iso(self.since), "retry_at": iso(self.retry_at),
-                "attempts": self.attempts, "text": self.describe()}
+                "attempts": self.attempts, "unreadable": list(self.unreadable),
+                "text": self.describe()}
 
 
 @dataclass(frozen=True)
@@ -117,8 +130,6 @@ class HostHealth:
     attention: tuple[str, ...] = ()
     #: hosts of the shared store whose clocks are off (stored English, one each: skew_text)
     skewed: tuple[str, ...] = ()
-    #: files a provider could not read (stored English, one each: the file and why)
-    unreadable: tuple[str, ...] = ()
     #: the keep-awake room: what it holds, and what it cannot hold (its notes are problems)
     awake: AwakeHealth | None = None
 
@@ -127,10 +138,10 @@ class HostHealth:
         if not self.store.available:
             lines.append(self.store.describe())
         lines.extend(p.describe() for p in self.providers if p.state != "ok")
+        lines.extend(p.unreadable_text() for p in self.providers if p.unreadable)
         lines.extend(self.clashes)
         lines.extend(self.attention)
         lines.extend(self.skewed)
-        lines.extend(self.unreadable)
         if self.awake is not None:
             if self.awake.state == "let_go":
                 lines.append(self.awake.describe())
@@ -141,7 +152,7 @@ class HostHealth:
         return {"store": self.store.to_json(), "providers": [p.to_json() for p in self.providers],
                 "safe_mode": self.safe_mode, "clashes": list(self.clashes),
                 "attention": list(self.attention),
-                "skewed": list(self.skewed), "unreadable": list(self.unreadable),
+                "skewed": list(self.skewed),
                 "awake": self.awake.to_json() if self.awake else None,
                 "problems": self.problems()}
 
@@ -151,7 +162,8 @@ class HostHealth:
         providers = tuple(
             ProviderHealth(str(p.get("name")), str(p.get("state") or "ok"), p.get("reason"),
                            parse_iso(p.get("since")), parse_iso(p.get("retry_at")),
-                           int(p.get("attempts") or 0))
+                           int(p.get("attempts") or 0),
+                           tuple(str(f) for f in p.get("unreadable") or ()))
             for p in data.get("providers") or [] if isinstance(p, dict))
         awake = data.get("awake")
         return HostHealth(
@@ -160,7 +172,6 @@ class HostHealth:
             providers, data.get("safe_mode"), tuple(str(c) for c in data.get("clashes") or ()),
             tuple(str(a) for a in data.get("attention") or ()),
             tuple(str(c) for c in data.get("skewed") or ()),
-            tuple(str(c) for c in data.get("unreadable") or ()),
             AwakeHealth.from_json(awake) if isinstance(awake, dict) else None)
 
 

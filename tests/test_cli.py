@@ -139,6 +139,21 @@ def test_headless_demo_shows_a_quota_pause_and_an_automatic_resume(tmp_path: Pat
     status = json.loads(run(tmp_path / "demo", "status", "--json").stdout)
     docs = next(g for g in status["goals"] if g["id"] == "demo:docs")
     assert (docs["state"], docs["pause_reason"]) == ("paused", "quota")
+    # the closing hints work as printed: the host is gone, so resuming needs a demo running
+    assert "demo --headless`) and, while it runs," in text and "resume demo:docs" in text
+    assert "history` shows what happened" in text
+    # nothing runs any more: no window runs out, and no forecast names a time already past
+    assert [q["forecast"]["runs_out_at"] for q in status["quotas"]] == [None] * len(
+        status["quotas"])
+
+
+def test_the_demo_hints_name_the_program_as_it_was_started() -> None:
+    from core.cli.hosts import program
+
+    assert program("/home/a b/.venv/bin/goalkeeper") == "'/home/a b/.venv/bin/goalkeeper'"
+    assert program(".venv/bin/goalkeeper") == ".venv/bin/goalkeeper"
+    assert program("goalkeeper") == "goalkeeper"
+    assert program("/x/core/__main__.py") == "goalkeeper"
 
 
 def _serve_once(path: Path, reply: bytes | None) -> None:

@@ -104,7 +104,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["--version"]:  # what scripts ask most: nothing to translate, nothing to load
-        print(f"goalkeeper {__version__}")
+        print(f"goalkeeper {__version__}")  # i18n: ignore (a name and a version)
         return 0
     from core import i18n
     from core.paths import resolve_paths

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import shlex
 import signal
 import sys
 import tempfile
@@ -125,6 +126,15 @@ def has_display(environ: dict[str, str] | os._Environ[str]) -> bool:
     return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
 
 
+def program(argv0: str | None = None) -> str:
+    """How to run this Goalkeeper again: the path it was started by (``.venv/bin/goalkeeper``
+    after the Quick start, not on ``PATH``), else ``goalkeeper``."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    if os.path.basename(argv0) == "goalkeeper" and os.sep in argv0:
+        return shlex.quote(argv0)
+    return "goalkeeper"
+
+
 def cmd_demo(ctx: Context) -> int:
     if not ctx.args.headless:
         frontend = find_frontend()
@@ -153,8 +163,12 @@ def cmd_demo(ctx: Context) -> int:
         code = _run_host(lambda: session.make_host(), body)
     finally:
         remove_handlers(handlers)
-    print(_("Demo data kept in {dir} (GOALKEEPER_HOME={dir} goalkeeper history)").format(
-        dir=home))
+    prog, where = program(), shlex.quote(home)
+    print(_("Demo data kept in {dir}: `GOALKEEPER_HOME={dir} {prog} history` shows what "
+            "happened. To resume demo:docs yourself, run the demo on it again "
+            "(`GOALKEEPER_HOME={dir} {prog} demo --headless`) and, while it runs, "
+            "`GOALKEEPER_HOME={dir} {prog} resume demo:docs` in another terminal.").format(
+        dir=where, prog=prog))
     return code if code in (EXIT_OK, EXIT_ERROR) else EXIT_ERROR
 
 

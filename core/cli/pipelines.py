@@ -17,6 +17,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -132,8 +133,11 @@ def cmd_add(ctx: Context) -> int:
     next_run = None
     if goal.schedule:
         next_run = next_fire(parse_schedule(goal.schedule), now, goal.zone())
+        next_run = next_run.astimezone(goal.zone() or next_run.tzinfo)  # the file's own zone
     data = {"goal": goal.goal_id, "created": created, "file": str(path.resolve()),
-            "schedule": goal.schedule, "next_run": next_run.isoformat() if next_run else None,
+            "schedule": goal.schedule,
+            "next_run": next_run.isoformat() if next_run else None,
+            "next_run_local": next_run.astimezone().isoformat() if next_run else None,
             "host_notified": notified, "unknown_quotas": unknown,
             "commands": commands_preview(goal)}
 
@@ -143,9 +147,12 @@ def cmd_add(ctx: Context) -> int:
         lines = [added.format(goal=goal.goal_id, sources=len(goal.source),
                               stages=len(goal.stage))]
         if next_run:
-            lines.append("  " + _("next scheduled run: {time}").format(time=local_time(next_run)))
+            lines.append("  " + next_run_words(next_run, goal.zone(), goal.timezone))
         if not notified:
-            lines.append("  " + _("no host is running: it picks the goal up when it starts"))
+            lines.append("  " + _(
+                "no host is running: the goal appears when a host starts and finds it "
+                "(`goalkeeper daemon` or the desktop app); `resume` and `status` know it from "
+                "then on"))
         for name in unknown:
             lines.append("  " + _("warning: quota {name!r} is not defined in config.toml "
                                   "yet").format(name=name))
@@ -199,6 +206,18 @@ def _record_approval(ctx: Context, name: str, digest: str) -> None:
         return
     with ctx.store() as store:
         store.set_meta(approval_key(ctx.host_id, name), digest)
+
+
+def next_run_words(next_run: datetime, zone: tzinfo | None, zone_name: str | None) -> str:
+    """The next run in the goal file's zone and in local time (they differ more often than not
+    on a server), or in local time alone when the file names no zone."""
+    here = next_run.astimezone()
+    local = _("{time} local time ({zone})").format(time=local_time(here),
+                                                   zone=here.tzname() or "")
+    if zone is None or not zone_name:
+        return _("next scheduled run: {time}").format(time=local)
+    return _("next scheduled run: {time} {zone} = {local}").format(
+        time=local_time(next_run, zone), zone=zone_name, local=local)
 
 
 def _secrets_to_keyring(path: Path) -> Callable[[GoalFile, str], str]:

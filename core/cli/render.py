@@ -54,5 +54,16 @@ def quota_json(reading: QuotaReading) -> dict[str, Any]:
 
 
 def no_data_text(ctx: Context) -> str:
+    """Why there is nothing to show: no database yet, or an empty (zero-byte) file — the latter
+    said as such, since it is a file someone or something made, not a store never used."""
+    database = ctx.paths.database
+    try:
+        empty = not ctx.target.shared and database.is_file() and database.stat().st_size == 0
+    except OSError:
+        empty = False
+    if empty:
+        return _("the database {file} is an empty file (0 bytes): nothing has been stored in it; "
+                 "a host sets it up when it starts (`goalkeeper daemon` or `goalkeeper`)").format(
+                     file=database)
     return _("no data yet: nothing has been stored in {dir} (start a host with "
              "`goalkeeper daemon` or `goalkeeper`)").format(dir=ctx.paths.data_dir)

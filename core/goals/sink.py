@@ -56,7 +56,8 @@ class ProviderIntake:
                  book: GoalBook, providers: Mapping[str, Provider], started: Callable[[], set[str]],
                  calls: ProviderCalls, bus: EventBus, clock: Clock,
                  ctx: Callable[[], IntakeContext], mark: ReadMark,
-                 on_health: Callable[[], None]) -> None:
+                 on_health: Callable[[], None],
+                 read_problems: Callable[[str, tuple[str, ...]], None]) -> None:
         self._writer = writer
         self._quota = quota
         self._view = view
@@ -69,10 +70,9 @@ class ProviderIntake:
         self._ctx = ctx
         self._mark = mark
         self._on_health = on_health
+        self._read_problems = read_problems  # a provider's unreadable files, into its health
         self.door: Door | None = None  # set by the engine once the door is built
         self.clashes: dict[str, str] = {}
-        #: what each provider could not read at its last quota read (health problems)
-        self.unreadable: dict[str, tuple[str, ...]] = {}
 
     # -- ProviderSink ----------------------------------------------------------------------------
 
@@ -181,10 +181,7 @@ class ProviderIntake:
         for reading in readings or []:
             await self._quota.apply_or_queue(reading)
         attention = provider.attention()
-        problems = provider.read_problems()
-        if self.unreadable.get(provider.name, ()) != problems:
-            self.unreadable[provider.name] = problems
-            self._on_health()
+        self._read_problems(provider.name, provider.read_problems())
         observations = await self._calls.guarded(provider.name, "discovery", provider.discover())
         if provider.attention() != attention:  # e.g. a goal file now waits for approval
             self._on_health()

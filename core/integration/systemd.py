@@ -29,7 +29,7 @@ from core.integration.unit import (
 
 UNIT = "goalkeeper.service"
 MARK = "# X-Goalkeeper-Service: written by `goalkeeper service install`"
-DOCS = "https://github.com/goalkeeper/goalkeeper#install"
+DOCS = "https://github.com/goalkeeper/goalkeeper/blob/main/docs/user-guide.md#install"
 #: answers of ``systemctl is-enabled`` / ``is-active`` (anything else is an error message)
 UNIT_FILE_STATES = frozenset({
     "enabled", "enabled-runtime", "linked", "linked-runtime", "alias", "masked",

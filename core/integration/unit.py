@@ -22,6 +22,10 @@ STOP_TIMEOUT_SECONDS = 30  # claude_stop_grace_seconds (10) + pipeline grace (5)
 #: the variables a service keeps from the installing shell (when set and not empty)
 CARRIED = ("PATH", "GOALKEEPER_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "TZ")
 
+#: the XDG base directories, carried too so that the service and the CLI share one data, config
+#: and state directory; the spec says a relative path is invalid, so only absolute ones are kept
+XDG_CARRIED = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
+
 #: runs a service-manager command: argv → (exit code, combined output)
 Runner = Callable[[Sequence[str]], tuple[int, str]]
 
@@ -43,6 +47,8 @@ _DIRECTORIES = ("GOALKEEPER_HOME", "CODEX_HOME")
 
 def carried_environment(environ: Mapping[str, str]) -> dict[str, str]:
     carried = {name: environ[name] for name in CARRIED if environ.get(name)}
+    carried.update({name: environ[name] for name in XDG_CARRIED
+                    if os.path.isabs(environ.get(name) or "")})
     for name in _DIRECTORIES:
         if name in carried:
             carried[name] = os.path.abspath(os.path.expanduser(carried[name]))

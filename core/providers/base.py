@@ -186,8 +186,9 @@ class Provider(abc.ABC):
         return ()
 
     def read_problems(self) -> tuple[str, ...]:
-        """What this provider could not read in its last quota read, one line each (stored
-        English: a health problem in ``status`` and the window). Default: nothing."""
+        """The files this provider could not read — at its start and at its last read — each
+        ``PATH (reason)``: the provider's health says them (``status`` and the window), not only
+        the log. Default: none."""
         return ()
 
     def host_started(self) -> None:  # noqa: B027 - optional hook

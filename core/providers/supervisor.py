@@ -81,7 +81,7 @@ class ProviderSupervisor:
             self._failed(provider, exc)
             return False
         self.started.add(provider.name)
-        self._set(ProviderHealth(provider.name))
+        self._set(ProviderHealth(provider.name, unreadable=provider.read_problems()))
         return True
 
     def _failed(self, provider: Provider, exc: Exception) -> None:

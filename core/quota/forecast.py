@@ -8,6 +8,12 @@ holds until the next one, as on the usage chart) against the level now. From it:
 * ``lasts until reset`` — it is not (or nothing is being used);
 * nothing — too few readings to tell (the span must cover at least two minutes, or a tenth of a
   short window), or the window is already exhausted.
+
+When the readings stop rising — every goal on the window is done, or no reading comes any more —
+the pace holds for :data:`STALL` (ten minutes, or a tenth of a short window) after the last rise
+— readings may come that sparsely while an agent works — then decays linearly to zero over as
+long again, so a window nothing uses any more "lasts until reset" rather than running out
+at a pace of long ago. A forecast never names a time already past.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
+from itertools import pairwise
 from typing import Any
 
 from core.clock import iso
@@ -26,6 +33,8 @@ from core.quota.machine import used_percent
 
 LOOKBACK = timedelta(minutes=30)
 _MIN_SPAN = 120.0
+#: how long after the level last rose the pace holds (and then how long it takes to decay to zero)
+STALL = timedelta(minutes=10)
 _KEEP = timedelta(hours=1)
 _MAX_POINTS = 5000
 #: a reset instant that moved more than this is a new period (providers' own jitter is smaller)
@@ -47,7 +56,7 @@ class Forecast:
 
     def text(self, now: datetime, zone: tzinfo | None = None, *, english: bool = False) -> str:
         """The line under the gauge, in the current language (``english``: for ``--json``)."""
-        if self.runs_out_at is not None:
+        if self.runs_out_at is not None and self.runs_out_at > now:
             return _say(N_("runs out ≈ {time}"), english).format(
                 time=short_time(self.runs_out_at, now, zone, english=english))
         return _say(N_("lasts until reset"), english) if self.lasts_until_reset else ""
@@ -56,7 +65,8 @@ class Forecast:
         return {
             "pace_percent_per_hour": (round(self.pace_per_hour, 2)
                                       if self.pace_per_hour is not None else None),
-            "runs_out_at": iso(self.runs_out_at),
+            "runs_out_at": (iso(self.runs_out_at)
+                            if self.runs_out_at is not None and self.runs_out_at > now else None),
             "lasts_until_reset": self.lasts_until_reset,
             "text": self.text(now, english=True),
         }
@@ -80,13 +90,29 @@ def forecast(points: Sequence[Point], reading: QuotaReading, now: datetime,
     span = (now - anchor[0]).total_seconds() if anchor else 0.0
     if anchor is None or span < _min_span(reading):
         return Forecast()
-    pace = max(0.0, (used - anchor[1]) / span)  # % per second
+    pace = max(0.0, (used - anchor[1]) / span) * _decay(points, now, reading)  # % per second
     if pace <= 1e-9:
         return Forecast(0.0, None, reading.resets_at is not None)
     runs_out = now + timedelta(seconds=(100.0 - used) / pace)
     if reading.resets_at is not None and runs_out >= reading.resets_at:
         return Forecast(pace * 3600, None, True)
     return Forecast(pace * 3600, runs_out, False)
+
+
+def _decay(points: Sequence[Point], now: datetime, reading: QuotaReading) -> float:
+    """1 while the level keeps rising and for the stall time after the last reading that rose,
+    then falling linearly to 0 over as long again (no reading at all counts as not rising)."""
+    last_rise = None
+    for before, after in pairwise(points):
+        if after[0] <= now and after[1] > before[1]:
+            last_rise = after[0]
+    if last_rise is None:
+        return 1.0  # one level all along: the span's rise is zero anyway
+    stall = STALL.total_seconds()
+    if reading.window_seconds:
+        stall = min(stall, reading.window_seconds / 10.0)
+    quiet = (now - last_rise).total_seconds()
+    return min(1.0, max(0.0, 2.0 - quiet / stall))
 
 
 def _level_at(points: Sequence[Point], start: datetime, period_start: datetime | None,

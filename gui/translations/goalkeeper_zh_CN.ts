@@ -1661,7 +1661,11 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>&lt;b&gt;Watch a job of your own:&lt;/b&gt; describe it in a pipeline goal file (a TOML file with its sources and stages — see “Pipeline goals” in the README) and run &lt;code&gt;goalkeeper add my-job.toml&lt;/code&gt;. Codex goals and Claude Code sessions show up here by themselves once Goalkeeper finds them.</source>
-        <translation>&lt;b&gt;关注你自己的任务：&lt;/b&gt;在流水线目标文件中描述它（一个列出其数据源和阶段的 TOML 文件 — 参见 README 中的“Pipeline goals”），然后运行 &lt;code&gt;goalkeeper add my-job.toml&lt;/code&gt;。Codex 目标和 Claude Code 会话一旦被 Goalkeeper 找到，就会自动出现在这里。</translation>
+        <translation type="vanished">&lt;b&gt;关注你自己的任务：&lt;/b&gt;在流水线目标文件中描述它（一个列出其数据源和阶段的 TOML 文件 — 参见 README 中的“Pipeline goals”），然后运行 &lt;code&gt;goalkeeper add my-job.toml&lt;/code&gt;。Codex 目标和 Claude Code 会话一旦被 Goalkeeper 找到，就会自动出现在这里。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Watch a job of your own:&lt;/b&gt; describe it in a pipeline goal file (a TOML file with its sources and stages — see “Pipeline goals” in the user guide, docs/user-guide.md) and run &lt;code&gt;goalkeeper add my-job.toml&lt;/code&gt;. Codex goals and Claude Code sessions show up here by themselves once Goalkeeper finds them.</source>
+        <translation>&lt;b&gt;关注你自己的任务：&lt;/b&gt;在流水线目标文件中描述它（一个列出其数据源和阶段的 TOML 文件 — 参见用户指南 docs/user-guide.md 中的“Pipeline goals”），然后运行 &lt;code&gt;goalkeeper add my-job.toml&lt;/code&gt;。Codex 目标和 Claude Code 会话一旦被 Goalkeeper 找到，就会自动出现在这里。</translation>
     </message>
     <message>
         <source>Getting started</source>

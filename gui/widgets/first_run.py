@@ -13,7 +13,7 @@ from gui.i18n import QT_TR_NOOP, tr
 
 ADD_PIPELINE = QT_TR_NOOP(
     "<b>Watch a job of your own:</b> describe it in a pipeline goal file (a TOML file with its "
-    "sources and stages — see “Pipeline goals” in the README) and run "
+    "sources and stages — see “Pipeline goals” in the user guide, docs/user-guide.md) and run "
     "<code>goalkeeper add my-job.toml</code>. Codex goals and Claude Code sessions show up here "
     "by themselves once Goalkeeper finds them."
 )

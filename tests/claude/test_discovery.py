@@ -399,7 +399,7 @@ async def test_a_claude_json_too_deep_to_read_is_a_health_problem_not_a_tracebac
     provider = await make(late_clock, {**environ, "CLAUDE_CONFIG_DIR": str(bare)})
     assert await provider.read_quotas(fresh=True) == []
     problems = provider.read_problems()
-    assert problems == (f"provider claude: cannot read {state}: nested deeper than 128 levels",)
+    assert problems == (f"{state} (nested deeper than 128 levels)",)
     assert not any(r.exc_info for r in caplog.records)
     state.write_text('{"a": 1}')
     await provider.read_quotas(fresh=True)

@@ -138,3 +138,21 @@ async def test_the_provider_writes_the_index_behind_its_start_and_the_next_start
     await second.start()
     await second.stop()
     assert scans == [] and second.state.book.records[THREAD_A].update.status == "complete"
+
+
+def test_a_rollout_that_cannot_be_read_is_named_in_the_hosts_health(home: CodexHome,
+                                                                     tmp_path: Path) -> None:
+    from core.health import HostHealth, ProviderHealth, StoreHealth
+
+    home.rollout(THREAD_A, T0 - H, meta(THREAD_A, T0 - H), goal(THREAD_A, "active", T0 - H))
+    files = RolloutIndex(home.sessions).list_all()
+    for file in files:
+        file.path.unlink()  # listed, then gone (or unreadable) before it is read
+    state = read_startup(files, home.root)
+    assert set(state.unreadable) == {str(f.path) for f in files}
+    assert all(why for why in state.unreadable.values())
+    health = HostHealth(StoreHealth(), (ProviderHealth(
+        "codex", unreadable=tuple(f"{p} ({why})" for p, why in state.unreadable.items())),))
+    [line] = health.problems()
+    assert line.startswith("provider codex: cannot read 1 file(s): ") and str(files[0].path) in line
+    assert HostHealth.from_json(health.to_json()) == health

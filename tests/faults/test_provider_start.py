@@ -64,3 +64,26 @@ async def test_a_failed_start_is_shown_and_retried_until_it_works(paths: Paths,
     finally:
         await engine.stop()
     await asyncio.sleep(0)
+
+
+class HalfRead(FakeProvider):
+    def read_problems(self) -> list[str]:
+        return ["/home/u/.codex/sessions/a.jsonl (Permission denied)"]
+
+
+@pytest.mark.asyncio
+async def test_files_a_provider_could_not_read_are_said_by_ping_and_status(
+        paths: Paths, clock: FakeClock) -> None:
+    engine = Engine(paths, Settings(resume_jitter_seconds=0), [HalfRead(clock)], clock,
+                    random.Random(1))
+    await engine.start()
+    try:
+        await settled(engine)
+        [health] = engine.health().providers
+        assert health.state == "ok" and health.unreadable
+        ping = await control_server(engine, paths).dispatch(b'{"op": "ping"}')
+        assert ping["health"]["problems"] == [
+            "provider fake: cannot read 1 file(s): "
+            "/home/u/.codex/sessions/a.jsonl (Permission denied)"]
+    finally:
+        await engine.stop()

@@ -32,6 +32,16 @@ def test_no_database_means_no_data_yet_and_nothing_is_created(tmp_path: Path) ->
     assert not home.exists()
 
 
+def test_a_zero_byte_database_is_called_an_empty_file_not_no_data_yet(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "goalkeeper.db").touch()
+    out = run(home, "status")
+    assert out.returncode == 0, out.stderr
+    assert "is an empty file (0 bytes)" in out.stdout and "no data yet" not in out.stdout
+    assert (home / "goalkeeper.db").stat().st_size == 0
+
+
 def _legacy_database(path: Path, version: int) -> None:
     """A rollback-journal file (no WAL) at ``version``."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,7 @@ and the result accepted by the validators distributions use."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -116,8 +117,7 @@ def test_appstreamcli_accepts_the_metainfo_offline(appstreamcli: Tool, tmp_path:
     out = appstreamcli("validate", "--no-net", "--explain", path)
     assert out.returncode == 0, out.stdout + out.stderr
     broken = tmp_path / "broken.metainfo.xml"
-    broken.write_bytes(resources.metainfo().replace(b"<summary>", b"<nosummary>")
-                       .replace(b"</summary>", b"</nosummary>"))
+    broken.write_bytes(re.sub(rb"<summary[^>]*>[^<]*</summary>\n", b"", resources.metainfo()))
     assert appstreamcli("validate", "--no-net", broken).returncode != 0
 
 
@@ -141,3 +141,16 @@ def test_a_template_without_exec_is_refused() -> None:
         menu_entry(template, ARGV)
     with pytest.raises(ValueError):
         menu_entry(resources.desktop_template(), [])
+
+
+def test_the_menu_entry_and_the_metainfo_carry_a_zh_cn_name_and_summary(
+        xdg_env: dict[str, str]) -> None:
+    import xml.etree.ElementTree as ET
+
+    desktop.install(xdg_env, ARGV, start_at_login=False, platform="linux")
+    text = (_data(xdg_env) / "applications" / "io.github.goalkeeper.Goalkeeper.desktop").read_text()
+    assert "\nName[zh_CN]=" in text and "\nComment[zh_CN]=" in text
+    root = ET.fromstring(resources.metainfo())
+    lang = "{http://www.w3.org/XML/1998/namespace}lang"
+    for tag in ("name", "summary"):
+        assert [e.text for e in root.findall(tag) if e.get(lang) == "zh-CN"], tag

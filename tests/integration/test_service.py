@@ -165,7 +165,8 @@ def test_the_launch_agent_restarts_on_failure_and_runs_at_login(env: dict[str, s
     assert agent["ExitTimeOut"] == unit.STOP_TIMEOUT_SECONDS
     assert agent["EnvironmentVariables"] == {
         "PATH": env["PATH"], "GOALKEEPER_HOME": env["GOALKEEPER_HOME"],
-        "CODEX_HOME": "/srv/codex", "PYTHONUNBUFFERED": "1"}
+        "CODEX_HOME": "/srv/codex", "PYTHONUNBUFFERED": "1",
+        "XDG_DATA_HOME": env["XDG_DATA_HOME"], "XDG_CONFIG_HOME": env["XDG_CONFIG_HOME"]}
     assert agent["StandardErrorPath"] == str(tmp_path / "Logs" / "daemon.stderr.log")
     assert any("launchctl bootstrap gui/501 " in step for step in report.next_steps)
 
@@ -215,3 +216,23 @@ def test_directories_are_carried_as_absolute_paths(env: dict[str, str],
     carried = carried_environment({**env, "GOALKEEPER_HOME": "gk", "CODEX_HOME": "~/codex"})
     assert carried["GOALKEEPER_HOME"] == str(tmp_path / "gk")
     assert carried["CODEX_HOME"] == os.path.expanduser("~/codex")
+
+
+def test_the_xdg_base_directories_are_carried_when_set_and_absolute(env: dict[str, str]) -> None:
+    from core.integration.unit import carried_environment
+
+    carried = carried_environment({**env, "XDG_DATA_HOME": "/d", "XDG_CONFIG_HOME": "/c",
+                                   "XDG_STATE_HOME": "relative/s"})
+    assert carried["XDG_DATA_HOME"] == "/d" and carried["XDG_CONFIG_HOME"] == "/c"
+    assert "XDG_STATE_HOME" not in carried  # the spec: a relative path is ignored
+    bare = carried_environment({k: v for k, v in env.items() if not k.startswith("XDG_")})
+    assert not any(name.startswith("XDG_") for name in bare)
+
+
+def test_the_systemd_unit_names_the_xdg_directories(env: dict[str, str]) -> None:
+    from core.integration.systemd import unit_text
+    from core.integration.unit import carried_environment
+
+    text = unit_text(["/bin/goalkeeper", "daemon"],
+                     carried_environment({**env, "XDG_STATE_HOME": "/st"}))
+    assert "XDG_STATE_HOME=/st" in text

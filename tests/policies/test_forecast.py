@@ -97,3 +97,31 @@ async def test_a_restart_keeps_the_pace(make_engine, fake, clock) -> None:  # ty
     result = second.forecasts.forecast(second.quotas.effective(W, clock.now()), clock.now())
     assert result.pace_per_hour is not None and abs(result.pace_per_hour - 20) < 1e-6
 
+
+
+def test_the_pace_decays_to_zero_once_the_readings_stop_rising() -> None:
+    points = [(ago(28), 10.0), (ago(20), 30.0), (ago(12), 40.0)]
+    held = forecast(points, reading(W, 40, ago(12), RESET), ago(12) + timedelta(minutes=10))
+    assert held.runs_out_at is not None  # sparse readings: the pace holds for a while
+    half = forecast(points, reading(W, 40, ago(12), RESET), ago(12) + timedelta(minutes=15))
+    assert half.pace_per_hour is not None and held.pace_per_hour is not None
+    assert 0 < half.pace_per_hour < held.pace_per_hour
+    later = ago(12) + timedelta(minutes=20)
+    stopped = forecast([*points, (ago(1), 40.0)], reading(W, 40, ago(1), RESET), later)
+    assert stopped == Forecast(0.0, None, True)  # readings still come, but no longer rise
+
+
+def test_a_short_window_nothing_uses_any_more_has_no_forecast_of_running_out() -> None:
+    # the demo's one-minute window: 5 of 6 units used, then every goal done
+    points = [(NOW - timedelta(seconds=18 - 2 * i), 50.0 + 5 * i) for i in range(7)]
+    one_minute = reading("demo:1m", 80, points[-1][0], NOW + timedelta(seconds=40),
+                         window_seconds=60)
+    assert forecast(points, one_minute, points[-1][0]).runs_out_at is not None
+    later = points[-1][0] + timedelta(seconds=20)
+    result = forecast(points, one_minute, later)
+    assert result.runs_out_at is None and result.to_json(later)["runs_out_at"] is None
+
+
+def test_a_forecast_never_names_a_time_already_past() -> None:
+    stale = Forecast(60.0, ago(1), False)
+    assert stale.text(NOW) == "" and stale.to_json(NOW)["runs_out_at"] is None

@@ -189,9 +189,8 @@ async def test_a_providers_read_problem_is_in_the_hosts_health(make_host: Make,
                                                                 clock: FakeClock) -> None:
     fa = FakeProvider(clock)
     a = await make_host("laptop", fa)
-    fa.read_problems = lambda: ("provider fake: cannot read x.json: nested deeper than 128 "
-                                "levels",)  # type: ignore[method-assign]
+    fa.read_problems = lambda: ("x.json (nested deeper than 128 levels)",)  # type: ignore[method-assign]
     await a.refresh()
     assert a.health().problems() == [
-        "provider fake: cannot read x.json: nested deeper than 128 levels"]
+        "provider fake: cannot read 1 file(s): x.json (nested deeper than 128 levels)"]
     assert HostHealth.from_json(a.health().to_json()).problems() == a.health().problems()

@@ -338,9 +338,7 @@ class ClaudeProvider(Provider):
         return result
 
     def read_problems(self) -> tuple[str, ...]:
-        return tuple(N_("provider {name}: cannot read {file}: {error}").format(
-            name=self.name, file=path, error=why)
-            for path, why in sorted(self.json_cache.failed.items()))
+        return tuple(f"{path} ({why})" for path, why in sorted(self.json_cache.failed.items()))
 
     def usage_blocks(self) -> list[UsageBlock]:
         """Tokens per 5-hour block over the whole history (for the usage chart)."""

@@ -71,6 +71,7 @@ class CodexProvider(Provider):
         super().__init__()
         self.config = config
         self.clock = clock
+        self._unreadable: dict[str, str] = {}
         self.index_file = index_file
         self.description = f"Codex sessions and goals in {config.home}"
         self.index = RolloutIndex(config.sessions)
@@ -99,6 +100,7 @@ class CodexProvider(Provider):
             self._index_task = asyncio.ensure_future(
                 asyncio.to_thread(startindex.save, self.index_file, start.entries))
         self.state.take_startup(start, self.index.by_thread)
+        self._unreadable = dict(start.unreadable)
         self._started_at = self.clock.monotonic()
         log.info("codex: start-up read of %d rollouts in %.2f s: %d goals (%s)",
                  len(start.entries), self._started_at - began,
@@ -106,6 +108,9 @@ class CodexProvider(Provider):
                  "goals database" if start.db else "from the rollouts")
         self._follow_task = asyncio.ensure_future(self._follow())
         self._follow_task.set_name("codex:follow")
+
+    def read_problems(self) -> tuple[str, ...]:
+        return tuple(f"{path} ({why})" for path, why in sorted(self._unreadable.items()))
 
     def _read_start(self) -> tuple[StartupState, dict[str, startindex.StartIndexEntry]]:
         files = self.index.list_all()

@@ -57,6 +57,8 @@ class StartupState:
     db_error: str | None = None
     #: the start index for the next start
     entries: dict[str, StartIndexEntry] = field(default_factory=dict)
+    #: rollouts that could not be read: path → the system's reason (for the host's health)
+    unreadable: dict[str, str] = field(default_factory=dict)
 
 
 def _event_of(kind: type[E]) -> Callable[[bytes], E | None]:
@@ -81,7 +83,8 @@ def _snapshot_of(line: bytes) -> RateSnapshot | None:
     return event.snapshot if event is not None else None
 
 
-def latest_snapshot(files: list[RolloutFileState]) -> RateSnapshot | None:
+def latest_snapshot(files: list[RolloutFileState],
+                    unreadable: dict[str, str] | None = None) -> RateSnapshot | None:
     best: RateSnapshot | None = None
     newest = sorted(files, key=lambda s: s.mtime_ns, reverse=True)[:SNAPSHOT_FILES]
     for state in newest:
@@ -91,6 +94,8 @@ def latest_snapshot(files: list[RolloutFileState]) -> RateSnapshot | None:
             found = scan_back(state.path, b'"token_count"', _snapshot_of)
         except OSError as exc:
             log.warning("cannot read %s: %s", state.path, exc.strerror)
+            if unreadable is not None:
+                unreadable[str(state.path)] = str(exc.strerror or exc)
             continue
         if found is not None and (best is None or found.observed_at > best.observed_at):
             best = found
@@ -127,7 +132,8 @@ def read_startup(files: list[RolloutFileState], sqlite_home: Path,
     ``cached`` is the start index of the previous start: unchanged files are not read again,
     grown ones only from where they were (``state.entries`` is the index for the next start).
     """
-    state = StartupState(snapshot=latest_snapshot(files))
+    state = StartupState()
+    state.snapshot = latest_snapshot(files, state.unreadable)
     try:
         state.db = read_goals(sqlite_home)
     except GoalsDbError as exc:
@@ -139,7 +145,7 @@ def read_startup(files: list[RolloutFileState], sqlite_home: Path,
         entry = cached.get(str(file.path))
         if entry is not None and entry.ino != file.ino:
             entry = None  # another file under the same name
-        goal = _goal_for(file, entry) if scan else None
+        goal = _goal_for(file, entry, state.unreadable) if scan else None
         if goal is not None:
             state.goals[goal.thread_id] = goal
         state.entries[str(file.path)] = StartIndexEntry(file.ino, file.size, file.mtime_ns, scan,
@@ -148,7 +154,8 @@ def read_startup(files: list[RolloutFileState], sqlite_home: Path,
     return state
 
 
-def _goal_for(file: RolloutFileState, entry: StartIndexEntry | None) -> GoalUpdate | None:
+def _goal_for(file: RolloutFileState, entry: StartIndexEntry | None,
+              unreadable: dict[str, str]) -> GoalUpdate | None:
     try:
         if entry is not None and entry.scanned:
             if entry.unchanged(file.ino, file.size, file.mtime_ns):
@@ -161,6 +168,7 @@ def _goal_for(file: RolloutFileState, entry: StartIndexEntry | None) -> GoalUpda
         return _limit_stopped(file.path, *found) if found else None
     except OSError as exc:
         log.warning("cannot read %s: %s", file.path, exc.strerror)
+        unreadable[str(file.path)] = str(exc.strerror or exc)
         return None
 
 
