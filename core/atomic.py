@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from core.private import private_dir
+
 #: ``.<name>.<pid>.<random>.tmp`` — and the older ``.<name>.<random>.tmp`` (no pid)
 _LEFTOVER = re.compile(r"^\..+?\.(?:(?P<pid>\d+)\.)?[a-z0-9_]{8}\.tmp$|"
                        r"^\..+\.(?P<pid2>\d+)\.(?:restore\.)?tmp$")
@@ -25,7 +27,7 @@ _OLD_SECONDS = 60.0
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
     """Replace ``path`` by ``data`` in one step. ``durable=False`` skips the fsyncs, for files
     whose loss in a power cut costs nothing (a heartbeat)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
                                dir=path.parent)
     try:

@@ -33,6 +33,7 @@ from core.atomic import atomic_write_text
 from core.clock import iso, parse_iso
 from core.i18n import _, localized
 from core.paths import Paths
+from core.private import open_private
 
 log = logging.getLogger("goalkeeper")
 
@@ -108,7 +109,7 @@ def host_running(paths: Paths) -> HostInfo | None:
 
 def _try_lock(path: Path) -> IO[str] | None:
     try:
-        handle = open(path, "a+")  # noqa: SIM115 - held for the host's lifetime
+        handle = os.fdopen(open_private(path, os.O_RDWR | os.O_APPEND), "a+")
     except OSError:
         handle = open(path)  # noqa: SIM115 - a read-only data directory: a shared lock file
     try:

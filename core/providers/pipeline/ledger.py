@@ -23,6 +23,7 @@ from pathlib import Path
 
 from core.clock import iso, parse_iso
 from core.models import Exactness, QuotaKind, QuotaReading
+from core.private import private_file
 from core.providers.pipeline.attempts import Debit
 from core.quota.user import (
     PERIOD_SECONDS,
@@ -72,7 +73,7 @@ class QuotaLedger:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(self.path)
         con = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
         try:
             con.execute("PRAGMA busy_timeout = 30000")
