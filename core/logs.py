@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from core.private import open_private, private_dir
+from core.atomic import open_private, private_dir
 from core.redact import KNOWN, remember, secret_environment
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from platformdirs import PlatformDirs
 
+from core.atomic import private_dir, tighten_tree
 from core.i18n import _
-from core.private import private_dir, tighten_tree
 
 log = logging.getLogger(__name__)
 

@@ -29,11 +29,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from core.atomic import atomic_write_text
+from core.atomic import atomic_write_text, open_private
 from core.clock import iso, parse_iso
 from core.i18n import _, localized
 from core.paths import Paths
-from core.private import open_private
 
 log = logging.getLogger("goalkeeper")
 

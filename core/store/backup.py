@@ -23,8 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from core.atomic import FILE_MODE, private_dir, private_file
 from core.i18n import N_
-from core.private import FILE_MODE, private_dir, private_file
 from core.store.schema import SCHEMA_VERSION
 from core.store.sqlite import SqliteStore, StoreError
 

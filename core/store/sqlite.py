@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import quote
 
+from core.atomic import private_dir, private_file, tighten
 from core.clock import iso, parse_iso
 from core.i18n import N_
 from core.models import Exactness, Goal, GoalState, HistoryRow, PauseReason, QuotaReading
-from core.private import private_dir, private_file, tighten
 from core.store.base import (
     Committed,
     LeaseLost,

@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.atomic import atomic_write_bytes, atomic_write_text
-from core.private import open_private, private_dir
+from core.atomic import atomic_write_bytes, atomic_write_text, open_private, private_dir
 from core.providers.claude.records import json_objects
 from core.providers.claude.stop_hook import append_durably
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from core.private import private_dir
+from core.atomic import private_dir
 from core.redact import Redactor, StreamMasker
 
 CHUNK = 1 << 16

@@ -20,9 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.atomic import atomic_write_text
+from core.atomic import atomic_write_text, private_dir
 from core.clock import iso, parse_iso
-from core.private import private_dir
 from core.providers.pipeline.checkpoint import CheckpointError, CheckpointStore, RunRecord
 from core.providers.pipeline.goalfile import (
     GOAL_PREFIX,

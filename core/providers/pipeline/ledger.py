@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from core.atomic import private_file
 from core.clock import iso, parse_iso
 from core.models import Exactness, QuotaKind, QuotaReading
-from core.private import private_file
 from core.providers.pipeline.attempts import Debit
 from core.quota.user import (
     PERIOD_SECONDS,

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.atomic import private_dir, tighten
 from core.clock import Clock, local_zone
 from core.commands import Start
 from core.models import Goal, GoalState, HistoryEvent, PauseReason, QuotaReading
 from core.paths import Paths
-from core.private import private_dir, tighten
 from core.providers.base import (
     ControlHandler,
     GoalObservation,

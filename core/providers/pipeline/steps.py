@@ -26,8 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from core.atomic import atomic_write_bytes
-from core.private import open_private, private_dir
+from core.atomic import atomic_write_bytes, open_private, private_dir
 from core.providers.pipeline.capture import CappedFile, open_partial, pump, sync_close
 from core.providers.pipeline.checkpoint import file_sha256
 from core.providers.pipeline.goalfile import StepSpec
