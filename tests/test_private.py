@@ -167,3 +167,17 @@ def test_the_daemon_refuses_a_linked_runtime_fallback_with_a_message(tmp_path: P
     assert f"goalkeeper-{os.getuid()} is not a directory (a link or a file): refusing" in (
         done.stderr)
     assert not any((tmp_path / "elsewhere").iterdir())
+
+
+def test_a_daemon_tightens_an_older_loose_home_and_says_so_once(tmp_path: Path) -> None:
+    paths = resolve_paths(os.environ)
+    with umask(0o022):
+        (paths.data_dir / "backups").mkdir(parents=True)
+        (paths.data_dir / "backups" / "goalkeeper-20260101T000000Z.db").write_bytes(b"")
+    with running_daemon(tmp_path):
+        pass
+    with running_daemon(tmp_path):  # a second start finds nothing to tighten
+        pass
+    assert loose(modes(paths.data_dir), paths.data_dir) == {}
+    notes = [line for line in paths.log_file.read_text().splitlines() if "tightened" in line]
+    assert len(notes) == 1 and "tightened 3 files and directories" in notes[0], notes
