@@ -30,8 +30,9 @@ _OLD_SECONDS = 60.0
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
     """Replace ``path`` by ``data`` in one step. ``durable=False`` skips the fsyncs, for files
-    whose loss in a power cut costs nothing (a heartbeat)."""
-    private_dir(path.parent)
+    whose loss in a power cut costs nothing (a heartbeat). Missing directories are made
+    private; an existing one keeps its mode (it may be another program's: ``~/.claude``)."""
+    private_dir(path.parent, tighten=False)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
                                dir=path.parent)
     try:
@@ -54,9 +55,11 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def private_dir(path: Path) -> bool:
+def private_dir(path: Path, tighten: bool = True) -> bool:
     """Create ``path`` (and missing parents) mode 0700, or tighten it to 0700 when it exists
-    with looser modes. True when an existing directory was tightened (worth a note).
+    with looser modes (unless ``tighten`` is False: an atomic write into someone else's
+    directory — ``~/.claude``, ``~/.config/autostart`` — leaves its mode alone). True when an
+    existing directory was tightened (worth a note).
 
     Parents that already exist are left alone (``~/.local/share`` is not ours); a directory
     that cannot be changed (a read-only file system, someone else's) is left as it is."""
@@ -69,7 +72,7 @@ def private_dir(path: Path) -> bool:
         with contextlib.suppress(FileExistsError):
             directory.mkdir(mode=DIR_MODE)
         _chmod(directory, DIR_MODE)  # mkdir's mode is filtered by the umask
-    return not missing and _tighten(path, DIR_MODE)
+    return not missing and tighten and _tighten(path)
 
 
 def private_file(path: Path) -> bool:
@@ -79,7 +82,7 @@ def private_file(path: Path) -> bool:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     except FileExistsError:
-        return _tighten(path, FILE_MODE)
+        return _tighten(path)
     except OSError:
         return False  # a read-only directory: whoever opens it will say so
     os.close(fd)
@@ -88,14 +91,15 @@ def private_file(path: Path) -> bool:
 
 
 def tighten(path: Path) -> bool:
-    """Tighten an existing file (0600) or directory (0700); nothing when it is absent."""
+    """Tighten an existing file or directory to its owner's bits alone (0644 → 0600, 0755 →
+    0700); nothing when it is absent, a link or a socket."""
     try:
         info = path.lstat()
     except OSError:
         return False
     if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
         return False  # a link (not ours to judge), a socket (made private when bound)
-    return _tighten(path, DIR_MODE if stat.S_ISDIR(info.st_mode) else FILE_MODE)
+    return _tighten(path)
 
 
 def tighten_tree(root: Path) -> list[Path]:
@@ -118,12 +122,13 @@ def open_private(path: Path, flags: int) -> int:
     return fd
 
 
-def _tighten(path: Path, mode: int) -> bool:
+def _tighten(path: Path) -> bool:
+    """Take the group's and others' bits away; the owner's stay (an executable stays one)."""
     try:
-        loose = path.stat().st_mode & 0o777 & ~mode
+        mode = stat.S_IMODE(path.stat().st_mode)
     except OSError:
         return False
-    return bool(loose) and _chmod(path, mode)
+    return bool(mode & 0o077) and _chmod(path, mode & 0o700)
 
 
 def _chmod(path: Path, mode: int) -> bool:

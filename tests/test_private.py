@@ -181,3 +181,27 @@ def test_a_daemon_tightens_an_older_loose_home_and_says_so_once(tmp_path: Path) 
     assert loose(modes(paths.data_dir), paths.data_dir) == {}
     notes = [line for line in paths.log_file.read_text().splitlines() if "tightened" in line]
     assert len(notes) == 1 and "tightened 3 files and directories" in notes[0], notes
+
+
+def test_an_atomic_write_makes_new_directories_private_and_leaves_others_alone(
+        tmp_path: Path) -> None:
+    from core.atomic import atomic_write_text
+
+    theirs = tmp_path / "dot-claude"  # another program's directory (~/.claude, ~/.config/...)
+    with umask(0o022):
+        theirs.mkdir()
+        atomic_write_text(theirs / "settings.json", "{}", mode=0o644)
+        atomic_write_text(tmp_path / "ours" / "deeper" / "state.json", "{}")
+    assert stat.S_IMODE(theirs.stat().st_mode) == 0o755
+    assert stat.S_IMODE((theirs / "settings.json").stat().st_mode) == 0o644
+    assert loose(modes(tmp_path / "ours"), tmp_path / "ours") == {}
+
+
+def test_tightening_keeps_the_owners_bits(tmp_path: Path) -> None:
+    from core.atomic import tighten
+
+    script = tmp_path / "step.sh"
+    script.write_text("#!/bin/sh\n")
+    os.chmod(script, 0o755)
+    assert tighten(script) and stat.S_IMODE(script.stat().st_mode) == 0o700
+    assert not tighten(script)  # nothing left to take

@@ -156,7 +156,7 @@ class PipelineCatalog:
         if run_id is None:
             path.unlink(missing_ok=True)
         else:
-            atomic_write_text(path, run_id + "\n", mode=0o644)
+            atomic_write_text(path, run_id + "\n")
 
     def new_run_id(self, entry: CatalogEntry, day: str) -> str:
         base = f"{entry.name}-{day}"
