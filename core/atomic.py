@@ -1,4 +1,9 @@
-"""Atomic file writes: a temporary file beside the target, fsync, ``os.replace``, fsync the dir.
+"""Atomic, private file writes: a temporary file beside the target, fsync, ``os.replace``, fsync
+the dir — and every file and directory private whatever the umask (issue 21): files 0600,
+directories 0700, through :func:`private_dir` and :func:`private_file` wherever a path is
+created (before a library such as SQLite opens it — SQLite gives ``-wal`` and ``-shm`` the main
+file's mode). The umask itself is never changed: it is the process's, and the commands a
+pipeline step runs inherit it.
 
 The temporary file is named ``.<target>.<pid>.<random>.tmp``: a writer killed half-way leaves
 it behind, and :func:`remove_leftovers` (run by a host at start, under its lease) removes those
@@ -10,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -24,8 +30,9 @@ _OLD_SECONDS = 60.0
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
     """Replace ``path`` by ``data`` in one step. ``durable=False`` skips the fsyncs, for files
-    whose loss in a power cut costs nothing (a heartbeat)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    whose loss in a power cut costs nothing (a heartbeat). Missing directories are made
+    private; an existing one keeps its mode (it may be another program's: ``~/.claude``)."""
+    private_dir(path.parent, tighten=False)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
                                dir=path.parent)
     try:
@@ -42,6 +49,94 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, durable: bool
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def private_dir(path: Path, tighten: bool = True) -> bool:
+    """Create ``path`` (and missing parents) mode 0700, or tighten it to 0700 when it exists
+    with looser modes (unless ``tighten`` is False: an atomic write into someone else's
+    directory — ``~/.claude``, ``~/.config/autostart`` — leaves its mode alone). True when an
+    existing directory was tightened (worth a note).
+
+    Parents that already exist are left alone (``~/.local/share`` is not ours); a directory
+    that cannot be changed (a read-only file system, someone else's) is left as it is."""
+    missing = []
+    current = path
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            directory.mkdir(mode=DIR_MODE)
+        _chmod(directory, DIR_MODE)  # mkdir's mode is filtered by the umask
+    return not missing and tighten and _tighten(path)
+
+
+def private_file(path: Path) -> bool:
+    """Create ``path`` empty mode 0600 when it does not exist, or tighten it to 0600. True when
+    an existing file was tightened. The parent directory is made private too."""
+    private_dir(path.parent)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return _tighten(path)
+    except OSError:
+        return False  # a read-only directory: whoever opens it will say so
+    os.close(fd)
+    _chmod(path, FILE_MODE)
+    return False
+
+
+def tighten(path: Path) -> bool:
+    """Tighten an existing file or directory to its owner's bits alone (0644 → 0600, 0755 →
+    0700); nothing when it is absent, a link or a socket."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+        return False  # a link (not ours to judge), a socket (made private when bound)
+    return _tighten(path)
+
+
+def tighten_tree(root: Path) -> list[Path]:
+    """Tighten ``root`` and everything under it (links are not followed); what was loose."""
+    loose = [root] if tighten(root) else []
+    for directory, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            path = Path(directory, name)
+            if tighten(path):
+                loose.append(path)
+    return loose
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` with mode 0600 for a new file, and an existing one tightened."""
+    fd = os.open(path, flags | os.O_CREAT, FILE_MODE)
+    with contextlib.suppress(OSError):
+        if os.fstat(fd).st_mode & 0o777 & ~FILE_MODE:
+            os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+def _tighten(path: Path) -> bool:
+    """Take the group's and others' bits away; the owner's stay (an executable stays one)."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return False
+    return bool(mode & 0o077) and _chmod(path, mode & 0o700)
+
+
+def _chmod(path: Path, mode: int) -> bool:
+    try:
+        os.chmod(path, mode)
+    except OSError:
+        return False
+    return True
 
 
 #: Windows sharing violations (ERROR_ACCESS_DENIED, _SHARING_VIOLATION, _LOCK_VIOLATION): a

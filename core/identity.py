@@ -17,7 +17,7 @@ import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote_plus, urlsplit
 
 from core.i18n import N_
 
@@ -45,18 +45,38 @@ def check_store_url(text: str) -> str:
         raise ValueError(N_("{scheme!r} is not a store: use postgresql://USER@HOST/DATABASE (or "
                             "leave it empty for this machine's own file)").format(
                                 scheme=text.split("://")[0]))
-    if parts.password is not None or "password" in parse_qs(parts.query):
+    if parts.password is not None or any(_secret_key(key) for key in parse_qs(parts.query)):
         raise ValueError(N_("a password does not belong in store_url: use `goalkeeper secret "
                             "set store-password`, ~/.pgpass or a libpq service file"))
     return text
 
 
+#: the connection parameters whose value is a secret (libpq's ``password``, ``sslpassword``)
+_SECRET_KEYS = frozenset({"password", "sslpassword"})
+
+
+def _secret_key(key: str) -> bool:
+    """Whether a query key names a secret, however it is spelled (``%70assword``,
+    ``PASSWORD``): libpq percent-decodes a key before it looks it up."""
+    return unquote_plus(key).strip().lower() in _SECRET_KEYS
+
+
 def redacted_url(value: object) -> object:
-    """A store URL as it may be shown: its password (if someone put one there) masked."""
+    """A store URL as it may be shown: its password (if someone put one there) masked —
+    in the user part and in every query parameter that decodes to a secret's name."""
     if not isinstance(value, str) or "://" not in value:
         return value
-    return re.sub(r"password=[^&]*", "password=***", re.sub(r"(://[^:/@]*):[^@/]*@",
-                                                            r"\1:***@", value))
+    value = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", value)
+    head, mark, query = value.partition("?")
+    if not mark:
+        return value
+    fragment = ""
+    if "#" in query:
+        query, fragment = query.split("#", 1)
+        fragment = "#" + fragment
+    pairs = [f"{key}=***" if _secret_key(key) else f"{key}{eq}{val}"
+             for key, eq, val in (part.partition("=") for part in query.split("&"))]
+    return f"{head}?{'&'.join(pairs)}{fragment}"
 
 
 def machine_name() -> str:

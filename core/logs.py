@@ -12,6 +12,7 @@ prefix (``<4>`` for a warning, which journald turns into the entry's priority) a
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
 import os
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
+from core.atomic import open_private, private_dir
 from core.redact import KNOWN, remember, secret_environment
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -59,6 +61,14 @@ def stream_is_journal(stream: TextIO, environ: Mapping[str, str] | None = None) 
         return False
 
 
+class _PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """The log file, 0600 whatever the umask (the rotated files keep it: they are renamed)."""
+
+    def _open(self) -> io.TextIOWrapper:
+        fd = open_private(Path(self.baseFilename), os.O_WRONLY | os.O_APPEND)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)
+
+
 def _stdout_handler() -> logging.Handler:
     handler = logging.StreamHandler(sys.stdout)
     journal = stream_is_journal(sys.stdout)
@@ -77,8 +87,8 @@ def setup_logging(log_file: Path | None, stdout: bool = False,
     remember(secret_environment(os.environ if environ is None else environ))
     handlers: list[logging.Handler] = []
     if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        handlers.append(logging.handlers.RotatingFileHandler(
+        private_dir(log_file.parent)
+        handlers.append(_PrivateRotatingFileHandler(
             log_file, maxBytes=2_000_000, backupCount=5, encoding="utf-8"))
         handlers[-1].setFormatter(_UtcFormatter(FORMAT))
     if stdout:

@@ -7,14 +7,22 @@ cached at import time, so tests and subprocesses that change the environment see
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from platformdirs import PlatformDirs
+
+from core.atomic import private_dir, tighten_tree
+from core.i18n import _
+
+log = logging.getLogger(__name__)
 
 APP_NAME = "Goalkeeper"
 # AF_UNIX socket paths are limited to 108 bytes on Linux and 104 on macOS.
@@ -27,6 +35,9 @@ class Paths:
     data_dir: Path
     log_dir: Path
     runtime_dir: Path
+    #: the runtime directory is the fallback in the shared temporary directory (no
+    #: ``XDG_RUNTIME_DIR``), where anyone could have made it first: it is checked, not trusted
+    runtime_shared: bool = False
 
     @property
     def config_file(self) -> Path:
@@ -56,12 +67,45 @@ class Paths:
         digest = hashlib.sha256(os.fsencode(self.data_dir)).hexdigest()[:16]
         return Path(tempfile.gettempdir()) / f"goalkeeper-{os.getuid()}-{digest}.sock"
 
-    def ensure(self) -> None:
-        for directory in (self.config_dir, self.data_dir, self.log_dir):
-            directory.mkdir(parents=True, exist_ok=True)
-        self.runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if self.runtime_dir.stat().st_mode & 0o777 != 0o700:  # (a read-only fs: leave it)
-            os.chmod(self.runtime_dir, 0o700)
+    def ensure(self) -> list[Path]:
+        """Create the directories, private (0700), and tighten what an older version or a loose
+        umask left readable by others (files 0600, directories 0700), with one log note; returns
+        what was tightened. Raises :class:`UnsafeDirectory` when the shared runtime fallback is
+        not ours."""
+        roots = list(dict.fromkeys((self.config_dir, self.data_dir, self.log_dir)))
+        loose = [directory for directory in roots if private_dir(directory)]
+        if self.runtime_shared:
+            _ensure_shared_runtime(self.runtime_dir)
+        elif private_dir(self.runtime_dir):
+            loose.append(self.runtime_dir)
+        loose += [path for root in [*roots, self.runtime_dir] for path in tighten_tree(root)]
+        if loose:
+            log.warning("tightened %d files and directories that others could read (files "
+                        "0600, directories 0700), e.g. %s", len(loose), loose[0])
+        return loose
+
+
+class UnsafeDirectory(OSError):
+    """The runtime directory in the shared temporary directory is a link or someone else's."""
+
+
+def _ensure_shared_runtime(directory: Path) -> None:
+    """``/tmp/goalkeeper-<uid>``: made by ``mkdir`` mode 0700 (never through a link), then
+    checked to be a real directory owned by us — another user could have made it first and
+    would then see (or fake) our control socket."""
+    with contextlib.suppress(FileExistsError):
+        directory.mkdir(mode=0o700)
+    info = directory.lstat()
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise UnsafeDirectory(_("{path} is not a directory (a link or a file): refusing to "
+                                 "use it; remove it, or set XDG_RUNTIME_DIR").format(
+                                     path=directory))
+    if info.st_uid != os.getuid():
+        raise UnsafeDirectory(_("{path} belongs to another user (uid {uid}): refusing to use "
+                                 "it; remove it, or set XDG_RUNTIME_DIR").format(
+                                     path=directory, uid=info.st_uid))
+    if info.st_mode & 0o077:
+        os.chmod(directory, 0o700)
 
 
 def resolve_paths(environ: Mapping[str, str] | None = None) -> Paths:
@@ -72,9 +116,8 @@ def resolve_paths(environ: Mapping[str, str] | None = None) -> Paths:
         return Paths(root, root, root / "logs", root / "run")
     dirs = PlatformDirs(APP_NAME, appauthor=False)
     runtime = environ.get("XDG_RUNTIME_DIR")
-    runtime_dir = (
-        Path(runtime) / APP_NAME
-        if runtime
-        else Path(tempfile.gettempdir()) / f"goalkeeper-{os.getuid()}"
-    )
-    return Paths(dirs.user_config_path, dirs.user_data_path, dirs.user_log_path, runtime_dir)
+    if runtime:
+        return Paths(dirs.user_config_path, dirs.user_data_path, dirs.user_log_path,
+                     Path(runtime) / APP_NAME)
+    return Paths(dirs.user_config_path, dirs.user_data_path, dirs.user_log_path,
+                 Path(tempfile.gettempdir()) / f"goalkeeper-{os.getuid()}", runtime_shared=True)

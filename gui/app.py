@@ -25,7 +25,7 @@ from core.host import Host
 from core.hosts.lease import HostAlreadyRunning, HostInfo
 from core.i18n import _, localized
 from core.logs import remove_handlers, setup_logging
-from core.paths import resolve_paths
+from core.paths import UnsafeDirectory, resolve_paths
 from core.providers.registry import build_providers
 from core.settings import SettingsError
 from core.store import StoreError
@@ -151,6 +151,9 @@ async def run_session(plan: LaunchPlan) -> int:
         session.window.hide()
         if exc.info is not None:
             return await fail(already_hosted_text(exc.info, plan.paths), EXIT_ERROR)
+        return await fail(str(exc), EXIT_ERROR)
+    except UnsafeDirectory as exc:  # the /tmp runtime fallback is a link or someone else's
+        session.window.hide()
         return await fail(str(exc), EXIT_ERROR)
     except StoreError as exc:
         session.window.hide()

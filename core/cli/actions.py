@@ -15,7 +15,7 @@ from core.cli.common import (
 )
 from core.cli.render import no_data_text
 from core.commands import ActionResult, Command
-from core.i18n import _, localized
+from core.i18n import N_, _, localized
 from core.i18n.textfmt import local_time
 from core.i18n.words import word
 from core.models import Goal, Outcome
@@ -54,10 +54,30 @@ def render_result(result: ActionResult) -> str:
     return f"{result.goal}: {text}"
 
 
+def safe_mode_refusal(ctx: Context, goal_id: str) -> ActionResult | None:
+    """The door's refusal when the host runs in safe mode — asked of the host when the store
+    cannot tell the goal (a zero-byte store knows no goal, but "unknown goal" would send you
+    looking for the wrong thing)."""
+    view = ctx.host_view()
+    safe = view.health.safe_mode if view.health is not None else None
+    if not safe:
+        return None
+    return ActionResult(goal_id, Outcome.REFUSED, N_("safe mode: {reason}").format(reason=safe))
+
+
 def run_action(ctx: Context, command: Command) -> int:
-    goal = require_goal(ctx, command.goal)
+    try:
+        goal = require_goal(ctx, command.goal)
+    except CliError as exc:
+        refusal = safe_mode_refusal(ctx, command.goal) if exc.code == EXIT_UNKNOWN_GOAL else None
+        if refusal is None:
+            raise
+        return _answer(ctx, refusal)
     owner = getattr(goal, "host", "")  # (tests stand in for require_goal)
-    result = ActionResult.from_json(ctx.ask_owner(owner, command.to_json()))
+    return _answer(ctx, ActionResult.from_json(ctx.ask_owner(owner, command.to_json())))
+
+
+def _answer(ctx: Context, result: ActionResult) -> int:
     if result.notice:
         warn(localized(result.notice))  # a line on stderr, never a prompt: scripts keep running
     ctx.emit(result.to_json(), lambda: render_result(result))

@@ -28,7 +28,7 @@ from core.i18n import N_
 from core.models import Outcome
 from core.store import StoreError
 from core.store.common import CHANNEL
-from core.store.postgres import PostgresStore
+from core.store.postgres import PostgresStore, first_line
 from core.store.target import open_shared
 
 POLL_SECONDS = 0.25
@@ -37,21 +37,37 @@ POLL_SECONDS = 0.25
 def ask_owner(url: str, me: str, owner: str, request: dict[str, Any], lease_seconds: float,
               start_timeout: float) -> dict[str, Any]:
     """The owner's reply (an ActionResult's JSON), or a refusal / failure saying why."""
-    clock = SystemClock()
-    goal_id = str(request.get("goal") or "")
     store = open_shared(url, migrate=False)
     try:
-        record = store.get_host(owner)
-        if (why := offline_text(owner, record, lease_seconds, clock.now())) is not None:
-            return refused(goal_id, why)
-        timeout = start_timeout + ANSWER_MARGIN_SECONDS
-        with _listening(url, store) as notes:
-            now = clock.now()
-            request_id = store.post_request(owner, request, f"cli@{me}", now,
-                                            now + timedelta(seconds=timeout))
-            return _wait(store, notes, request_id, owner, goal_id, timeout, clock)
+        return _ask(url, store, me, owner, request, lease_seconds, start_timeout)
+    except psycopg.Error as exc:  # the LISTEN connection's own (the store maps its calls')
+        raise _failure(store, exc) from None
     finally:
         store.close()
+
+
+def _ask(url: str, store: Any, me: str, owner: str, request: dict[str, Any],
+         lease_seconds: float, start_timeout: float) -> dict[str, Any]:
+    clock = SystemClock()
+    goal_id = str(request.get("goal") or "")
+    record = store.get_host(owner)
+    if (why := offline_text(owner, record, lease_seconds, clock.now())) is not None:
+        return refused(goal_id, why)
+    timeout = start_timeout + ANSWER_MARGIN_SECONDS
+    with _listening(url, store) as notes:
+        now = clock.now()
+        request_id = store.post_request(owner, request, f"cli@{me}", now,
+                                        now + timedelta(seconds=timeout))
+        return _wait(store, notes, request_id, owner, goal_id, timeout, clock)
+
+
+def _failure(store: Any, exc: psycopg.Error) -> StoreError:
+    """A psycopg error of the listening connection as the store's typed error, with the
+    store's words (a standby, ``cannot execute LISTEN during recovery``: unavailable)."""
+    if isinstance(store, PostgresStore):
+        return store.failure(exc)
+    return StoreError(N_("cannot listen on the shared store: {error}").format(
+        error=first_line(exc)))
 
 
 @contextlib.contextmanager
@@ -63,7 +79,7 @@ def _listening(url: str, store: Any) -> Any:
                               connect_timeout=5)
     except psycopg.Error as exc:
         raise StoreError(N_("cannot listen on the shared store: {error}").format(
-            error=exc)) from None
+            error=first_line(exc))) from None
     try:
         con.execute(f"LISTEN {CHANNEL}")
         yield con

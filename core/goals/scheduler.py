@@ -9,7 +9,7 @@ One task. Each time it wakes it
 3. wakes providers whose own timed work is due (:meth:`~core.providers.base.Provider.next_wake`,
    e.g. a pipeline's schedule);
 4. runs the fallback poll when it is due — only while some goal waits for quota, at an interval
-   scaled to the window's period (a tenth, bounded to [30 s, 15 min]) with jitter.
+   scaled to the window's period (a tenth) with jitter, bounded to [30 s, 15 min] after it.
 
 Then it sleeps until the earliest of: the next deadline, the next quota check, the next provider
 wake-up, the next poll —
@@ -336,4 +336,7 @@ class Scheduler:
         base = min(max(period / 10.0, self._settings.fallback_poll_min_seconds),
                    self._settings.fallback_poll_max_seconds)
         spread = self._settings.fallback_poll_jitter
-        return timedelta(seconds=base * (1.0 + self._rng.uniform(-spread, spread)))
+        jittered = base * (1.0 + self._rng.uniform(-spread, spread))
+        # the bounds hold after the jitter too: ±10 % of a 30 s floor would poll 27 s apart
+        return timedelta(seconds=min(max(jittered, self._settings.fallback_poll_min_seconds),
+                                     self._settings.fallback_poll_max_seconds))

@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from core.atomic import atomic_write_text
+from core.atomic import atomic_write_text, open_private
 from core.clock import iso, parse_iso
 from core.i18n import _, localized
 from core.paths import Paths
@@ -108,7 +108,7 @@ def host_running(paths: Paths) -> HostInfo | None:
 
 def _try_lock(path: Path) -> IO[str] | None:
     try:
-        handle = open(path, "a+")  # noqa: SIM115 - held for the host's lifetime
+        handle = os.fdopen(open_private(path, os.O_RDWR | os.O_APPEND), "a+")
     except OSError:
         handle = open(path)  # noqa: SIM115 - a read-only data directory: a shared lock file
     try:

@@ -39,6 +39,13 @@ class HysteresisPolicy:
 
     pause_threshold_percent: float = 100.0
     resume_threshold_percent: float = 90.0
+    # 30 s, not the forecast's 120 s (``core/quota/forecast.py`` ``_MIN_SPAN``), on purpose:
+    # the two answer different questions. This one asks "is the drop real, not one flapping
+    # reading?" — a reset is a jump from ~100 % to ~0 %, seen again by the next reading or two
+    # (Codex writes one per turn, the Claude and fallback polls come ≥ 30 s apart), and every
+    # automatic resume also takes a fresh reading right before it starts; waiting longer only
+    # delays the resume. The forecast asks "how fast is it rising?" — a pace over less than
+    # two minutes of readings is noise.
     stable_seconds: float = 30.0
     stale_after_seconds: float = 600.0
 

@@ -69,7 +69,10 @@ def parse_retry_after(value: object, now: datetime) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float):
-        seconds = float(value)
+        try:
+            seconds = float(value)
+        except OverflowError:  # a 400-digit integer: no float holds it, no wait is that long
+            return None
     elif isinstance(value, str):
         parsed = _parse_header(value.strip(), now)
         if parsed is None:

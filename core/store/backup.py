@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from core.atomic import FILE_MODE, private_dir, private_file
 from core.i18n import N_
 from core.store.schema import SCHEMA_VERSION
 from core.store.sqlite import SqliteStore, StoreError
@@ -85,11 +86,12 @@ def take_backup(store: SqliteStore, directory: Path, now: datetime, keep: int = 
 
     Raises :class:`StoreError` (the copy removed) when it cannot be made or fails its check.
     """
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     final = directory / f"goalkeeper-{now.strftime(_STAMP)}.db"
     tmp = directory / f".{final.name}.{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
     try:
+        private_file(tmp)  # VACUUM INTO fills an empty file and keeps its mode
         store.vacuum_into(tmp)
         problem = verify(tmp)
         if problem is not None:
@@ -130,6 +132,7 @@ def restore(database: Path, backup: Path | None, now: datetime) -> Path | None:
     staged = database.with_name(f".{database.name}.{os.getpid()}.restore.tmp")
     if backup is not None:
         shutil.copyfile(backup, staged)
+        os.chmod(staged, FILE_MODE)
         _fsync(staged)
     aside = quarantine(database, now)
     if backup is not None:

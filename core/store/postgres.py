@@ -222,9 +222,9 @@ class PostgresStore(PgHosts, PgImport):
         except _RETRIED:
             raise
         except psycopg.Error as exc:
-            raise self._failure(exc) from None
+            raise self.failure(exc) from None
 
-    def _failure(self, exc: psycopg.Error) -> StoreError:
+    def failure(self, exc: psycopg.Error) -> StoreError:
         """What a psycopg error means here. Unavailable — waited out, nothing lost: the
         connection or the server went (class 08, 57P01–57P03: shut down, crashed, starting),
         or the database takes no writes just now (25006: a standby, or

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import quote
 
+from core.atomic import private_dir, private_file, tighten
 from core.clock import iso, parse_iso
 from core.i18n import N_
 from core.models import Exactness, Goal, GoalState, HistoryRow, PauseReason, QuotaReading
@@ -73,6 +74,8 @@ class SqliteStore(SqliteHosts):
         self.host_id: str | None = None
         self.authority_seconds = 600.0
         self.lease_seconds = 30.0
+        if not (read_only or uri_given or str(path) == ":memory:"):
+            _make_private(Path(path))
         if uri_given:
             target = str(path)
         else:
@@ -469,6 +472,14 @@ def is_corruption(exc: BaseException) -> bool:
     )
 
 
+def _make_private(path: Path) -> None:
+    """The database 0600 before SQLite opens it: SQLite gives ``-wal`` and ``-shm`` the main
+    file's mode (older, looser companions are tightened too)."""
+    private_file(path)
+    for suffix in ("-wal", "-shm", "-journal"):
+        tighten(Path(f"{path}{suffix}"))
+
+
 def open_store(path: Path, now: datetime) -> tuple[SqliteStore, str | None]:
     """Open (creating if needed) the database at ``path`` for writing, outside a host.
 
@@ -478,7 +489,7 @@ def open_store(path: Path, now: datetime) -> tuple[SqliteStore, str | None]:
     :class:`StoreError` saying so. The second value is kept for callers that print a notice;
     it is always None now.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         return SqliteStore(path), None
     except sqlite3.DatabaseError as exc:

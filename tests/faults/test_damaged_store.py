@@ -303,3 +303,25 @@ async def test_damage_found_while_running_is_checked_then_safe_mode(paths: Paths
         assert "fake:a" in engine.goals and engine.provider_supervisor.started == {"fake"}
     finally:
         await engine.stop()
+
+
+@pytest.mark.slow
+def test_an_action_on_a_zero_byte_store_in_safe_mode_is_refused_for_safe_mode(
+        tmp_path: Path) -> None:
+    """The store knows no goal (zero bytes), but the answer is the host's: safe mode — not
+    "unknown goal", which would send you looking for the wrong thing (issue 21)."""
+    from tests.support.faults import daemon, run, status_json, wait_for
+
+    home = tmp_path / "home"
+    with daemon(home):
+        pass
+    (home / "goalkeeper.db").write_bytes(b"")
+    for suffix in ("-wal", "-shm"):
+        Path(f"{home / 'goalkeeper.db'}{suffix}").unlink(missing_ok=True)
+    with daemon(home, goals=False):
+        wait_for(lambda: bool(status_json(home, ok=False)["host"]["problems"]))
+        out = run(home, "pause", "demo:docs")
+        assert out.returncode == 4, (out.stdout, out.stderr)
+        assert out.stdout.startswith("demo:docs: refused: safe mode: the database "), out.stdout
+        assert "zero bytes" in out.stdout
+    assert run(home, "pause", "demo:docs").returncode == 3  # no host: unknown, as before

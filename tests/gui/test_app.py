@@ -87,6 +87,35 @@ async def test_a_config_toml_that_cannot_be_read_is_said_in_a_dialog(paths: Path
             await task
 
 
+@pytest.mark.asyncio
+async def test_a_linked_runtime_fallback_is_refused_in_a_dialog(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any) -> None:
+    import os
+    import tempfile
+
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / f"goalkeeper-{os.getuid()}").symlink_to(tmp_path / "elsewhere")
+    for name in ("GOALKEEPER_HOME", "XDG_RUNTIME_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("CONFIG", "DATA", "STATE"):
+        monkeypatch.setenv(f"XDG_{name}_HOME", str(tmp_path / name.lower()))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    task = asyncio.ensure_future(app.amain(argparse.Namespace(demo=False)))
+    try:
+        await until(lambda: bool(top_level(QMessageBox)) or task.done())
+        box = top_level(QMessageBox)[0]
+        assert "is not a directory (a link or a file): refusing to use it" in box.text()
+        box.button(QMessageBox.StandardButton.Ok).click()
+        assert await task == app.EXIT_ERROR
+        assert not any((tmp_path / "elsewhere").iterdir())
+    finally:
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+
+
 def make_host(paths: Paths, clock: FakeClock, kind: str, fake: FakeProvider) -> Host:
     return Host(paths, Settings(resume_jitter_seconds=0), [fake], kind, clock, random.Random(3))
 

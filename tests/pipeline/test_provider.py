@@ -203,7 +203,10 @@ async def test_a_capacity_quota_waits_for_a_refill(make_engine: EngineFactory, p
     assert goal.windows == ("quota:credits",)
     await clock.run_for(3600, step=300)
     assert state(engine) is GoalState.PAUSED and effects(tmp_path) == ["a"]
-    reply = await provider.control_ops()["quota-refill"]({"quota": "credits", "amount": 5})
+    refill = provider.control_ops()["quota-refill"]
+    assert await refill({"quota": "credits", "amount": 10 ** 400}) == {
+        "error": "the refill amount must be a positive number, not that large"}
+    reply = await refill({"quota": "credits", "amount": 5})
     assert reply == {"quota": "credits", "left": 2.0, "limit": 2.0}
     await clock.run_for(60, step=5)
     await until(lambda: state(engine) is GoalState.IDLE, 15)

@@ -64,6 +64,14 @@ def test_http_status_in_a_report_is_classified() -> None:
     assert classify(1, {"http_status": 200}, NOW).fault is Fault.NONE
 
 
+@pytest.mark.parametrize("bad", [10 ** 400, -(10 ** 400), float("nan"), float("inf"), -1, True])
+def test_a_report_with_malformed_numbers_is_classified_with_them_ignored(bad: object) -> None:
+    outcome = classify(75, {"status": "rate_limited", "retry_after": bad, "items": bad,
+                            "reset_at": bad, "http_status": bad}, NOW)
+    assert outcome.fault is Fault.RATE_LIMITED
+    assert (outcome.retry_after, outcome.items, outcome.reset_at) == (None, None, None)
+
+
 def test_empty_means_success_with_zero_items() -> None:
     outcome = classify(0, {"status": "empty"}, NOW)
     assert outcome.fault.succeeded and outcome.items == 0
@@ -90,6 +98,8 @@ def test_empty_means_success_with_zero_items() -> None:
     (float("inf"), None),
     (-3, None),
     (10 ** 40, None),
+    (10 ** 400, None),  # no float holds it: ignored, not "int too large to convert to float"
+    (-(10 ** 400), None),
     ([1], None),
 ])
 def test_retry_after_vectors_never_raise(value: object, expected: float | None) -> None:

@@ -112,6 +112,16 @@ async def test_a_short_rate_limit_is_waited_in_process(tmp_path: Path, clock: Fa
     assert rec.sources["github"].attempts == 2
 
 
+async def test_a_400_digit_retry_after_is_ignored_as_malformed(tmp_path: Path,
+                                                               clock: FakeClock) -> None:
+    g = goal([step("github", {"report": {"status": "rate_limited", "retry_after": 10 ** 400,
+                                         "items": 10 ** 400}},
+                   {"items": 1})], [step("aggregate")])
+    outcome, _rep, rec = await harness(tmp_path, clock, g).run()
+    assert outcome is RunOutcome.COMPLETED  # retried by backoff, not "internal error"
+    assert rec.sources["github"].attempts == 2
+
+
 async def test_a_long_rate_limit_pauses_for_quota_and_resume_reuses_finished_work(
         tmp_path: Path, clock: FakeClock) -> None:
     g = goal([step("github", fx(tmp_path, report={"status": "rate_limited",

@@ -21,7 +21,11 @@ def test_a_store_url_without_a_password_is_taken(url: str) -> None:
 
 
 @pytest.mark.parametrize("url", ["postgresql://me:hunter2-pw@db/goals",
-                                 "postgresql://me@db/goals?password=hunter2-pw"])
+                                 "postgresql://me@db/goals?password=hunter2-pw",
+                                 # percent-encoded or upper-case keys are the same key to libpq
+                                 "postgresql://me@db/goals?%70assword=hunter2-pw",
+                                 "postgresql://me@db/goals?sslmode=require&PASS%57ORD=hunter2-pw",
+                                 "postgresql://me@db/goals?sslpassword=hunter2-pw#x"])
 def test_a_password_in_store_url_is_refused_and_never_shown(url: str, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(f'store_url = "{url}"\n')

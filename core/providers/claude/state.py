@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.atomic import atomic_write_bytes, atomic_write_text
+from core.atomic import atomic_write_bytes, atomic_write_text, open_private, private_dir
 from core.providers import jsonload
 from core.providers.claude.records import json_objects
 from core.providers.claude.stop_hook import append_durably
@@ -107,8 +107,8 @@ class TrackingFile:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        with open(self._lock, "a+") as handle:
+        private_dir(self.dir)
+        with os.fdopen(open_private(self._lock, os.O_RDWR | os.O_APPEND), "a+") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from core.atomic import private_dir
 from core.redact import Redactor, StreamMasker
 
 CHUNK = 1 << 16
@@ -67,7 +68,7 @@ async def pump(stream: asyncio.StreamReader | None, sink: CappedFile,
 
 def open_partial(path: Path) -> BinaryIO:
     """A new file for an artifact being written (renamed into place when complete)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     return os.fdopen(fd, "wb")
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.atomic import atomic_write_text
+from core.atomic import atomic_write_text, private_dir
 from core.clock import iso, parse_iso
 from core.providers.pipeline.approval import digest_text
 from core.providers.pipeline.checkpoint import CheckpointError, CheckpointStore, RunRecord
@@ -91,12 +91,12 @@ class PipelineCatalog:
         directory = self.root / goal.name
         meta = self._meta(directory)
         created = not (directory / "goal.toml").exists()
-        directory.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(directory / "goal.toml", text, mode=0o644)
+        private_dir(directory)
+        atomic_write_text(directory / "goal.toml", text)
         meta.update({"source": str(path.resolve()), "base_dir": str(path.resolve().parent),
                      "updated_at": iso(now)})
         meta.setdefault("added_at", iso(now))
-        atomic_write_text(directory / "meta.json", json.dumps(meta, indent=1), mode=0o644)
+        atomic_write_text(directory / "meta.json", json.dumps(meta, indent=1))
         return goal, created, digest_text(text)
 
     def remove(self, name: str, now: datetime) -> Path | None:
@@ -105,7 +105,7 @@ class PipelineCatalog:
         if not directory.is_dir():
             return None
         aside = self.root / ".removed" / f"{name}-{now.strftime('%Y%m%dT%H%M%SZ')}"
-        aside.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(aside.parent)
         shutil.move(str(directory), str(aside))
         return aside
 
@@ -142,7 +142,7 @@ class PipelineCatalog:
         directory = self.root / name
         meta = self._meta(directory)
         meta["last_fire"] = iso(when)
-        atomic_write_text(directory / "meta.json", json.dumps(meta, indent=1), mode=0o644)
+        atomic_write_text(directory / "meta.json", json.dumps(meta, indent=1))
 
     @staticmethod
     def _meta(directory: Path) -> dict[str, Any]:
@@ -166,7 +166,7 @@ class PipelineCatalog:
         if run_id is None:
             path.unlink(missing_ok=True)
         else:
-            atomic_write_text(path, run_id + "\n", mode=0o644)
+            atomic_write_text(path, run_id + "\n")
 
     def new_run_id(self, entry: CatalogEntry, day: str) -> str:
         base = f"{entry.name}-{day}"

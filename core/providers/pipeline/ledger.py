@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from core.atomic import private_file
 from core.clock import iso, parse_iso
 from core.models import Exactness, QuotaKind, QuotaReading
 from core.providers.pipeline.attempts import Debit
@@ -72,7 +73,7 @@ class QuotaLedger:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(self.path)
         con = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
         try:
             con.execute("PRAGMA busy_timeout = 30000")

@@ -166,6 +166,8 @@ class PipelineOps:
             amount = float(request["amount"])
             left = await asyncio.to_thread(self.p.ledger.refill_blocking, quota, amount, now)
             reading = await asyncio.to_thread(self.p.ledger.reading, quota, now)
+        except OverflowError:  # an integer no float holds
+            return {"error": "the refill amount must be a positive number, not that large"}
         except (QuotaLedgerError, ValueError, TypeError) as exc:
             return {"error": str(exc)}
         self.p.sink.quota_observed(reading)

@@ -22,12 +22,12 @@ outcome's detail says so.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from core.providers.numbers import BadNumber, finite
 from core.retry.policy import Fault, parse_reset_at, parse_retry_after
 from core.retry.table import classify_http
 
@@ -157,11 +157,12 @@ def _http_signals(report: dict[str, Any], now: datetime) -> dict[str, Any]:
 
 
 def _items(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """A count of items: a finite number, not negative (a bool, NaN, a 400-digit integer or
+    ``-1`` is ignored, as a malformed value is)."""
+    try:
+        return int(finite(value, "items", 0.0))
+    except BadNumber:
         return None
-    if not math.isfinite(value) or value < 0:
-        return None
-    return int(value)
 
 
 def timeout_outcome(seconds: float) -> StepOutcome:

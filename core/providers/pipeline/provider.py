@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.atomic import private_dir, tighten
 from core.clock import Clock, local_zone
 from core.commands import Start
 from core.identity import host_id_of
@@ -261,7 +262,9 @@ class PipelineProvider(Provider):
         day = now.astimezone(entry.goal.zone() or local_zone()).date().isoformat()
         run_id = self.catalog.new_run_id(entry, day)
         run_dir = entry.run_dir(run_id)
-        run_dir.mkdir(parents=True)
+        private_dir(run_dir.parent)
+        run_dir.mkdir()  # a new run's own: it must not exist yet
+        tighten(run_dir)
         record = RunRecord(run_id=run_id, goal=entry.goal_id, trigger=trigger, trigger_time=now,
                            started_at=now, updated_at=now)
         store = CheckpointStore(run_dir)

@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from core.atomic import atomic_write_bytes
+from core.atomic import atomic_write_bytes, open_private, private_dir
 from core.providers.pipeline.capture import CappedFile, open_partial, pump, sync_close
 from core.providers.pipeline.checkpoint import file_sha256
 from core.providers.pipeline.goalfile import StepSpec
@@ -216,11 +216,9 @@ class _Capture:
 
 def _open_capture(spec: StepSpec, ctx: StepContext, attempt: int) -> _Capture:
     log_dir = ctx.run_dir / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(log_dir)
     log_path = log_dir / f"{spec.name}.log"
-    log = open(log_path, "ab")  # noqa: SIM115 - closed by the caller
-    with contextlib.suppress(OSError):
-        os.chmod(log_path, 0o600)
+    log = os.fdopen(open_private(log_path, os.O_WRONLY | os.O_APPEND), "ab")
     log.write(f"--- attempt {attempt}\n".encode())
     err = CappedFile(log, ctx.redactor, MAX_LOG_BYTES)
     if spec.output is not None:
@@ -234,7 +232,7 @@ async def run_attempt(spec: StepSpec, ctx: StepContext, attempt: int, timeout: f
                       on_started: OnStarted) -> AttemptResult:
     """Run one attempt of ``spec``; classify it; write its output. Cancellation stops it."""
     report = report_path(ctx, spec)
-    report.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(report.parent)
     report.unlink(missing_ok=True)  # a stale report must never speak for this attempt
     cwd = (ctx.base_dir / spec.cwd).resolve()
     try:
