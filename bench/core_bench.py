@@ -28,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.clock import FakeClock, SystemClock
+from core.commands import Resume
 from core.engine import Engine
 from core.models import Goal, GoalState, PauseReason
 from core.paths import resolve_paths
@@ -74,7 +75,8 @@ async def bench_resume(threads: int = 8, goals: int = 200, calls_per_goal: int =
     def worker(chunk: list[str]) -> None:
         for goal_id in chunk:
             t0 = time.perf_counter()
-            asyncio.run_coroutine_threadsafe(engine.resume(goal_id, "bench"), loop).result()
+            resume = engine.perform(Resume(goal_id), "bench")
+            asyncio.run_coroutine_threadsafe(resume, loop).result()
             with lock:
                 latencies.append(time.perf_counter() - t0)
 

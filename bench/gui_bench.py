@@ -202,6 +202,7 @@ def bench_provider(goals: int, windows: int):  # type: ignore[no-untyped-def]
 
 
 async def figures(seconds: float) -> None:
+    from core.commands import SetAutoResume
     from core.engine import Engine
     from core.events import GoalChanged
     from core.paths import resolve_paths
@@ -257,7 +258,7 @@ async def figures(seconds: float) -> None:
 
     t0 = time.perf_counter()
     for goal in list(engine.goals.values())[:1000]:
-        await engine.set_auto_resume(goal.id, not goal.auto_resume, origin="bench")
+        await engine.perform(SetAutoResume(goal.id, not goal.auto_resume), "bench")
     window.bridge.flush()
     window.goals_view.table.viewport().repaint()
     print(f"engine burst (context): 1,000 auto-resume toggles through the engine and the store "

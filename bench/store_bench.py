@@ -100,14 +100,14 @@ async def propagation(url: str, root: Path, rounds: int) -> dict[str, float]:
         await engine.start()
         engines.append(engine)
     a, b = engines
-    while not b.sync.listening:
+    while not b.shared_sync.listening:
         await asyncio.sleep(0.01)
     took = []
     try:
         for i in range(rounds):
             now = datetime.now(UTC)
             sent = time.perf_counter()
-            await a.record_reading(reading("fake:5h", float(i % 100), now))
+            await a.quota_intake.record_reading(reading("fake:5h", float(i % 100), now))
             while (heard := b.quotas.tracker("fake:5h").reading) is None or (
                     heard.observed_at < now):
                 await asyncio.sleep(0.001)

@@ -211,6 +211,7 @@ async def shoot(out: Path, every_tab: bool = False) -> int:
 async def notifications(session: object, clock: object, out: Path, suffix: str = "") -> None:
     """ntfy accepts, the webhook answers 503: the window shows the failing one."""
     from core.clock import FakeClock
+    from core.commands import SetAutoResume
     from core.settings import Settings
     from gui.session import GuiSession
 
@@ -223,7 +224,7 @@ async def notifications(session: object, clock: object, out: Path, suffix: str =
             "notify_webhook_url": f"http://127.0.0.1:{busy.server_address[1]}/hooks/goalkeeper"})
         session.source.save(settings)  # as if saved in the dialog
         session._on_settings_saved(settings, False)
-        session.bridge.request("auto_resume", "demo:docs", enabled=True)
+        session.bridge.request(SetAutoResume("demo:docs", True))
         for _ in range(200):  # the webhook's retries back off on the fake clock
             await clock.run_for(1, step=0.5)
             if session.window.channels.failing:
@@ -347,7 +348,7 @@ async def shoot_hosts(out: Path, language: str) -> int:
                             account=account)
         engine = Engine(resolve_paths({"GOALKEEPER_HOME": str(home / host_id)}), settings,
                         [fake], clock, fenced=True)
-        engine.registry.kind = kind
+        engine.host_registry.kind = kind
         await engine.start()
         engines.append(engine)
         return engine
