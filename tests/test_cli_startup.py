@@ -24,8 +24,9 @@ WRAPPER = ("import atexit, json, sys; "
            "sys.argv = ['goalkeeper', *sys.argv[1:]]; "
            "from core.cli import main; sys.exit(main())")
 #: what printing a line, the help or a usage error may load of the core
+#: (core.atomic: core.paths makes its directories private with it; standard library only)
 PRINTING = {"core", "core.cli", "core.i18n", "core.i18n.catalogue", "core.limits",
-            "core.paths", "core.toml_lines"}
+            "core.paths", "core.atomic", "core.toml_lines"}
 #: never loaded by a read-only command
 FORBIDDEN = ("asyncio", "core.engine", "core.host", "core.providers", "core.goals.door",
              "core.goals.coordinator", "core.goals.scheduler", "gui", "PySide6", "qasync",

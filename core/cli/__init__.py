@@ -42,6 +42,8 @@ VERBS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
                ("gui", "open the desktop app"))),
     ("hostlist", (("hosts", "the hosts sharing the store: state, last heartbeat, goals"),)),
     ("pipelines", (("add", "add (or update) a pipeline goal file"),
+                   ("approve", "approve a goal file found in the data directory that was not "
+                               "added, or changed since"),
                    ("remove", "remove a pipeline goal (runs are kept)"),
                    ("run", "run a pipeline goal now (through the host)"),
                    ("runs", "a pipeline goal's runs, newest first"),
