@@ -32,19 +32,19 @@ MAX_COUNTED = 10_000
 
 #: every choice, in the order it is offered: (key, what it is, what saying yes does)
 CHOICES: tuple[tuple[str, str, str], ...] = (
-    ("codex_auto_resume", N_("Auto-resume Codex goals"),
+    ("codex_auto_resume", N_("Auto-resume Codex goals"),  # i18n: ignore (a key)
      N_("Sets codex_auto_resume: Codex goals found from now on are resumed automatically when "
         "their quota window resets. Goals already found keep their own switch (the window's "
         "Auto-resume toggle, or `goalkeeper auto-resume`).")),
-    ("claude_auto_resume", N_("Auto-resume Claude Code sessions"),
+    ("claude_auto_resume", N_("Auto-resume Claude Code sessions"),  # i18n: ignore (a key)
      N_("Sets claude_auto_resume: Claude Code sessions cut off by a usage limit from now on are "
         "resumed headless (`claude -p --resume`) when the limit resets.")),
-    ("claude_hooks", N_("Install Claude Code's hooks"),
+    ("claude_hooks", N_("Install Claude Code's hooks"),  # i18n: ignore (a key)
      N_("Adds Goalkeeper's statusline and StopFailure/Notification hooks to each Claude config "
         "directory's settings.json (a backup is kept; `goalkeeper hooks uninstall claude` "
         "puts it back). Claude's quota is then read exactly, not guessed from limit "
         "messages.")),
-    ("start_at_login", N_("Start the app at login"),
+    ("start_at_login", N_("Start the app at login"),  # i18n: ignore (a key)
      N_("Sets start_at_login and writes the desktop's autostart entry (Linux).")),
     ("service", N_("Run as a service instead"),
      N_("Installs and starts the headless daemon as a user service (systemd --user or "

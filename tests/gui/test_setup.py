@@ -22,7 +22,7 @@ from gui.main_window import MainWindow
 from gui.session import GuiSession
 from gui.settings_source import SettingsSource
 from tests.support.fakes import FakeProvider, until
-from tests.support.gui import RecordingBackend, wait_signal
+from tests.support.gui import RecordingBackend, english_left, wait_signal
 from tests.support.setup import AgentHomes, FakeService, agent_homes
 
 
@@ -173,3 +173,13 @@ async def test_the_first_start_opens_it_unless_it_ran(
             session.setup_dialog.reject()  # type: ignore[union-attr]
     finally:
         await session.stop()
+
+
+@pytest.mark.asyncio
+async def test_in_chinese_no_english_is_left(zh: None, bridge: Bridge, homes: AgentHomes,
+                                             service: FakeService, qtbot: Any) -> None:
+    dialog = dialog_for(bridge, qtbot)
+    assert dialog.windowTitle() == "Goalkeeper 配置向导"
+    assert "2 个目标" in dialog.found.text() and "3 个会话" in dialog.found.text()
+    assert dialog.boxes["codex_auto_resume"].text() == "自动恢复 Codex 目标"
+    assert english_left(dialog) == []
