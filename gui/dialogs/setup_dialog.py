@@ -9,12 +9,15 @@ core's (``core/setup/assistant.py`` ``CHOICES``), shown through ``localized()``,
 from __future__ import annotations
 
 import html
+import re
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -68,7 +71,7 @@ class SetupDialog(QDialog):
         self.apply_button.clicked.connect(self.apply)
         self.later_button.clicked.connect(self.not_now)
         self._layout(self._choices_widget())
-        self.resize(760, 720)
+        self.resize(800, 800)
 
     def _choices_widget(self) -> QWidget:
         page = QWidget(self)
@@ -84,7 +87,8 @@ class SetupDialog(QDialog):
                 box.setChecked(True)
                 box.setEnabled(False)
                 box.setText(tr("{choice} (already on)").format(choice=localized(title)))
-            words = QLabel(localized(does), page)
+            words = QLabel(rich(localized(does)), page)
+            words.setTextFormat(Qt.TextFormat.RichText)
             words.setWordWrap(True)
             words.setContentsMargins(24, 0, 0, 6)
             words.setEnabled(box.isEnabled())
@@ -94,7 +98,10 @@ class SetupDialog(QDialog):
             column.addWidget(words)
         self.ntfy_url.setEnabled(False)
         self.boxes["ntfy"].toggled.connect(self._on_ntfy_toggled)
-        column.addWidget(self.ntfy_url)
+        indented = QHBoxLayout()
+        indented.addSpacing(24)  # under the choice's words, as they are under its box
+        indented.addWidget(self.ntfy_url)
+        column.addLayout(indented)
         column.addStretch(1)
         return page
 
@@ -151,24 +158,35 @@ class SetupDialog(QDialog):
         self.reject()
 
 
+def rich(text: str) -> str:
+    """Plain text with its `commands` in code type, as rich text."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
+
+
+def _short(path: str) -> str:
+    """``~/.codex`` for a path in the home directory (the words the user knows it by)."""
+    home = str(Path.home())
+    return "~" + path[len(home):] if path == home or path.startswith(home + "/") else path
+
+
 def found_html(found: Findings) -> str:
     """What was found, as a short list."""
     rows = []
     if found.codex_found:
         rows.append(tr("<b>Codex</b> in {dir}: {n} goals").format(
-            dir=html.escape(found.codex_home), n=found.codex_goals))
+            dir=html.escape(_short(found.codex_home)), n=found.codex_goals))
     else:
         rows.append(tr("<b>Codex</b>: not found (looked in {dir})").format(
-            dir=html.escape(found.codex_home)))
+            dir=html.escape(_short(found.codex_home))))
     if found.claude_found:
         rows.append(tr("<b>Claude Code</b> in {dirs}: {n} sessions").format(
-            dirs=html.escape(", ".join(found.claude_found)), n=found.claude_sessions))
+            dirs=html.escape(", ".join(map(_short, found.claude_found))), n=found.claude_sessions))
     else:
         rows.append(tr("<b>Claude Code</b>: not found (looked in {dirs})").format(
-            dirs=html.escape(", ".join(found.claude_dirs))))
+            dirs=html.escape(", ".join(map(_short, found.claude_dirs)))))
     for name, how in found.quotas:
         rows.append(tr("<b>{provider} quota</b>: {how}").format(
-            provider=html.escape(name.capitalize()), how=html.escape(localized(how))))
+            provider=html.escape(name.capitalize()), how=rich(localized(how))))
     items = "".join(f"<li>{row}</li>" for row in rows)
     return tr("<h2>Set up Goalkeeper</h2>Goalkeeper found:") + f"<ul>{items}</ul>"
 

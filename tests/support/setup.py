@@ -36,9 +36,10 @@ class AgentHomes:
         return self.xdg_config / "autostart" / DESKTOP_FILE
 
 
-def agent_homes(tmp_path: Path, sessions: int = 3) -> AgentHomes:
+def agent_homes(tmp_path: Path, sessions: int = 3, codex_dir: str = "codex-home",
+                claude_dir: str = "claude-config", xdg_dir: str = "xdg-config") -> AgentHomes:
     """Codex with two goals, Claude Code with ``sessions`` transcripts and its own settings."""
-    codex = tmp_path / "codex-home"
+    codex = tmp_path / codex_dir
     (codex / "sessions").mkdir(parents=True)
     con = sqlite3.connect(codex / "goals_1.sqlite")
     con.execute("""CREATE TABLE thread_goals (thread_id TEXT PRIMARY KEY NOT NULL,
@@ -51,13 +52,13 @@ def agent_homes(tmp_path: Path, sessions: int = 3) -> AgentHomes:
                      for i, (t, o, s) in enumerate(GOALS)])
     con.commit()
     con.close()
-    claude = tmp_path / "claude-config"
+    claude = tmp_path / claude_dir
     project = claude / "projects" / "-home-me-repo"
     project.mkdir(parents=True)
     for n in range(sessions):
         (project / f"session-{n}.jsonl").write_text("{}\n", encoding="utf-8")
     (claude / "settings.json").write_text('{"theme": "dark"}\n', encoding="utf-8")
-    return AgentHomes(codex, claude, tmp_path / "xdg-config")
+    return AgentHomes(codex, claude, tmp_path / xdg_dir)
 
 
 class FakeService:
