@@ -141,3 +141,17 @@ def test_auto_resume_defaults_are_per_provider() -> None:
     assert not Settings(codex_auto_resume=True).auto_resume_for("claude")
     assert Settings(claude_auto_resume=True).auto_resume_for("claude")
     assert Settings(auto_resume_default=True).auto_resume_for("pipeline")
+
+
+@pytest.mark.asyncio
+async def test_a_provider_s_own_default_reaches_its_newly_found_goals(make_engine: Any,
+                                                                    clock: Any) -> None:
+    from tests.support.fakes import FakeProvider
+
+    codex, claude = FakeProvider(clock, name="codex"), FakeProvider(clock, name="claude")
+    codex.observe("codex:t1", title="Port the parser")
+    claude.observe("claude:s1", title="Fix the flaky test")
+    engine = await make_engine(codex, claude,
+                               settings=Settings(resume_jitter_seconds=0, codex_auto_resume=True))
+    goals = {g.id: g.auto_resume for g in engine.reads.goals()}
+    assert goals == {"codex:t1": True, "claude:s1": False}
