@@ -194,7 +194,8 @@ class Engine:
 
     def ctx(self) -> IntakeContext:
         return IntakeContext(self.clock.now(), self.policy, self._rng.random,
-                             self.settings.auto_resume_default)
+                             self.settings.auto_resume_default,
+                             {p: self.settings.auto_resume_for(p) for p in ("codex", "claude")})
 
     def _poke(self) -> None:
         self.scheduler.poke()

@@ -95,6 +95,9 @@ class Settings(BaseModel):
         "", description="Claude's account, when it differs from `account`")
     demo_enabled: bool = False
     codex_enabled: bool = Field(True, description="follow Codex whenever its home exists")
+    codex_auto_resume: bool = Field(
+        False, description="newly found Codex goals start with auto-resume on (as every "
+        "provider's do when auto_resume_default is on)")
     codex_home: str = Field("", description="Codex's home; empty: $CODEX_HOME or ~/.codex")
     codex_bin: str = Field("", description="the codex executable; empty: codex on PATH")
     codex_continuation_text: str = Field(
@@ -105,6 +108,8 @@ class Settings(BaseModel):
     codex_confirm_timeout_seconds: float = Field(30, gt=0, le=600)
     codex_turn_end_timeout_seconds: float = Field(120, gt=0, le=3600)
     claude_enabled: bool = Field(True, description="watch Claude Code (when a config dir exists)")
+    claude_auto_resume: bool = Field(
+        False, description="newly found Claude Code sessions start with auto-resume on")
     claude_config_dirs: str = Field("", description="comma-separated; empty: $CLAUDE_CONFIG_DIR "
                                     "or ~/.claude and ~/.config/claude")
     claude_bin: str = Field("", description="the claude executable; empty: claude on PATH")
@@ -151,6 +156,8 @@ class Settings(BaseModel):
     notify_timeout_seconds: float = Field(10, gt=0, le=60, description="time-box of one "
                                           "delivery attempt to ntfy or the webhook")
     start_at_login: bool = False
+    setup_done: bool = Field(False, description="the set-up assistant has run (the app does not "
+                             "open it at start-up again; `goalkeeper setup` runs it any time)")
     language: str = Field("", description="zh_CN, en, or empty: the system's (LANGUAGE, "
                           "LC_ALL, LC_MESSAGES, LANG)",
                           json_schema_extra={"choices": list(LANGUAGE_CHOICES)})
@@ -255,6 +262,11 @@ class Settings(BaseModel):
             raise ValueError(N_("host_stale_seconds must be at least twice "
                                 "host_heartbeat_seconds"))
         return self
+
+    def auto_resume_for(self, provider: str) -> bool:
+        """Whether a newly found goal of ``provider`` starts with auto-resume on."""
+        own = {"codex": self.codex_auto_resume, "claude": self.claude_auto_resume}
+        return self.auto_resume_default or own.get(provider, False)
 
     def hysteresis(self) -> HysteresisPolicy:
         return HysteresisPolicy(

@@ -144,7 +144,8 @@ async def run_session(plan: LaunchPlan) -> int:
         host = Host(plan.paths, plan.settings, providers, plan.kind, clock)
     defaults = DEMO_SETTINGS if plan.demo else {}
     session = GuiSession(host, demo, source=SettingsSource(plan.paths.config_file, os.environ,
-                                                           defaults))
+                                                           defaults),
+                         offer_setup=not plan.demo)
     try:
         await session.start()
     except HostAlreadyRunning as exc:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -56,6 +57,10 @@ from core.reads import LiveReads
 from core.reads import Marker as Marker  # the chart's markers: for the widgets
 from core.reads import marker_for as marker_for
 from core.settings import Settings
+from core.setup.assistant import Applied, Choices, Findings, SetupContext, default_context
+from core.setup.assistant import apply as apply_setup
+from core.setup.assistant import find as find_setup
+from core.setup.assistant import mark_done as mark_setup_done
 from core.store import StoreError as StoreError  # what a read may fail with: for the widgets
 from gui.goal_rules import can_pause
 from gui.tasks import TaskKeeper
@@ -309,6 +314,27 @@ class Bridge(QObject):
         (channel, delivered, why not) for each."""
         reports = await send_test_now(settings, self._core.clock)
         return [(r.channel, r.delivered, r.reason or "") for r in reports]
+
+    # -- the set-up assistant (core/setup/assistant.py) ------------------------------------------
+
+    def setup_context(self) -> SetupContext:
+        """What the assistant works on: this host's paths, the environment, the real hooks
+        installer and service manager (tests replace this method)."""
+        return default_context(self._core.paths, os.environ, self._core.clock.now,
+                               sys.argv[0], sys.executable)
+
+    def setup_findings(self) -> Findings:
+        """What the assistant found (reads a few files: quick)."""
+        return find_setup(self._core.settings, self.setup_context())
+
+    async def apply_setup(self, choices: Choices) -> list[Applied]:
+        """Carry out every yes in ``choices`` (off the GUI thread: it writes files and may ask
+        the service manager) and record that the assistant ran."""
+        return await asyncio.to_thread(apply_setup, choices, self.setup_context())
+
+    async def skip_setup(self) -> str | None:
+        """Record that the assistant ran, changing nothing else; a problem or None."""
+        return await asyncio.to_thread(mark_setup_done, self._core.paths.config_file)
 
     def looked_for(self) -> list[tuple[str, str]]:
         """(provider, what it looked for and where) for every known provider, on or off."""

@@ -43,11 +43,12 @@ from gui.widgets.status_bar import HostStatus
 
 class MainWindow(QMainWindow):
     """Signals: ``close_requested()`` (window closed by the user), ``quit_requested()``,
-    ``settings_requested()``."""
+    ``settings_requested()``, ``setup_requested()`` (the set-up assistant)."""
 
     close_requested = Signal()
     quit_requested = Signal()
     settings_requested = Signal()
+    setup_requested = Signal()
 
     def __init__(self, bridge: Bridge, launcher: Launcher, tick: DisplayTick,
                  parent: QWidget | None = None) -> None:
@@ -128,6 +129,10 @@ class MainWindow(QMainWindow):
         if self.settings_action.shortcut().isEmpty():
             self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         app_menu.addAction(self.settings_action)
+        self.setup_action = self._action(tr("Set &up…"), "", self.setup_requested.emit)
+        self.setup_action.setToolTip(tr("What Goalkeeper found, and the choices that put it to "
+                                        "work on your agents"))
+        app_menu.addAction(self.setup_action)
         self.refresh_action = self._action(tr("&Refresh providers"), "F5", self.bridge.refresh)
         app_menu.addAction(self.refresh_action)
         app_menu.addSeparator()
@@ -176,6 +181,7 @@ class MainWindow(QMainWindow):
         self.channels.started_failing.connect(lambda text: self.show_message(text, False))
         self.first_run.refresh_requested.connect(self.bridge.refresh)
         self.first_run.settings_requested.connect(self.settings_requested.emit)
+        self.first_run.setup_requested.connect(self.setup_requested.emit)
         self.first_run.demo_requested.connect(self._start_demo)
         self.tick.ticked.connect(self.quota_panel.tick)
         self.tick.ticked.connect(self.status.tick)

@@ -22,9 +22,11 @@ from core.demo import DemoSession
 from core.host import Host
 from core.i18n import localized
 from core.integration.autostart import apply_autostart
-from core.settings import Settings
+from core.settings import Settings, SettingsError
+from core.setup.assistant import Applied
 from gui.bridge import Bridge
 from gui.dialogs.settings_dialog import SettingsDialog
+from gui.dialogs.setup_dialog import SetupDialog
 from gui.gc_guard import MainThreadGc
 from gui.i18n import QT_TR_NOOP, tr
 from gui.launch import SHOW_WINDOW_OP
@@ -61,7 +63,8 @@ class GuiSession(QObject):
 
     def __init__(self, host: Host, demo: DemoSession | None = None,
                  launcher: Launcher | None = None, source: SettingsSource | None = None,
-                 backend: Backend | None = None, use_tray: bool = True) -> None:
+                 backend: Backend | None = None, use_tray: bool = True,
+                 offer_setup: bool = False) -> None:
         super().__init__()
         self.host = host
         self.demo = demo
@@ -76,12 +79,17 @@ class GuiSession(QObject):
         self.tray: Tray | None = None
         self.notifier: Notifier | None = None
         self.settings_dialog: SettingsDialog | None = None
+        self.setup_dialog: SetupDialog | None = None
         self._backend = backend
         self._use_tray = use_tray
+        #: open the set-up assistant at start when the config says it has not run (the app's
+        #: bootstrap asks for it, never for the demo)
+        self._offer_setup = offer_setup and demo is None
         self._quit = asyncio.Event()
         self.window.close_requested.connect(self._on_window_close_requested)
         self.window.quit_requested.connect(self.request_quit)
         self.window.settings_requested.connect(self.open_settings)
+        self.window.setup_requested.connect(self.open_setup)
         host.control.register(SHOW_WINDOW_OP, self._on_show_window_op)
         if demo is not None:
             self.window.setWindowTitle(tr("Goalkeeper — demo"))
@@ -102,6 +110,8 @@ class GuiSession(QObject):
         self.bridge.set_host_state("running")
         if self.demo is not None:
             await self.demo.restart_goals(self.host)
+        elif self._offer_setup and not self.user_settings.setup_done:
+            self.open_setup()  # the first start: the assistant, over the first-run page
 
     async def _start_notifications(self) -> None:
         backend = self._backend
@@ -184,6 +194,31 @@ class GuiSession(QObject):
             self.settings_dialog = dialog
         self.settings_dialog.open()  # window-modal, without a nested event loop
         return self.settings_dialog
+
+    def open_setup(self) -> SetupDialog:
+        """The set-up assistant (the first start, Goalkeeper → Set up…, the first-run page)."""
+        if self.setup_dialog is None:
+            dialog = SetupDialog(self.bridge, self.window)
+            dialog.applied.connect(self._on_setup_applied)
+            dialog.finished.connect(lambda _r: self._forget_setup_dialog(dialog))
+            self.setup_dialog = dialog
+        self.setup_dialog.open()  # window-modal, without a nested event loop
+        return self.setup_dialog
+
+    def _forget_setup_dialog(self, dialog: SetupDialog) -> None:
+        if self.setup_dialog is dialog:
+            self.setup_dialog = None
+        dialog.deleteLater()
+
+    def _on_setup_applied(self, _done: list[Applied]) -> None:
+        """The assistant wrote the config file: what applies at once (notifications) does."""
+        try:
+            settings = self.source.effective()
+        except SettingsError as exc:
+            self.window.show_message(localized(str(exc)), False)
+            return
+        self.user_settings = settings
+        self.host.notifications.apply(settings)
 
     def _forget_settings_dialog(self, dialog: SettingsDialog) -> None:
         if self.settings_dialog is dialog:

@@ -69,7 +69,7 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
         "notify_done", "notify_failed", "notify_needs_attention", "notify_rested",
         "notify_ntfy_url", "notify_ntfy_min_kind",
         "notify_webhook_url", "notify_webhook_min_kind", "notify_timeout_seconds")),
-    (QT_TR_NOOP("Desktop"), ("language", "start_at_login", "demo_enabled")),
+    (QT_TR_NOOP("Desktop"), ("language", "start_at_login", "demo_enabled", "setup_done")),
 ]
 PROVIDERS_SECTION = QT_TR_NOOP("Providers")
 TABLES_SECTION = QT_TR_NOOP("User quotas")
@@ -97,6 +97,7 @@ LABELS = {
     "auto_resume_default": QT_TR_NOOP("Auto-resume newly found goals"),
     "language": QT_TR_NOOP("Language"),
     "start_at_login": QT_TR_NOOP("Start Goalkeeper when I log in"),
+    "setup_done": QT_TR_NOOP("The set-up assistant has run"),
     "demo_enabled": QT_TR_NOOP("Include the demo provider"),
     "quotas": QT_TR_NOOP("Quotas you defined"),
     "resume_margin_seconds": QT_TR_NOOP("Margin after a reset (s)"),
@@ -131,6 +132,7 @@ LABELS = {
     "codex_account": QT_TR_NOOP("Codex account name"),
     "claude_account": QT_TR_NOOP("Claude account name"),
     "codex_enabled": QT_TR_NOOP("Follow Codex"),
+    "codex_auto_resume": QT_TR_NOOP("Auto-resume newly found Codex goals"),
     "codex_home": QT_TR_NOOP("Codex home"),
     "codex_bin": QT_TR_NOOP("Codex executable"),
     "codex_continuation_text": QT_TR_NOOP("Prompt of the exec fallback"),
@@ -138,6 +140,7 @@ LABELS = {
     "codex_confirm_timeout_seconds": QT_TR_NOOP("Wait for Codex to confirm a resume (s)"),
     "codex_turn_end_timeout_seconds": QT_TR_NOOP("Wait for the last turn to end (s)"),
     "claude_enabled": QT_TR_NOOP("Watch Claude Code"),
+    "claude_auto_resume": QT_TR_NOOP("Auto-resume newly found Claude Code sessions"),
     "claude_config_dirs": QT_TR_NOOP("Claude config directories"),
     "claude_bin": QT_TR_NOOP("Claude executable"),
     "claude_continuation_text": QT_TR_NOOP("Prompt of a headless resume"),
@@ -251,6 +254,8 @@ HELP = {
     "auto_resume_default": QT_TR_NOOP("Newly found goals start with auto-resume on (it is off "
                                       "by default: resuming is opt-in)."),
     "codex_enabled": QT_TR_NOOP("Follow Codex whenever its home exists."),
+    "codex_auto_resume": QT_TR_NOOP("Codex goals found from now on start with auto-resume on "
+                                    "(off by default; the set-up assistant offers it)."),
     "codex_home": QT_TR_NOOP("Codex's home; empty: $CODEX_HOME, else ~/.codex."),
     "codex_bin": QT_TR_NOOP("The codex executable; empty: codex on PATH."),
     "codex_continuation_text": QT_TR_NOOP("The prompt of the `codex exec resume` fallback."),
@@ -263,6 +268,11 @@ HELP = {
                                                  "Goalkeeper waits for the turn in progress to "
                                                  "end before it lets the app-server go (a "
                                                  "paused goal's turn is interrupted then)."),
+    "claude_auto_resume": QT_TR_NOOP("Claude Code sessions found from now on start with "
+                                     "auto-resume on (off by default; the set-up assistant "
+                                     "offers it)."),
+    "setup_done": QT_TR_NOOP("Off: the app opens the set-up assistant at its next start "
+                             "(Goalkeeper → Set up… opens it any time)."),
     "claude_enabled": QT_TR_NOOP("Watch Claude Code sessions (only when a Claude config "
                                  "directory exists)."),
     "claude_config_dirs": QT_TR_NOOP("Comma-separated; empty: $CLAUDE_CONFIG_DIR (may list "

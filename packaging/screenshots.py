@@ -19,6 +19,8 @@ Debian's ``fonts-noto-cjk`` first: Xvfb has no other font with Chinese glyphs).
 ``--hosts`` takes only the Hosts dialog (``hosts.png``, with ``--language zh_CN``
 ``hosts-zh_CN.png``) on a real shared store: a throw-away PostgreSQL server (the tests' own,
 from the server binaries), three hosts on it — this one, one online, one that stopped.
+``--setup`` takes only the set-up assistant (``setup.png``, ``setup-zh_CN.png``) on a fake Codex
+home and Claude config directory.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ def main() -> int:
                              "to look at, not for the README")
     parser.add_argument("--hosts", action="store_true",
                         help="only the Hosts dialog on a throw-away shared PostgreSQL store")
+    parser.add_argument("--setup", action="store_true",
+                        help="only the set-up assistant (setup.png / setup-zh_CN.png) on a "
+                             "fake Codex home and Claude config directory")
     args = parser.parse_args()
     if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
         if not shutil.which("xvfb-run"):
@@ -60,7 +65,8 @@ def main() -> int:
         command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24 -nolisten tcp",
                    sys.executable, __file__, "--out", str(args.out), "--language", args.language,
                    *(["--every-tab"] if args.every_tab else []),
-                   *(["--hosts"] if args.hosts else [])]
+                   *(["--hosts"] if args.hosts else []),
+                   *(["--setup"] if args.setup else [])]
         return subprocess.call(command, env={**os.environ, "QT_QPA_PLATFORM": "xcb"})
     os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
     import qasync
@@ -71,6 +77,8 @@ def main() -> int:
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         if args.hosts:
             return runner.run(shoot_hosts(args.out, args.language))
+        if args.setup:
+            return runner.run(shoot_setup(args.out, args.language))
         if args.language != "en":
             return runner.run(shoot_translated(args.out, args.language, args.every_tab))
         return runner.run(shoot(args.out, args.every_tab))
@@ -305,6 +313,54 @@ async def shoot_policy_settings(dialog: object, out: Path, suffix: str = "") -> 
     editors["auto_resume_timezone"].setText("Europe/Berln")  # an inline validation message
     await settle()
     save(dialog.grab(), out / f"settings-policies{suffix}.png")
+
+
+async def shoot_setup(out: Path, language: str) -> int:
+    """The set-up assistant as a first start shows it: a Codex home with two goals and a
+    Claude config directory with three sessions (no hooks yet), nothing ticked but the phone's
+    notifications, whose URL is being typed."""
+    import random
+
+    from PySide6.QtWidgets import QApplication
+
+    from core import i18n
+    from core.clock import SystemClock
+    from core.engine import Engine
+    from core.paths import resolve_paths
+    from core.settings import Settings
+    from gui import i18n as gui_i18n
+    from gui.bridge import Bridge
+    from gui.dialogs.setup_dialog import SetupDialog
+    from tests.support.setup import agent_homes
+
+    if language != "en":
+        i18n.use_language(language)
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        gui_i18n.install(app, language)
+    out.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="goalkeeper-screenshots-"))
+    user = root / "me"
+    homes = agent_homes(user, codex_dir=".codex", claude_dir=".claude", xdg_dir=".config")
+    os.environ.update({"HOME": str(user), **homes.env, "GOALKEEPER_HOME": str(root / "gk")})
+    engine = Engine(resolve_paths(os.environ), Settings(), [], SystemClock(), random.Random(1))
+    await engine.start()
+    bridge = Bridge(engine)
+    try:
+        dialog = SetupDialog(bridge)
+        dialog.boxes["ntfy"].setChecked(True)
+        dialog.ntfy_url.setText("https://ntfy.sh/my-goals")
+        dialog.show()
+        dialog.ntfy_url.deselect()
+        await settle()
+        suffix = "" if language == "en" else f"-{language}"
+        save(dialog.grab(), out / f"setup{suffix}.png")
+        dialog.reject()
+    finally:
+        await bridge.close()
+        await engine.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
 
 
 async def shoot_hosts(out: Path, language: str) -> int:

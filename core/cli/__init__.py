@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 #: is each module's own ``_("…")`` (that is where the catalogue finds it), shown translated;
 #: ``tests/test_cli_startup.py`` holds the two equal.
 VERBS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("setup", (("setup", "what Goalkeeper found here, and the choices that put it to work"),)),
     ("goals", (("status", "the host, goals and quota windows"),
                ("history", "the resume history, newest first"),
                ("resume", "resume a paused goal now"),

@@ -236,7 +236,7 @@ def _track_offline(ctx: Context, session: str, reopen: bool) -> dict[str, Any]:
         live=live.live(session))
     obs = sessions.observe(state, sessions.read_meta(state), context, now)
     intake = IntakeContext(now, AutoResumePolicy.from_settings(settings), random.random,
-                           settings.auto_resume_default)
+                           settings.auto_resume_for("claude"))
     goal = sessions.goal_id(session)
     with ctx.store() as store:
         if reopen:

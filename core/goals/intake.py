@@ -11,8 +11,8 @@ Every builder here is pure and runs inside the store transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -59,6 +59,8 @@ class IntakeContext:
     policy: AutoResumePolicy
     jitter: Jitter
     auto_resume_default: bool
+    #: the per-provider defaults (``codex_auto_resume``…), where they differ from the above
+    auto_resume_by_provider: Mapping[str, bool] = field(default_factory=dict)
 
 
 def schedule(goal: Goal, reset: datetime | None, ctx: IntakeContext) -> tuple[Goal, HistoryRow]:
@@ -138,7 +140,8 @@ def _metadata_only(current: Goal, refreshed: Goal, why: str) -> Mutation[str]:
 
 
 def _discovered(provider: str, obs: GoalObservation, ctx: IntakeContext) -> Mutation[str]:
-    auto = obs.auto_resume if obs.auto_resume is not None else ctx.auto_resume_default
+    auto = (obs.auto_resume if obs.auto_resume is not None
+            else ctx.auto_resume_by_provider.get(provider, ctx.auto_resume_default))
     steering = Steering(auto_resume_block=obs.auto_resume_block or None,
                         no_reset_note=obs.no_reset_note or None)
     goal = Goal(

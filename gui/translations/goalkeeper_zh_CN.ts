@@ -730,6 +730,14 @@ Showing the defaults; saving replaces the file.</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
+        <source>Set &amp;up…</source>
+        <translation>配置向导(&amp;U)…</translation>
+    </message>
+    <message>
+        <source>What Goalkeeper found, and the choices that put it to work on your agents</source>
+        <translation>Goalkeeper 找到了什么，以及让它为你的智能体工作的选项</translation>
+    </message>
+    <message>
         <source>&amp;Refresh providers</source>
         <translation>重新读取提供方(&amp;R)</translation>
     </message>
@@ -823,6 +831,7 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>Goalkeeper — demo</source>
+        <extracomment>open the set-up assistant at start when the config says it has not run (the app&apos;s bootstrap asks for it, never for the demo)</extracomment>
         <translation>Goalkeeper — 演示</translation>
     </message>
     <message>
@@ -944,8 +953,56 @@ Showing the defaults; saving replaces the file.</source>
         <translation>流水线的一次运行结束</translation>
     </message>
     <message>
+        <source>Set up Goalkeeper</source>
+        <translation>Goalkeeper 配置向导</translation>
+    </message>
+    <message>
         <source>ntfy topic URL</source>
         <translation>ntfy 主题 URL</translation>
+    </message>
+    <message>
+        <source>&amp;Not now</source>
+        <translation>以后再说(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Choose what Goalkeeper may do.&lt;/b&gt; Nothing changes unless you tick it; auto-resume stays off until you turn it on.</source>
+        <translation>&lt;b&gt;选择 Goalkeeper 可以做什么。&lt;/b&gt;不勾选就不会有任何改动；在你开启之前，自动恢复保持关闭。</translation>
+    </message>
+    <message>
+        <source>{choice} (already on)</source>
+        <translation>{choice}（已开启）</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Codex&lt;/b&gt; in {dir}: {n} goals</source>
+        <translation>&lt;b&gt;Codex&lt;/b&gt;（{dir}）：{n} 个目标</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Codex&lt;/b&gt;: not found (looked in {dir})</source>
+        <translation>&lt;b&gt;Codex&lt;/b&gt;：未找到（查找了 {dir}）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Claude Code&lt;/b&gt; in {dirs}: {n} sessions</source>
+        <translation>&lt;b&gt;Claude Code&lt;/b&gt;（{dirs}）：{n} 个会话</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Claude Code&lt;/b&gt;: not found (looked in {dirs})</source>
+        <translation>&lt;b&gt;Claude Code&lt;/b&gt;：未找到（查找了 {dirs}）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{provider} quota&lt;/b&gt;: {how}</source>
+        <translation>&lt;b&gt;{provider} 配额&lt;/b&gt;：{how}</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Set up Goalkeeper&lt;/h2&gt;Goalkeeper found:</source>
+        <translation>&lt;h2&gt;Goalkeeper 配置向导&lt;/h2&gt;Goalkeeper 找到了：</translation>
+    </message>
+    <message>
+        <source>Nothing changed. Goalkeeper → Set up… opens this again any time.</source>
+        <translation>没有任何改动。随时可通过 Goalkeeper → 配置向导… 再次打开。</translation>
     </message>
     <message>
         <source>ntfy: least urgent kind</source>
@@ -974,6 +1031,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Start Goalkeeper when I log in</source>
         <translation>登录时启动 Goalkeeper</translation>
+    </message>
+    <message>
+        <source>The set-up assistant has run</source>
+        <translation>配置向导已运行过</translation>
     </message>
     <message>
         <source>Include the demo provider</source>
@@ -1112,6 +1173,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>关注 Codex</translation>
     </message>
     <message>
+        <source>Auto-resume newly found Codex goals</source>
+        <translation>自动恢复新找到的 Codex 目标</translation>
+    </message>
+    <message>
         <source>Codex home</source>
         <translation>Codex 主目录</translation>
     </message>
@@ -1138,6 +1203,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Watch Claude Code</source>
         <translation>关注 Claude Code</translation>
+    </message>
+    <message>
+        <source>Auto-resume newly found Claude Code sessions</source>
+        <translation>自动恢复新找到的 Claude Code 会话</translation>
     </message>
     <message>
         <source>Claude config directories</source>
@@ -1325,8 +1394,20 @@ Showing the defaults; saving replaces the file.</source>
         <translation>留空：使用本机自己的数据库。postgresql:// URL：你所有宿主共用的一个数据库（这里不写密码：用 `goalkeeper secret set store-password`、~/.pgpass 或服务文件）。宿主重启后生效。</translation>
     </message>
     <message>
+        <source>Codex goals found from now on start with auto-resume on (off by default; the set-up assistant offers it).</source>
+        <translation>此后找到的 Codex 目标默认开启自动恢复（默认关闭；配置向导会提供此选项）。</translation>
+    </message>
+    <message>
         <source>When Codex completed or limited the goal, or the reserve or a budget paused it: how long Goalkeeper waits for the turn in progress to end before it lets the app-server go (a paused goal&apos;s turn is interrupted then).</source>
         <translation>Codex 完成了目标或目标达到上限时，或者预留或预算暂停了目标时：Goalkeeper 等待进行中的这一轮结束多久，然后才放开 app-server（被暂停的目标的这一轮此时会被中断）。</translation>
+    </message>
+    <message>
+        <source>Claude Code sessions found from now on start with auto-resume on (off by default; the set-up assistant offers it).</source>
+        <translation>此后找到的 Claude Code 会话默认开启自动恢复（默认关闭；配置向导会提供此选项）。</translation>
+    </message>
+    <message>
+        <source>Off: the app opens the set-up assistant at its next start (Goalkeeper → Set up… opens it any time).</source>
+        <translation>关闭：应用下次启动时打开配置向导（随时可通过 Goalkeeper → 配置向导… 打开）。</translation>
     </message>
     <message>
         <source>Empty: this machine&apos;s own database. A postgresql:// URL: one database every host of yours shares (no password here: goalkeeper secret set store-password, ~/.pgpass or a service file). Takes effect when the host restarts.</source>

@@ -20,11 +20,13 @@ ADD_PIPELINE = QT_TR_NOOP(
 
 
 class FirstRunPage(QWidget):
-    """Signals: ``demo_requested()``, ``refresh_requested()``, ``settings_requested()``."""
+    """Signals: ``demo_requested()``, ``refresh_requested()``, ``settings_requested()``,
+    ``setup_requested()`` (the set-up assistant)."""
 
     demo_requested = Signal()
     refresh_requested = Signal()
     settings_requested = Signal()
+    setup_requested = Signal()
 
     def __init__(self, bridge: Bridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,11 +48,15 @@ class FirstRunPage(QWidget):
         self.demo_button.setDefault(True)
         refresh = QPushButton(tr("&Look again"), self)
         settings = QPushButton(tr("&Settings…"), self)
+        self.setup_button = QPushButton(tr("Set &up…"), self)
+        self.setup_button.setToolTip(tr("What Goalkeeper found, and the choices that put it to "
+                                        "work on your agents"))
+        self.setup_button.clicked.connect(self.setup_requested.emit)
         self.demo_button.clicked.connect(self.demo_requested.emit)
         refresh.clicked.connect(self.refresh_requested.emit)
         settings.clicked.connect(self.settings_requested.emit)
         buttons = QHBoxLayout()
-        for button in (self.demo_button, refresh, settings):
+        for button in (self.demo_button, self.setup_button, refresh, settings):
             buttons.addWidget(button)
         buttons.addStretch(1)
         card = QVBoxLayout()

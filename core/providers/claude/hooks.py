@@ -151,6 +151,16 @@ def _any_ours(data: dict[str, Any]) -> bool:
     return _statusline_is_ours(data) or any(_hook_is_ours(data, e) for e, _ in EVENTS)
 
 
+def installed(config_dir: Path) -> bool:
+    """Whether Goalkeeper's entries are in ``config_dir``'s ``settings.json`` (an unreadable
+    file counts as not installed: :func:`install` will say why)."""
+    try:
+        _raw, data = _read(config_dir / "settings.json")
+    except HookError:
+        return False
+    return _any_ours(data)
+
+
 def _had(record: dict[str, Any], event: str) -> bool | None:
     """Whether the user's file had ``hooks.<event>`` before Goalkeeper's first change; None:
     not known (the record is lost)."""
