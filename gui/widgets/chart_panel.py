@@ -148,16 +148,26 @@ class ChartPanel(QWidget):
             if lookback is not None:
                 data.start = now - lookback
             data.end = now
+            self._add_resets(data)
             self.chart.set_data(data)
 
     def _data(self, window_id: str, start: datetime, end: datetime,
               points: list[tuple[datetime, float]], markers: list[Marker]) -> ChartData:
         reading = self._bridge.reading(window_id)
         settings = self._bridge.settings
-        return ChartData(localized(reading.label) if reading else window_id, start, end, points,
+        data = ChartData(localized(reading.label) if reading else window_id, start, end, points,
                          sorted(markers, key=lambda m: m.at), settings.pause_threshold_percent,
                          settings.resume_threshold_percent,
                          self._bridge.reserve_percent(window_id))
+        self._add_resets(data)
+        return data
+
+    def _add_resets(self, data: ChartData) -> None:
+        """The resets the window's latest reading tells, added to those already known (a
+        reading after a reset tells the next one, not the one it followed)."""
+        known = set(data.resets) | set(
+            self._bridge.known_resets(self.window_id, data.start, data.end))
+        data.resets = sorted(r for r in known if r >= data.start)
 
     # -- live updates --------------------------------------------------------------------------
 
@@ -167,6 +177,7 @@ class ChartPanel(QWidget):
             return
         data.points.append((reading.observed_at, reading.used_percent))
         data.end = max(data.end, reading.observed_at)
+        self._add_resets(data)
         self.chart.set_data(data)
 
     def _on_bridge_history_recorded(self, row: HistoryRow) -> None:

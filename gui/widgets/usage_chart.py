@@ -7,6 +7,8 @@ it ourselves also keeps it on the palette (light/dark) and sharp at any device p
 
 Readings are samples: the line holds each value until the next reading (a step line), which is
 what the quota did as far as anyone knows — a straight slope would invent usage between samples.
+A level is never held across a reset the chart knows of (``ChartData.resets``): the line drops
+at the reset and is left out, as unknown, until the next reading.
 """
 
 from __future__ import annotations
@@ -41,6 +43,33 @@ class ChartData:
     pause_threshold: float = 100.0
     resume_threshold: float = 90.0
     reserve: float = 0.0  # % kept for the user: a line at 100 − reserve (0: none)
+    resets: list[datetime] = field(default_factory=list)  # known resets of the window
+
+
+def held_segments(points: list[tuple[datetime, float]], resets: list[datetime], end: datetime
+                  ) -> list[list[tuple[datetime, float]]]:
+    """The step line as runs of (instant, percent) vertices.
+
+    Each reading holds its level until the next reading, or until a known reset that comes
+    first: there the run drops to 0 % and ends — the level after a reset is unknown until the
+    next reading starts a new run."""
+    ordered = sorted(resets)
+    runs: list[list[tuple[datetime, float]]] = []
+    run: list[tuple[datetime, float]] = []
+    for index, (at, value) in enumerate(points):
+        if run:
+            run.append((at, run[-1][1]))
+        run.append((at, value))
+        until = points[index + 1][0] if index + 1 < len(points) else end
+        cut = next((r for r in ordered if at < r <= until), None)
+        if cut is not None:
+            run += [(cut, value), (cut, 0.0)]
+            runs.append(run)
+            run = []
+    if run:
+        run.append((max(end, run[-1][0]), run[-1][1]))
+        runs.append(run)
+    return runs
 
 
 def x_ticks(start: datetime, end: datetime, zone: tzinfo | None = None) -> list[datetime]:
@@ -179,30 +208,28 @@ class UsageChart(QWidget):
 
     def _paint_series(self, painter: QPainter, plot: QRectF) -> None:
         assert self.data is not None
+        d = self.data
         colour = self.palette().color(QPalette.ColorRole.Highlight)
-        points = [(self.x_of(t, plot), self.y_of(v, plot)) for t, v in self.data.points
-                  if self.data.start <= t <= self.data.end]
-        if not points:
-            return
-        path = QPainterPath(QPointF(*points[0]))
-        for index in range(1, len(points)):
-            # hold the previous value until this reading, then step
-            path.lineTo(QPointF(points[index][0], points[index - 1][1]))
-            path.lineTo(QPointF(*points[index]))
-        path.lineTo(QPointF(self.x_of(self.data.end, plot), points[-1][1]))
-        area = QPainterPath(path)
-        area.lineTo(QPointF(self.x_of(self.data.end, plot), plot.bottom()))
-        area.lineTo(QPointF(points[0][0], plot.bottom()))
-        area.closeSubpath()
+        shown = [(t, v) for t, v in d.points if d.start <= t <= d.end]
         fill = QColor(colour)
         fill.setAlpha(50)
-        painter.fillPath(area, fill)
-        painter.setPen(QPen(colour, 2))
-        painter.drawPath(path)
-        if len(points) <= plot.width() / 6:
+        for run in held_segments(shown, d.resets, d.end):
+            vertices = [QPointF(self.x_of(t, plot), self.y_of(v, plot)) for t, v in run]
+            path = QPainterPath(vertices[0])
+            for vertex in vertices[1:]:
+                path.lineTo(vertex)
+            area = QPainterPath(path)
+            area.lineTo(QPointF(vertices[-1].x(), plot.bottom()))
+            area.lineTo(QPointF(vertices[0].x(), plot.bottom()))
+            area.closeSubpath()
+            painter.fillPath(area, fill)
+            painter.setPen(QPen(colour, 2))
+            painter.drawPath(path)
+        if len(shown) <= plot.width() / 6:
+            painter.setPen(QPen(colour, 2))
             painter.setBrush(colour)
-            for x, y in points:
-                painter.drawEllipse(QPointF(x, y), 2.5, 2.5)
+            for t, v in shown:
+                painter.drawEllipse(QPointF(self.x_of(t, plot), self.y_of(v, plot)), 2.5, 2.5)
 
     def _paint_markers(self, painter: QPainter, plot: QRectF) -> None:
         assert self.data is not None

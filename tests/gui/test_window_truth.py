@@ -1,0 +1,75 @@
+"""Issue 22, "the window tells the truth": no level held across a known reset, the time of the
+last reading, a legend clear of the data, columns that fit, a details dialog in the user's words."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from PySide6.QtGui import QColor, QImage, QPalette
+
+from core.clock import FakeClock
+from core.engine import Engine
+from gui.main_window import MainWindow
+from gui.widgets.usage_chart import ChartData, UsageChart, held_segments
+from tests.support.fakes import reading, until
+
+T0 = datetime(2026, 7, 7, 12, tzinfo=UTC)
+
+
+def _is(colour: QColor, other: QColor) -> bool:
+    pairs = zip(colour.getRgb()[:3], other.getRgb()[:3], strict=True)
+    return all(abs(a - b) < 40 for a, b in pairs)
+
+
+def test_a_level_is_not_held_across_a_known_reset() -> None:
+    points = [(T0, 83.0), (T0 + timedelta(minutes=4), 10.0)]
+    resets = [T0 + timedelta(minutes=m) for m in (1, 2, 5)]
+    runs = held_segments(points, resets, T0 + timedelta(minutes=6))
+    assert runs == [
+        [(T0, 83.0), (T0 + timedelta(minutes=1), 83.0), (T0 + timedelta(minutes=1), 0.0)],
+        [(T0 + timedelta(minutes=4), 10.0), (T0 + timedelta(minutes=5), 10.0),
+         (T0 + timedelta(minutes=5), 0.0)]]
+    assert held_segments(points, [], T0 + timedelta(minutes=6))[0][-1] == (
+        T0 + timedelta(minutes=6), 10.0)
+
+
+def test_the_chart_draws_nothing_after_a_reset_until_the_next_reading(qtbot: Any) -> None:
+    chart = UsageChart()
+    qtbot.addWidget(chart)
+    chart.resize(600, 240)
+    end = T0 + timedelta(minutes=6)
+    chart.set_data(ChartData("demo", T0 - timedelta(seconds=20), end, [(T0, 83.0)],
+                             resets=[T0 + timedelta(minutes=m) for m in range(1, 7)]))
+    image: QImage = chart.grab().toImage()
+    plot = chart.plot_rect()
+    ratio = image.devicePixelRatio()
+    line = chart.palette().color(QPalette.ColorRole.Highlight)
+
+    def colour(at: datetime, percent: float) -> QColor:
+        return image.pixelColor(int(chart.x_of(at, plot) * ratio),
+                                int(chart.y_of(percent, plot) * ratio))
+
+    assert _is(colour(T0 + timedelta(seconds=30), 83.0), line)  # held until the reset
+    assert not _is(colour(T0 + timedelta(minutes=3, seconds=30), 83.0), line)
+    assert not _is(colour(T0 + timedelta(minutes=5, seconds=30), 83.0), line)
+
+
+@pytest.mark.asyncio
+async def test_the_panel_knows_the_resets_after_the_last_reading(
+        window: MainWindow, engine: Engine, clock: FakeClock) -> None:
+    await engine.quota_intake.record_reading(reading(
+        "fake:5h", 83.0, clock.now(), clock.now() + timedelta(seconds=60), window_seconds=60))
+    first = clock.now()
+    clock.advance(6 * 60 + 30)
+    panel = window.chart_panel
+    panel.show_window("fake:5h")
+    panel.reload()
+    loads = panel.loaded
+    await until(lambda: panel.loaded > loads)
+    data = panel.chart.data
+    assert data is not None
+    assert data.resets == [first + timedelta(minutes=m) for m in range(1, 7)]
+    assert held_segments(data.points, data.resets, data.end)[-1][-1] == (
+        first + timedelta(minutes=1), 0.0)
