@@ -73,3 +73,16 @@ async def test_the_panel_knows_the_resets_after_the_last_reading(
     assert data.resets == [first + timedelta(minutes=m) for m in range(1, 7)]
     assert held_segments(data.points, data.resets, data.end)[-1][-1] == (
         first + timedelta(minutes=1), 0.0)
+
+
+@pytest.mark.asyncio
+async def test_providers_read_is_the_time_of_the_latest_reading(
+        window: MainWindow, engine: Engine, clock: FakeClock) -> None:
+    status = window.status
+    clock.advance(3 * 3600 + 7 * 60)
+    await engine.quota_intake.record_reading(reading("fake:5h", 40.0, clock.now()))
+    local = clock.now().astimezone()
+    assert status.refresh.text() == f"Providers read {local:%H:%M}"
+    clock.advance(120)
+    await engine.quota_intake.record_reading(reading("fake:5h", 42.0, clock.now()))
+    assert status.refresh.text() == f"Providers read {clock.now().astimezone():%H:%M}"
