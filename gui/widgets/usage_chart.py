@@ -29,6 +29,8 @@ TICK_STEPS = [timedelta(seconds=s) for s in (10, 15, 30)] + [
     timedelta(minutes=m) for m in (1, 2, 5, 10, 15, 30)] + [
     timedelta(hours=h) for h in (1, 2, 3, 6, 12)] + [timedelta(days=d) for d in (1, 2, 7)]
 MAX_X_TICKS = 8
+LEGEND_TOP = 4.0
+LEGEND_GAP = 12.0
 
 
 @dataclass
@@ -134,11 +136,19 @@ class UsageChart(QWidget):
 
     # -- geometry ------------------------------------------------------------------------------
 
+    def legend_height(self) -> float:
+        """The legend band's height: the tallest of its texts as drawn, fallback fonts included
+        (Chinese glyphs are taller than the Latin font's line), so nothing is clipped."""
+        metrics = QFontMetrics(self.font())
+        texts = [text for _, text, _ in self._legend_items()]
+        return float(max([metrics.height()] + [metrics.boundingRect(t).height() for t in texts]))
+
     def plot_rect(self) -> QRectF:
         metrics = QFontMetrics(self.font())
         left = metrics.horizontalAdvance("100 %") + 12
-        return QRectF(self.rect()).adjusted(left, metrics.height() + 10, -14,
-                                            -(metrics.height() + 10))
+        # LEGEND_TOP + the band + a gap the data's dots at 100 % (radius 2.5, pen 2) stay below
+        top = LEGEND_TOP + self.legend_height() + LEGEND_GAP
+        return QRectF(self.rect()).adjusted(left, top, -14, -(metrics.height() + 10))
 
     def x_of(self, instant: datetime, plot: QRectF) -> float:
         assert self.data is not None
@@ -244,24 +254,38 @@ class UsageChart(QWidget):
             painter.setBrush(colour)
             painter.drawPath(_triangle(x, plot.bottom(), down=marker.kind == "paused"))
 
+    def _legend_items(self) -> list[tuple[str, str, float]]:
+        """(kind, text, left edge of the text) of the two marker keys, right-aligned."""
+        metrics = QFontMetrics(self.font())
+        x = float(self.width() - 14)
+        items = []
+        for kind, text in (("resumed", tr("resumed")), ("paused", tr("paused for quota"))):
+            x -= metrics.horizontalAdvance(text)
+            items.append((kind, text, x))
+            x -= 26
+        return items
+
+    def legend_span(self) -> tuple[float, float]:
+        """Left and right x of the marker keys (their triangles included)."""
+        return self._legend_items()[-1][2] - 16, float(self.width() - 14)
+
     def _paint_legend(self, painter: QPainter) -> None:
         assert self.data is not None
         metrics = QFontMetrics(self.font())
-        y = 4.0
-        x = float(self.width() - 14)
-        for kind, text in (("resumed", tr("resumed")), ("paused", tr("paused for quota"))):
-            width = metrics.horizontalAdvance(text)
-            x -= width
+        y, height = LEGEND_TOP, self.legend_height()
+        flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        for kind, text, x in self._legend_items():
+            width = metrics.horizontalAdvance(text) + 2
             painter.setPen(self.palette().color(QPalette.ColorRole.Text))
-            painter.drawText(QRectF(x, y, width, metrics.height()), Qt.AlignmentFlag.AlignLeft,
-                             text)
+            painter.drawText(QRectF(x, y, width, height), flags, text)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(MARKER_COLORS[kind]))
-            painter.drawPath(_triangle(x - 9, y + metrics.height() - 3, down=kind == "paused"))
-            x -= 26
+            base = y + height / 2 + (6.0 if kind == "paused" else 4.5)
+            painter.drawPath(_triangle(x - 9, base, down=kind == "paused"))
+        x = self.legend_span()[0] - 10
         painter.setPen(self.palette().color(QPalette.ColorRole.Text))
         painter.drawText(QRectF(self.plot_rect().left(), y, x - self.plot_rect().left(),
-                                metrics.height()), Qt.AlignmentFlag.AlignLeft,
+                                height), flags,
                          metrics.elidedText(tr("{label} — used %").format(label=self.data.label),
                                             Qt.TextElideMode.ElideRight,
                                             int(max(0.0, x - self.plot_rect().left()))))

@@ -7,10 +7,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from PySide6.QtGui import QColor, QImage, QPalette
+from PySide6.QtGui import QColor, QFontMetrics, QImage, QPalette
 
 from core.clock import FakeClock
 from core.engine import Engine
+from gui.i18n import tr
 from gui.main_window import MainWindow
 from gui.widgets.usage_chart import ChartData, UsageChart, held_segments
 from tests.support.fakes import reading, until
@@ -86,3 +87,36 @@ async def test_providers_read_is_the_time_of_the_latest_reading(
     clock.advance(120)
     await engine.quota_intake.record_reading(reading("fake:5h", 42.0, clock.now()))
     assert status.refresh.text() == f"Providers read {clock.now().astimezone():%H:%M}"
+
+
+def _legend_clearance(chart: UsageChart) -> float:
+    """Pixels between the legend's lowest ink (text, markers) and the 100 % line."""
+    image = chart.grab().toImage()
+    ratio = image.devicePixelRatio()
+    plot = chart.plot_rect()
+    left, right = chart.legend_span()
+    columns = range(int(left * ratio), int(right * ratio))
+    rows = [y for y in range(int((plot.top() + 12) * ratio))
+            if any(image.pixelColor(x, y).lightness() < 90 for x in columns)]
+    assert rows, "no legend drawn"
+    return plot.top() - (max(rows) + 1) / ratio
+
+
+@pytest.mark.parametrize("points", [9.0, 13.0])
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_legend_stays_above_the_data(qtbot: Any, request: pytest.FixtureRequest,
+                                         language: str, points: float) -> None:
+    if language == "zh_CN":
+        request.getfixturevalue("zh")
+    chart = UsageChart()
+    qtbot.addWidget(chart)
+    font = chart.font()
+    font.setPointSizeF(points)
+    chart.setFont(font)
+    chart.resize(700, 240)
+    chart.set_data(ChartData("演示配额 · 1 分钟", T0, T0 + timedelta(minutes=6)))
+    # 8 px above the 100 % line: the data's dots at 100 % reach about 4 px above it
+    assert _legend_clearance(chart) >= 8
+    metrics = QFontMetrics(chart.font())
+    assert chart.legend_height() >= max(metrics.boundingRect(text).height()
+                                        for text in (tr("resumed"), tr("paused for quota")))
