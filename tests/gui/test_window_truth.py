@@ -7,14 +7,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPalette
 
 from core.clock import FakeClock
 from core.engine import Engine
+from core.models import GoalState, PauseReason
 from gui.i18n import tr
 from gui.main_window import MainWindow
+from gui.models.goals_model import Column
 from gui.widgets.usage_chart import ChartData, UsageChart, held_segments
-from tests.support.fakes import reading, until
+from tests.support.fakes import FakeProvider, reading, until
 
 T0 = datetime(2026, 7, 7, 12, tzinfo=UTC)
 
@@ -120,3 +123,27 @@ def test_the_legend_stays_above_the_data(qtbot: Any, request: pytest.FixtureRequ
     metrics = QFontMetrics(chart.font())
     assert chart.legend_height() >= max(metrics.boundingRect(text).height()
                                         for text in (tr("resumed"), tr("paused for quota")))
+
+
+@pytest.mark.asyncio
+async def test_the_pause_reason_column_fits_its_text(window: MainWindow, engine: Engine,
+                                                     fake: FakeProvider, clock: FakeClock
+                                                     ) -> None:
+    detail = "demo quota used up (6/6) until the demo window resets"
+    fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA, pause_detail=detail,
+                 resets_at=clock.now() + timedelta(minutes=5), title="Write the user guide")
+    await engine.refresh()
+    view = window.goals_view
+    window.resize(1280, 800)
+    window.show()
+    await until(lambda: view.select_goal("fake:a"))
+    await until(lambda: view.table.columnWidth(Column.REASON) > 190)
+    table = view.table
+    index = table.currentIndex().siblingAtColumn(Column.REASON)
+    text = index.data()
+    assert detail in text
+    assert index.data(Qt.ItemDataRole.ToolTipRole) == text
+    needed = QFontMetrics(table.font()).horizontalAdvance(text)
+    assert table.columnWidth(Column.REASON) >= needed  # not cut: the title has room to give
+    assert table.columnWidth(Column.TITLE) >= QFontMetrics(table.font()).horizontalAdvance(
+        "Write the user guide")
