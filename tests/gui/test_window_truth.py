@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPalette
 
 from core.clock import FakeClock
+from core.commands import SetAutoResume
 from core.engine import Engine
+from core.i18n.textfmt import short_time
 from core.models import GoalState, PauseReason
+from gui.dialogs.goal_details import FIELDS
 from gui.i18n import tr
 from gui.main_window import MainWindow
 from gui.models.goals_model import Column
@@ -147,3 +151,33 @@ async def test_the_pause_reason_column_fits_its_text(window: MainWindow, engine:
     assert table.columnWidth(Column.REASON) >= needed  # not cut: the title has room to give
     assert table.columnWidth(Column.TITLE) >= QFontMetrics(table.font()).horizontalAdvance(
         "Write the user guide")
+
+
+@pytest.mark.asyncio
+async def test_details_speak_the_users_words_in_the_windows_zone(
+        window: MainWindow, engine: Engine, fake: FakeProvider, clock: FakeClock) -> None:
+    kolkata = ZoneInfo("Asia/Kolkata")  # not the machine's zone: the window's decides
+    window.goals_model.zone = kolkata
+    await engine.quota_intake.record_reading(reading("fake:5h", 100.0, clock.now(),
+                                                     clock.now() + timedelta(hours=2)))
+    resets = clock.now() + timedelta(hours=2)
+    fake.observe("fake:a", GoalState.PAUSED, reason=PauseReason.QUOTA, resets_at=resets,
+                 title="Refactor the parser", data={"units": 6})
+    await engine.refresh()
+    await engine.perform(SetAutoResume("fake:a", True))
+    window.bridge.flush()
+    dialog = window.open_details("fake:a")
+    goal = engine.goals["fake:a"]
+    assert dialog.field("Quota resets") == short_time(resets, clock.now(), kolkata)
+    assert dialog.field_tooltip("Quota resets").endswith(" IST")
+    assert dialog.field("Created") == short_time(goal.created_at, clock.now(), kolkata)
+    assert dialog.field("Next auto-resume").endswith(" IST")
+    assert "UTC" not in " ".join(dialog.field(name) for name in FIELDS)
+    assert dialog.field("Attempts") == "0 of 3 automatic resumes tried since it paused"
+    assert "fence" not in dialog.field("Attempts")
+    assert dialog.field("Windows") == "fake:5h"  # the reading's label (the fakes use the id)
+    assert dialog.technical.isHidden() and not dialog.data_view.isVisible()
+    dialog.technical_button.click()
+    assert dialog.technical.isVisible()
+    assert dialog.field("Id") == "fake:a" and dialog.field("Runner fence") == str(goal.fence)
+    assert '"units": 6' in dialog.data_view.toPlainText()
