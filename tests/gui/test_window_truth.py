@@ -4,12 +4,14 @@ last reading, a legend clear of the data, columns that fit, a details dialog in 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPalette
+from PySide6.QtWidgets import QLineEdit
 
 from core.clock import FakeClock
 from core.commands import SetAutoResume
@@ -17,9 +19,11 @@ from core.engine import Engine
 from core.i18n.textfmt import short_time
 from core.models import GoalState, PauseReason
 from gui.dialogs.goal_details import FIELDS
+from gui.dialogs.settings_dialog import SettingsDialog
 from gui.i18n import tr
 from gui.main_window import MainWindow
 from gui.models.goals_model import Column
+from gui.settings_source import SettingsSource
 from gui.widgets.usage_chart import ChartData, UsageChart, held_segments
 from tests.support.fakes import FakeProvider, reading, until
 
@@ -181,3 +185,31 @@ async def test_details_speak_the_users_words_in_the_windows_zone(
     assert dialog.technical.isVisible()
     assert dialog.field("Id") == "fake:a" and dialog.field("Runner fence") == str(goal.fence)
     assert '"units": 6' in dialog.data_view.toPlainText()
+
+
+POLICY_FIELDS = ("resume_reserve_percent", "resume_reserve_by_window", "auto_resume_hours",
+                 "auto_resume_timezone", "max_concurrent_resumes", "resume_settle_seconds")
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_every_policy_field_has_an_example(tmp_path: Path, qtbot: Any,
+                                           request: pytest.FixtureRequest, language: str) -> None:
+    if language == "zh_CN":
+        request.getfixturevalue("zh")
+    dialog = SettingsDialog(SettingsSource(tmp_path / "config.toml", {}))
+    qtbot.addWidget(dialog)
+    examples = {"auto_resume_hours": "Mon-Fri 19:00-08:00", "auto_resume_timezone": "/",
+                "resume_reserve_by_window": "codex:5h=30"}
+    for name in POLICY_FIELDS:
+        editor = dialog.editors[name]
+        assert isinstance(editor, QLineEdit)
+        placeholder = editor.placeholderText()
+        assert placeholder.startswith("e.g. " if language == "en" else "例如"), name
+        assert examples.get(name, "") in placeholder
+
+
+@pytest.mark.asyncio
+async def test_the_goal_policy_form_shows_examples(window: MainWindow) -> None:
+    form = window.open_details("fake:a").policy_form
+    assert form.budget.placeholderText() == "e.g. 20 — empty: no budget"
+    assert form.hours.placeholderText() == "e.g. Mon-Fri 19:00-08:00 — empty: any time"
