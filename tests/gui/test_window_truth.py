@@ -23,6 +23,7 @@ from gui.dialogs.settings_dialog import SettingsDialog
 from gui.i18n import tr
 from gui.main_window import MainWindow
 from gui.models.goals_model import Column
+from gui.session import demo_title
 from gui.settings_source import SettingsSource
 from gui.widgets.usage_chart import ChartData, UsageChart, held_segments
 from tests.support.fakes import FakeProvider, reading, until
@@ -213,3 +214,28 @@ async def test_the_goal_policy_form_shows_examples(window: MainWindow) -> None:
     form = window.open_details("fake:a").policy_form
     assert form.budget.placeholderText() == "e.g. 20 — empty: no budget"
     assert form.hours.placeholderText() == "e.g. Mon-Fri 19:00-08:00 — empty: any time"
+
+
+@pytest.mark.asyncio
+async def test_history_names_the_selected_goal_it_shows(window: MainWindow) -> None:
+    window.goals_view.select_goal("fake:b")
+    history = window.history_view
+    assert history.scope_combo.currentText() == f"Selected goal ({engine_title(window, 'fake:b')})"
+    await until(lambda: history.scope_goal == "fake:b")
+    history.scope_combo.setCurrentIndex(0)  # the user's choice holds
+    window.goals_view.select_goal("fake:a")
+    assert history.scope_combo.currentText() == "All goals"
+    assert history.scope_goal is None
+
+
+def engine_title(window: MainWindow, goal_id: str) -> str:
+    goal = window.bridge.goal(goal_id)
+    assert goal is not None
+    return goal.title
+
+
+def test_the_demo_window_title_names_the_app_once() -> None:
+    """Qt adds " — <display name>" (gui/app.py: "Goalkeeper") to a title that does not end
+    with it (X11, Wayland)."""
+    title = demo_title()
+    assert title.endswith("Goalkeeper") and title.count("Goalkeeper") == 1
