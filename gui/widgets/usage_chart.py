@@ -212,7 +212,7 @@ class UsageChart(QWidget):
         if self.data.reserve > 0:
             lines.append((100.0 - self.data.reserve, RESERVE_COLOR))
         for value, colour in lines:
-            y = self.y_of(value, plot)
+            y = round(self.y_of(value, plot)) + 0.5  # on a pixel's centre: one crisp row
             painter.setPen(QPen(QColor(colour), 1, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
 
