@@ -24,7 +24,7 @@ from gui.i18n import tr
 from gui.main_window import MainWindow
 from gui.models.goals_model import Column
 from gui.session import demo_title
-from gui.settings_source import SettingsSource
+from gui.settings_source import LABELS, SettingsSource
 from gui.widgets.usage_chart import ChartData, UsageChart, held_segments
 from tests.support.fakes import FakeProvider, reading, until
 
@@ -239,3 +239,11 @@ def test_the_demo_window_title_names_the_app_once() -> None:
     with it (X11, Wayland)."""
     title = demo_title()
     assert title.endswith("Goalkeeper") and title.count("Goalkeeper") == 1
+
+
+def test_the_chinese_settings_say_what_they_do(zh: None) -> None:
+    margin = tr(LABELS["resume_margin_seconds"])
+    settle = tr(LABELS["resume_settle_seconds"])
+    assert "余量" not in margin and margin == "重置后再等待（秒）"  # not "remaining quota"
+    assert settle == "恢复一个目标后，隔多久再恢复下一个（秒）"
+    assert demo_title() == "演示 — Goalkeeper"
