@@ -68,7 +68,7 @@ class GoalDetailsDialog(QDialog):
         self.zone = zone
         self.setWindowTitle(tr("Goal details"))
         self.setAccessibleName(tr("Goal details"))
-        self.resize(600, 640)
+        self.resize(600, 540)
         self._fields: dict[str, QLabel] = {}
         form = QFormLayout()
         for name in FIELDS:
@@ -153,7 +153,7 @@ class GoalDetailsDialog(QDialog):
             "Pause reason": fmt.reason_text(goal) or "—",
             "Windows": self._window_names(goal),
             "Auto-resume": tr("on") if goal.auto_resume else tr("off"),
-            "Next auto-resume": fmt.next_resume_tooltip(goal, now, self.zone) or "—",
+            "Next auto-resume": fmt.next_resume_text(goal, now, self.zone) or "—",
             "Quota resets": self._when(goal.resets_at),
             "Attempts": tr("{attempts} of {cap} automatic resumes tried since it paused").format(
                 attempts=goal.attempts, cap=self._bridge.max_attempts),
@@ -173,5 +173,7 @@ class GoalDetailsDialog(QDialog):
         for name, instant in instants.items():
             self._fields[name].setToolTip(long_time(instant, self.zone) if instant else "")
         self._fields["Windows"].setToolTip(", ".join(goal.windows))
+        self._fields["Next auto-resume"].setToolTip(
+            fmt.next_resume_tooltip(goal, now, self.zone))
         self.setWindowTitle(tr("Goal details — {title}").format(title=goal.title))
         self.data_view.setPlainText(json.dumps(goal.data, indent=2, sort_keys=True, default=str))

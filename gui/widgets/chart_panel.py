@@ -89,6 +89,7 @@ class ChartPanel(QWidget):
         bridge.quota_observed.connect(self._on_bridge_quota_observed)
         bridge.history_recorded.connect(self._on_bridge_history_recorded)
         self.loaded = 0  # loads completed (tests wait on it)
+        self._seen_resets: dict[str, set[datetime]] = {}  # told by readings while we ran
 
     # -- selection -----------------------------------------------------------------------------
 
@@ -165,13 +166,16 @@ class ChartPanel(QWidget):
     def _add_resets(self, data: ChartData) -> None:
         """The resets the window's latest reading tells, added to those already known (a
         reading after a reset tells the next one, not the one it followed)."""
-        known = set(data.resets) | set(
+        known = set(data.resets) | self._seen_resets.get(self.window_id, set()) | set(
             self._bridge.known_resets(self.window_id, data.start, data.end))
-        data.resets = sorted(r for r in known if r >= data.start)
+        data.resets = sorted(r for r in known if data.start <= r <= data.end)
 
     # -- live updates --------------------------------------------------------------------------
 
     def _on_bridge_quota_observed(self, reading: QuotaReading) -> None:
+        if reading.resets_at is not None and not reading.no_timed_reset:
+            # the reset a reading announces stays known after the next reading tells a later one
+            self._seen_resets.setdefault(reading.window_id, set()).add(reading.resets_at)
         data = self.chart.data
         if reading.window_id != self.window_id or data is None or reading.used_percent is None:
             return

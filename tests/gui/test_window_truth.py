@@ -176,7 +176,8 @@ async def test_details_speak_the_users_words_in_the_windows_zone(
     assert dialog.field("Quota resets") == short_time(resets, clock.now(), kolkata)
     assert dialog.field_tooltip("Quota resets").endswith(" IST")
     assert dialog.field("Created") == short_time(goal.created_at, clock.now(), kolkata)
-    assert dialog.field("Next auto-resume").endswith(" IST")
+    assert dialog.field("Next auto-resume").startswith("in ")  # as the table says it
+    assert dialog.field_tooltip("Next auto-resume").endswith(" IST")
     assert "UTC" not in " ".join(dialog.field(name) for name in FIELDS)
     assert dialog.field("Attempts") == "0 of 3 automatic resumes tried since it paused"
     assert "fence" not in dialog.field("Attempts")
@@ -247,3 +248,24 @@ def test_the_chinese_settings_say_what_they_do(zh: None) -> None:
     assert "余量" not in margin and margin == "重置后再等待（秒）"  # not "remaining quota"
     assert settle == "恢复一个目标后，隔多久再恢复下一个（秒）"
     assert demo_title() == "演示 — Goalkeeper"
+
+
+@pytest.mark.asyncio
+async def test_a_reset_announced_by_an_earlier_reading_stays_known(
+        window: MainWindow, engine: Engine, clock: FakeClock) -> None:
+    panel = window.chart_panel
+    first = clock.now()
+    await engine.quota_intake.record_reading(reading(
+        "fake:5h", 100.0, first, first + timedelta(seconds=60), window_seconds=60))
+    panel.show_window("fake:5h")
+    panel.reload()
+    loads = panel.loaded
+    await until(lambda: panel.loaded > loads)
+    clock.advance(62)
+    await engine.quota_intake.record_reading(reading(
+        "fake:5h", 0.0, clock.now(), first + timedelta(seconds=120), window_seconds=60))
+    data = panel.chart.data
+    assert data is not None
+    assert first + timedelta(seconds=60) in data.resets
+    assert held_segments(data.points, data.resets, data.end)[0][-1] == (
+        first + timedelta(seconds=60), 0.0)  # 100 % is not held until the 0 % reading
