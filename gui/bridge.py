@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
@@ -281,6 +281,26 @@ class Bridge(QObject):
     def reading(self, window_id: str) -> QuotaReading | None:
         raw = self._readings.get(window_id)
         return self._reads.effective(raw) if raw else None
+
+    def known_resets(self, window_id: str, start: datetime, end: datetime) -> list[datetime]:
+        """The resets of ``window_id`` between ``start`` and ``end`` that the latest reading
+        tells: its ``resets_at`` and, for a periodic window, every period after it — the same
+        resets the gauge rolls its reading across (``effective``)."""
+        raw = self._readings.get(window_id)
+        if raw is None or raw.resets_at is None or raw.no_timed_reset:
+            return []
+        period = timedelta(seconds=raw.window_seconds) if raw.window_seconds else None
+        found: list[datetime] = []
+        at = raw.resets_at
+        if period is not None and at < start:
+            at += period * -(-(start - at) // period)  # the first reset at or after start
+        while at <= end and len(found) < 1000:
+            if at >= start:
+                found.append(at)
+            if period is None:
+                break
+            at += period
+        return found
 
     def is_exhausted(self, window_id: str) -> bool:
         return self._reads.is_exhausted(window_id)

@@ -254,7 +254,7 @@ class MainWindow(QMainWindow):
     def open_details(self, goal_id: str) -> GoalDetailsDialog:
         dialog = self.details.get(goal_id)
         if dialog is None:
-            dialog = GoalDetailsDialog(self.bridge, goal_id, self)
+            dialog = GoalDetailsDialog(self.bridge, goal_id, self, self.goals_model.zone)
             dialog.history_requested.connect(self.show_history)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dialog.destroyed.connect(lambda *_: self.details.pop(goal_id, None))

@@ -92,7 +92,7 @@ class GuiSession(QObject):
         self.window.setup_requested.connect(self.open_setup)
         host.control.register(SHOW_WINDOW_OP, self._on_show_window_op)
         if demo is not None:
-            self.window.setWindowTitle(tr("Goalkeeper — demo"))
+            self.window.setWindowTitle(demo_title())
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -263,3 +263,10 @@ class GuiSession(QObject):
         self.state.set_blob("window/geometry", self.window.saveGeometry())
         self.state.set_blob("window/splitter", self.window.splitter.saveState())
         self.state.sync()
+
+
+def demo_title() -> str:
+    """The window's title in the demo. It ends with the app's display name: Qt appends that
+    name (" — Goalkeeper") to any title that does not, which made "Goalkeeper — demo —
+    Goalkeeper"."""
+    return tr("Demo — Goalkeeper")

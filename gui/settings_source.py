@@ -71,6 +71,19 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
         "notify_webhook_url", "notify_webhook_min_kind", "notify_timeout_seconds")),
     (QT_TR_NOOP("Desktop"), ("language", "start_at_login", "demo_enabled", "setup_done")),
 ]
+#: a placeholder with an example (and what an empty or zero value means) per policy field:
+#: (template with {example}, the example — syntax, not words, so never translated)
+PLACEHOLDERS: dict[str, tuple[str, str]] = {
+    "resume_reserve_percent": (QT_TR_NOOP("e.g. {example} — 0: keep nothing back"), "10"),
+    "resume_reserve_by_window": (QT_TR_NOOP("e.g. {example} — empty: the same for every window"),
+                                 "codex:5h=30, claude:7d=10"),  # i18n: ignore (syntax)
+    "auto_resume_hours": (QT_TR_NOOP("e.g. {example} — empty: any time"),
+                          "Mon-Fri 19:00-08:00, Sat-Sun 00:00-24:00"),  # i18n: ignore
+    "auto_resume_timezone": (QT_TR_NOOP("e.g. {example} — empty: this computer's zone"),
+                             "Asia/Shanghai"),  # i18n: ignore (a zone's name)
+    "max_concurrent_resumes": (QT_TR_NOOP("e.g. {example} — 0: no limit"), "1"),
+    "resume_settle_seconds": (QT_TR_NOOP("e.g. {example} (5 minutes)"), "300"),
+}
 PROVIDERS_SECTION = QT_TR_NOOP("Providers")
 TABLES_SECTION = QT_TR_NOOP("User quotas")
 #: the titles of the providers' own sections (named after their settings' prefix)

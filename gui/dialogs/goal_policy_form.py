@@ -46,7 +46,8 @@ class GoalPolicyForm(QGroupBox):
                                     "equal ones by the oldest pause."))
         self.budget = QLineEdit(self)
         self.budget.setAccessibleName(tr("Budget per window period (%)"))
-        self.budget.setPlaceholderText(tr("no budget"))
+        self.budget.setPlaceholderText(tr("e.g. {example} — empty: no budget").format(
+            example="20"))
         self.budget.setToolTip(tr("At most this share of a window per window period; reaching "
                                   "it pauses the goal (reason budget) until the window resets."))
         self.hours = QLineEdit(self)
@@ -106,8 +107,11 @@ class GoalPolicyForm(QGroupBox):
         self.budget.setText(goal.policy.value_text("budget_percent"))
         self.hours.setText(goal.policy.auto_resume_hours)
         hours = self._bridge.settings.auto_resume_hours
-        self.hours.setPlaceholderText(tr("the global hours: {hours}").format(hours=hours) if hours
-                                      else tr("any time (no global hours)"))
+        example = "Mon-Fri 19:00-08:00"
+        self.hours.setPlaceholderText(
+            tr("e.g. {example} — empty: the global hours, {hours}").format(
+                example=example, hours=hours) if hours
+            else tr("e.g. {example} — empty: any time").format(example=example))
         self.revalidate()
 
     def edited_values(self) -> dict[str, str]:

@@ -40,6 +40,7 @@ from gui.settings_source import (
     CHOICE_TEXT,
     LANGUAGE_NAMES,
     LIVE_FIELDS,
+    PLACEHOLDERS,
     FieldSpec,
     SettingsSource,
     Validation,
@@ -181,7 +182,7 @@ class SettingsDialog(QDialog):
             editor.currentIndexChanged.connect(self.revalidate)
         else:
             editor = QLineEdit(self)
-            editor.setPlaceholderText(tr("not set") if spec.optional else "")
+            editor.setPlaceholderText(_placeholder(spec))
             editor.textChanged.connect(self.revalidate)
         editor.setToolTip(tip)
         editor.setAccessibleName(tr(spec.label))
@@ -317,3 +318,11 @@ class SettingsDialog(QDialog):
         self.saved.emit(result.settings, self.needs_restart(result.settings))
         self.accept()
         return True
+
+
+def _placeholder(spec: FieldSpec) -> str:
+    """An example for a policy field; "not set" for another optional one."""
+    if spec.name in PLACEHOLDERS:
+        template, example = PLACEHOLDERS[spec.name]
+        return tr(template).format(example=example)
+    return tr("not set") if spec.optional else ""

@@ -130,6 +130,7 @@
     </message>
     <message>
         <source>Id</source>
+        <extracomment>the rows behind &quot;Technical details&quot;</extracomment>
         <translation>ID</translation>
     </message>
     <message>
@@ -185,6 +186,10 @@
         <translation>最近变更</translation>
     </message>
     <message>
+        <source>Runner fence</source>
+        <translation>运行序号</translation>
+    </message>
+    <message>
         <source>Goal details</source>
         <translation>目标详情</translation>
     </message>
@@ -193,12 +198,20 @@
         <translation>{field}：</translation>
     </message>
     <message>
+        <source>Technical details</source>
+        <translation>技术细节</translation>
+    </message>
+    <message>
         <source>Provider data</source>
         <translation>提供方数据</translation>
     </message>
     <message>
         <source>Provider data:</source>
         <translation>提供方数据：</translation>
+    </message>
+    <message>
+        <source>{attempts} of {cap} automatic resumes tried since it paused</source>
+        <translation>自本次暂停以来已尝试自动恢复 {attempts} 次（上限 {cap} 次）</translation>
     </message>
     <message>
         <source>Show &amp;history</source>
@@ -223,7 +236,7 @@
     </message>
     <message>
         <source>{attempts} in this episode (runner fence {fence})</source>
-        <translation>本轮尝试 {attempts}（运行器令牌 {fence}）</translation>
+        <translation type="vanished">本轮尝试 {attempts}（运行器令牌 {fence}）</translation>
     </message>
     <message>
         <source>Goal details — {title}</source>
@@ -832,10 +845,11 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Goalkeeper — demo</source>
         <extracomment>open the set-up assistant at start when the config says it has not run (the app&apos;s bootstrap asks for it, never for the demo)</extracomment>
-        <translation>Goalkeeper — 演示</translation>
+        <translation type="vanished">Goalkeeper — 演示</translation>
     </message>
     <message>
         <source>this app (pid {pid}) hosts {data_dir}</source>
+        <extracomment>open the set-up assistant at start when the config says it has not run (the app&apos;s bootstrap asks for it, never for the demo)</extracomment>
         <translation>本应用（pid {pid}）托管 {data_dir}</translation>
     </message>
     <message>
@@ -853,6 +867,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Start at login: {problem}</source>
         <translation>登录时启动：{problem}</translation>
+    </message>
+    <message>
+        <source>Demo — Goalkeeper</source>
+        <translation>演示 — Goalkeeper</translation>
     </message>
     <message>
         <source>Resuming</source>
@@ -882,6 +900,27 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Desktop</source>
         <translation>桌面</translation>
+    </message>
+    <message>
+        <source>e.g. {example} — 0: keep nothing back</source>
+        <extracomment>a placeholder with an example (and what an empty or zero value means) per policy field: (template with {example}, the example — syntax, not words, so never translated)</extracomment>
+        <translation>例如 {example} — 0：不预留</translation>
+    </message>
+    <message>
+        <source>e.g. {example} — empty: the same for every window</source>
+        <translation>例如 {example} — 留空：每个窗口相同</translation>
+    </message>
+    <message>
+        <source>e.g. {example} — empty: this computer&apos;s zone</source>
+        <translation>例如 {example} — 留空：本机的时区</translation>
+    </message>
+    <message>
+        <source>e.g. {example} — 0: no limit</source>
+        <translation>例如 {example} — 0：不限</translation>
+    </message>
+    <message>
+        <source>e.g. {example} (5 minutes)</source>
+        <translation>例如 {example}（5 分钟）</translation>
     </message>
     <message>
         <source>Providers</source>
@@ -1046,7 +1085,7 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>Margin after a reset (s)</source>
-        <translation>重置后的余量（秒）</translation>
+        <translation>重置后再等待（秒）</translation>
     </message>
     <message>
         <source>Random extra delay, up to (s)</source>
@@ -1146,7 +1185,7 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>Next resume after (s)</source>
-        <translation>下一次恢复间隔（秒）</translation>
+        <translation>恢复一个目标后，隔多久再恢复下一个（秒）</translation>
     </message>
     <message>
         <source>Shared store (postgresql://…)</source>
@@ -1778,6 +1817,7 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>Filter goals by title, id, provider or reason</source>
+        <extracomment>the widest a column other than the title and the pause reason is fitted to (px) the title keeps at least its content up to this width; the pause reason takes the rest</extracomment>
         <translation>按标题、ID、提供方或原因筛选目标</translation>
     </message>
     <message>
@@ -2123,7 +2163,11 @@ Showing the defaults; saving replaces the file.</source>
     </message>
     <message>
         <source>no budget</source>
-        <translation>无预算</translation>
+        <translation type="vanished">无预算</translation>
+    </message>
+    <message>
+        <source>e.g. {example} — empty: no budget</source>
+        <translation>例如 {example} — 留空：无预算</translation>
     </message>
     <message>
         <source>At most this share of a window per window period; reaching it pauses the goal (reason budget) until the window resets.</source>
@@ -2158,12 +2202,20 @@ Showing the defaults; saving replaces the file.</source>
         <translation>允许时段：</translation>
     </message>
     <message>
+        <source>e.g. {example} — empty: the global hours, {hours}</source>
+        <translation>例如 {example} — 留空：全局时段 {hours}</translation>
+    </message>
+    <message>
+        <source>e.g. {example} — empty: any time</source>
+        <translation>例如 {example} — 留空：任何时间</translation>
+    </message>
+    <message>
         <source>the global hours: {hours}</source>
-        <translation>全局时段：{hours}</translation>
+        <translation type="vanished">全局时段：{hours}</translation>
     </message>
     <message>
         <source>any time (no global hours)</source>
-        <translation>任何时间（没有全局时段）</translation>
+        <translation type="vanished">任何时间（没有全局时段）</translation>
     </message>
 </context>
 </TS>

@@ -89,6 +89,7 @@ class ChartPanel(QWidget):
         bridge.quota_observed.connect(self._on_bridge_quota_observed)
         bridge.history_recorded.connect(self._on_bridge_history_recorded)
         self.loaded = 0  # loads completed (tests wait on it)
+        self._seen_resets: dict[str, set[datetime]] = {}  # told by readings while we ran
 
     # -- selection -----------------------------------------------------------------------------
 
@@ -148,25 +149,39 @@ class ChartPanel(QWidget):
             if lookback is not None:
                 data.start = now - lookback
             data.end = now
+            self._add_resets(data)
             self.chart.set_data(data)
 
     def _data(self, window_id: str, start: datetime, end: datetime,
               points: list[tuple[datetime, float]], markers: list[Marker]) -> ChartData:
         reading = self._bridge.reading(window_id)
         settings = self._bridge.settings
-        return ChartData(localized(reading.label) if reading else window_id, start, end, points,
+        data = ChartData(localized(reading.label) if reading else window_id, start, end, points,
                          sorted(markers, key=lambda m: m.at), settings.pause_threshold_percent,
                          settings.resume_threshold_percent,
                          self._bridge.reserve_percent(window_id))
+        self._add_resets(data)
+        return data
+
+    def _add_resets(self, data: ChartData) -> None:
+        """The resets the window's latest reading tells, added to those already known (a
+        reading after a reset tells the next one, not the one it followed)."""
+        known = set(data.resets) | self._seen_resets.get(self.window_id, set()) | set(
+            self._bridge.known_resets(self.window_id, data.start, data.end))
+        data.resets = sorted(r for r in known if data.start <= r <= data.end)
 
     # -- live updates --------------------------------------------------------------------------
 
     def _on_bridge_quota_observed(self, reading: QuotaReading) -> None:
+        if reading.resets_at is not None and not reading.no_timed_reset:
+            # the reset a reading announces stays known after the next reading tells a later one
+            self._seen_resets.setdefault(reading.window_id, set()).add(reading.resets_at)
         data = self.chart.data
         if reading.window_id != self.window_id or data is None or reading.used_percent is None:
             return
         data.points.append((reading.observed_at, reading.used_percent))
         data.end = max(data.end, reading.observed_at)
+        self._add_resets(data)
         self.chart.set_data(data)
 
     def _on_bridge_history_recorded(self, row: HistoryRow) -> None:

@@ -6,8 +6,17 @@ Signals: ``current_goal_changed(str)`` (empty string: none selected), ``goal_act
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QPainter
+from PySide6.QtCore import (
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QPainter, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -31,6 +40,11 @@ from gui.models.goals_model import Column, GoalRole, GoalsModel
 from gui.theme import state_color
 
 Index = QModelIndex | QPersistentModelIndex
+#: the widest a column other than the title and the pause reason is fitted to (px)
+MAX_COLUMN_WIDTH = 240
+#: the title keeps at least its content up to this width; the pause reason takes the rest
+TITLE_KEEPS = 320
+MIN_REASON_WIDTH = 190
 
 
 class StateBadgeDelegate(QStyledItemDelegate):
@@ -101,12 +115,18 @@ class GoalsView(QWidget):
             self.state_combo.addItem(tr(label), key.value)
         self.count_label = QLabel(self)
         self.table = self._make_table()
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_columns)
         self._layout()
         self.filter_edit.textChanged.connect(self.proxy.set_text)
         self.state_combo.currentIndexChanged.connect(self._on_state_combo_changed)
         for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset,
                        self.proxy.layoutChanged):
             signal.connect(self._update_count)
+            signal.connect(self._fit_timer.start)
+        self.proxy.dataChanged.connect(self._on_proxy_data_changed)
         self._update_count()
 
     def _make_table(self) -> GoalTable:
@@ -129,13 +149,37 @@ class GoalsView(QWidget):
         for column, width in ((Column.PROVIDER, 80), (Column.STATE, 100), (Column.REASON, 190),
                               (Column.AUTO, 100), (Column.NEXT, 170), (Column.ATTEMPTS, 75),
                               (Column.CHANGED, 110)):
-            table.setColumnWidth(column, width)
+            table.setColumnWidth(column, width)  # until there are rows to fit them to
         table.selectionModel().currentRowChanged.connect(self._on_current_changed)
         table.doubleClicked.connect(self._activate)
         table.enter_pressed.connect(self._activate)
         table.customContextMenuRequested.connect(
             lambda pos: self.context_menu_requested.emit(table.viewport().mapToGlobal(pos)))
         return table
+
+    def fit_columns(self) -> None:
+        """Size every column but the title's to its content and header (up to a cap: the cell's
+        tooltip holds the full text); the title stretches over what is left."""
+        wanted = {column: max(self.table.sizeHintForColumn(column),
+                              self.table.horizontalHeader().sectionSizeHint(column))
+                  for column in Column}
+        others = [c for c in Column if c not in (Column.TITLE, Column.REASON)]
+        for column in others:
+            self.table.setColumnWidth(column, min(wanted[column], MAX_COLUMN_WIDTH))
+        room = (self.table.viewport().width() - sum(self.table.columnWidth(c) for c in others)
+                - min(wanted[Column.TITLE], TITLE_KEEPS))
+        self.table.setColumnWidth(Column.REASON,
+                                  min(wanted[Column.REASON], max(room, MIN_REASON_WIDTH)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_timer.start()
+
+    def _on_proxy_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex,
+                               roles: list[int] | None = None) -> None:
+        # the countdown's once-a-second change refits nothing: its width barely moves
+        if top_left.column() != bottom_right.column() or top_left.column() != Column.NEXT:
+            self._fit_timer.start()
 
     def _layout(self) -> None:
         bar = QHBoxLayout()

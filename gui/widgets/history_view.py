@@ -66,6 +66,7 @@ class HistoryView(QWidget):
 
     def _build(self) -> None:
         self.scope_combo = QComboBox(self)
+        self.all_chosen = False  # the user picked "All goals": selections no longer narrow it
         self.scope_combo.setAccessibleName(tr("Whose history"))
         self.scope_combo.addItem(tr("All goals"), "")
         self.scope_combo.addItem(tr("Selected goal ({title})").format(title=tr("none")),
@@ -122,11 +123,16 @@ class HistoryView(QWidget):
     # -- scope ---------------------------------------------------------------------------------
 
     def set_selected_goal(self, goal_id: str) -> None:
-        """Follow the goals table's selection (used when the scope is "selected goal")."""
+        """Follow the goals table's selection: with a goal selected the history is that goal's
+        (the scope says so), unless the user asked for all goals."""
         self.selected_goal = goal_id
         goal = self._bridge.goal(goal_id) if goal_id else None
         self.scope_combo.setItemText(1, tr("Selected goal ({title})").format(
             title=goal.title if goal else tr("none")))
+        if goal_id and not self.all_chosen and self.scope_combo.currentIndex() != 1:
+            self.scope_combo.blockSignals(True)
+            self.scope_combo.setCurrentIndex(1)
+            self.scope_combo.blockSignals(False)
         if self.scope_combo.currentData() == "selected":
             self._set_scope(goal_id or None)
 
@@ -138,6 +144,7 @@ class HistoryView(QWidget):
 
     def _on_scope_changed(self, index: int) -> None:
         selected = self.scope_combo.itemData(index) == "selected"
+        self.all_chosen = not selected  # the user's choice holds for later selections
         self._set_scope((self.selected_goal or None) if selected else None)
 
     def _set_scope(self, goal_id: str | None) -> None:

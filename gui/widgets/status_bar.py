@@ -1,5 +1,6 @@
 """The status bar's permanent part: host state, what is wrong with the host (store unavailable,
-safe mode, a provider that failed to start), last provider refresh, next scheduled wake."""
+safe mode, a provider that failed to start), when the providers were last read (the latest
+reading or refresh, whichever is later), next scheduled wake."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 from core.health import HostHealth
 from core.i18n import localized
 from core.i18n.textfmt import countdown, long_time, short_time
+from core.models import QuotaReading
 from gui.bridge import Bridge
 from gui.i18n import QT_TR_NOOP, tr
 
@@ -32,6 +34,7 @@ class HostStatus(QWidget):
         super().__init__(bar)
         self._bridge = bridge
         self.next_wake: datetime | None = bridge.next_wake
+        self.last_read: datetime | None = None
         self.host = QLabel(bar)
         self.problem = QLabel(bar)
         self.problem.setStyleSheet(PROBLEM_STYLE)
@@ -45,6 +48,7 @@ class HostStatus(QWidget):
             bar.addPermanentWidget(label)
         bridge.host_state_changed.connect(self._on_bridge_host_state_changed)
         bridge.providers_refreshed.connect(self._on_bridge_providers_refreshed)
+        bridge.quota_observed.connect(self._on_bridge_quota_observed)
         bridge.scheduler_woke.connect(self._on_bridge_scheduler_woke)
         bridge.health_changed.connect(self._on_bridge_health_changed)
         self._on_bridge_host_state_changed(bridge.host_state)
@@ -66,6 +70,16 @@ class HostStatus(QWidget):
             self.problem.setToolTip("\n".join(problems))
 
     def _on_bridge_providers_refreshed(self, at: datetime) -> None:
+        self._read_at(at)
+
+    def _on_bridge_quota_observed(self, reading: QuotaReading) -> None:
+        # a reading is a provider read too: readings arrive every few seconds between refreshes
+        self._read_at(reading.observed_at)
+
+    def _read_at(self, at: datetime) -> None:
+        if self.last_read is not None and at <= self.last_read:
+            return
+        self.last_read = at
         self.refresh.setText(tr("Providers read {when}").format(
             when=short_time(at, self._bridge.now())))
         self.refresh.setToolTip(long_time(at))

@@ -7,6 +7,8 @@ it ourselves also keeps it on the palette (light/dark) and sharp at any device p
 
 Readings are samples: the line holds each value until the next reading (a step line), which is
 what the quota did as far as anyone knows — a straight slope would invent usage between samples.
+A level is never held across a reset the chart knows of (``ChartData.resets``): the line drops
+at the reset and is left out, as unknown, until the next reading.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ TICK_STEPS = [timedelta(seconds=s) for s in (10, 15, 30)] + [
     timedelta(minutes=m) for m in (1, 2, 5, 10, 15, 30)] + [
     timedelta(hours=h) for h in (1, 2, 3, 6, 12)] + [timedelta(days=d) for d in (1, 2, 7)]
 MAX_X_TICKS = 8
+LEGEND_TOP = 4.0
+LEGEND_GAP = 12.0
 
 
 @dataclass
@@ -41,6 +45,33 @@ class ChartData:
     pause_threshold: float = 100.0
     resume_threshold: float = 90.0
     reserve: float = 0.0  # % kept for the user: a line at 100 − reserve (0: none)
+    resets: list[datetime] = field(default_factory=list)  # known resets of the window
+
+
+def held_segments(points: list[tuple[datetime, float]], resets: list[datetime], end: datetime
+                  ) -> list[list[tuple[datetime, float]]]:
+    """The step line as runs of (instant, percent) vertices.
+
+    Each reading holds its level until the next reading, or until a known reset that comes
+    first: there the run drops to 0 % and ends — the level after a reset is unknown until the
+    next reading starts a new run."""
+    ordered = sorted(resets)
+    runs: list[list[tuple[datetime, float]]] = []
+    run: list[tuple[datetime, float]] = []
+    for index, (at, value) in enumerate(points):
+        if run:
+            run.append((at, run[-1][1]))
+        run.append((at, value))
+        until = points[index + 1][0] if index + 1 < len(points) else end
+        cut = next((r for r in ordered if at < r <= until), None)
+        if cut is not None:
+            run += [(cut, value), (cut, 0.0)]
+            runs.append(run)
+            run = []
+    if run:
+        run.append((max(end, run[-1][0]), run[-1][1]))
+        runs.append(run)
+    return runs
 
 
 def x_ticks(start: datetime, end: datetime, zone: tzinfo | None = None) -> list[datetime]:
@@ -105,11 +136,19 @@ class UsageChart(QWidget):
 
     # -- geometry ------------------------------------------------------------------------------
 
+    def legend_height(self) -> float:
+        """The legend band's height: the tallest of its texts as drawn, fallback fonts included
+        (Chinese glyphs are taller than the Latin font's line), so nothing is clipped."""
+        metrics = QFontMetrics(self.font())
+        texts = [text for _, text, _ in self._legend_items()]
+        return float(max([metrics.height()] + [metrics.boundingRect(t).height() for t in texts]))
+
     def plot_rect(self) -> QRectF:
         metrics = QFontMetrics(self.font())
         left = metrics.horizontalAdvance("100 %") + 12
-        return QRectF(self.rect()).adjusted(left, metrics.height() + 10, -14,
-                                            -(metrics.height() + 10))
+        # LEGEND_TOP + the band + a gap the data's dots at 100 % (radius 2.5, pen 2) stay below
+        top = LEGEND_TOP + self.legend_height() + LEGEND_GAP
+        return QRectF(self.rect()).adjusted(left, top, -14, -(metrics.height() + 10))
 
     def x_of(self, instant: datetime, plot: QRectF) -> float:
         assert self.data is not None
@@ -173,36 +212,34 @@ class UsageChart(QWidget):
         if self.data.reserve > 0:
             lines.append((100.0 - self.data.reserve, RESERVE_COLOR))
         for value, colour in lines:
-            y = self.y_of(value, plot)
+            y = round(self.y_of(value, plot)) + 0.5  # on a pixel's centre: one crisp row
             painter.setPen(QPen(QColor(colour), 1, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
 
     def _paint_series(self, painter: QPainter, plot: QRectF) -> None:
         assert self.data is not None
+        d = self.data
         colour = self.palette().color(QPalette.ColorRole.Highlight)
-        points = [(self.x_of(t, plot), self.y_of(v, plot)) for t, v in self.data.points
-                  if self.data.start <= t <= self.data.end]
-        if not points:
-            return
-        path = QPainterPath(QPointF(*points[0]))
-        for index in range(1, len(points)):
-            # hold the previous value until this reading, then step
-            path.lineTo(QPointF(points[index][0], points[index - 1][1]))
-            path.lineTo(QPointF(*points[index]))
-        path.lineTo(QPointF(self.x_of(self.data.end, plot), points[-1][1]))
-        area = QPainterPath(path)
-        area.lineTo(QPointF(self.x_of(self.data.end, plot), plot.bottom()))
-        area.lineTo(QPointF(points[0][0], plot.bottom()))
-        area.closeSubpath()
+        shown = [(t, v) for t, v in d.points if d.start <= t <= d.end]
         fill = QColor(colour)
         fill.setAlpha(50)
-        painter.fillPath(area, fill)
-        painter.setPen(QPen(colour, 2))
-        painter.drawPath(path)
-        if len(points) <= plot.width() / 6:
+        for run in held_segments(shown, d.resets, d.end):
+            vertices = [QPointF(self.x_of(t, plot), self.y_of(v, plot)) for t, v in run]
+            path = QPainterPath(vertices[0])
+            for vertex in vertices[1:]:
+                path.lineTo(vertex)
+            area = QPainterPath(path)
+            area.lineTo(QPointF(vertices[-1].x(), plot.bottom()))
+            area.lineTo(QPointF(vertices[0].x(), plot.bottom()))
+            area.closeSubpath()
+            painter.fillPath(area, fill)
+            painter.setPen(QPen(colour, 2))
+            painter.drawPath(path)
+        if len(shown) <= plot.width() / 6:
+            painter.setPen(QPen(colour, 2))
             painter.setBrush(colour)
-            for x, y in points:
-                painter.drawEllipse(QPointF(x, y), 2.5, 2.5)
+            for t, v in shown:
+                painter.drawEllipse(QPointF(self.x_of(t, plot), self.y_of(v, plot)), 2.5, 2.5)
 
     def _paint_markers(self, painter: QPainter, plot: QRectF) -> None:
         assert self.data is not None
@@ -217,24 +254,38 @@ class UsageChart(QWidget):
             painter.setBrush(colour)
             painter.drawPath(_triangle(x, plot.bottom(), down=marker.kind == "paused"))
 
+    def _legend_items(self) -> list[tuple[str, str, float]]:
+        """(kind, text, left edge of the text) of the two marker keys, right-aligned."""
+        metrics = QFontMetrics(self.font())
+        x = float(self.width() - 14)
+        items = []
+        for kind, text in (("resumed", tr("resumed")), ("paused", tr("paused for quota"))):
+            x -= metrics.horizontalAdvance(text)
+            items.append((kind, text, x))
+            x -= 26
+        return items
+
+    def legend_span(self) -> tuple[float, float]:
+        """Left and right x of the marker keys (their triangles included)."""
+        return self._legend_items()[-1][2] - 16, float(self.width() - 14)
+
     def _paint_legend(self, painter: QPainter) -> None:
         assert self.data is not None
         metrics = QFontMetrics(self.font())
-        y = 4.0
-        x = float(self.width() - 14)
-        for kind, text in (("resumed", tr("resumed")), ("paused", tr("paused for quota"))):
-            width = metrics.horizontalAdvance(text)
-            x -= width
+        y, height = LEGEND_TOP, self.legend_height()
+        flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        for kind, text, x in self._legend_items():
+            width = metrics.horizontalAdvance(text) + 2
             painter.setPen(self.palette().color(QPalette.ColorRole.Text))
-            painter.drawText(QRectF(x, y, width, metrics.height()), Qt.AlignmentFlag.AlignLeft,
-                             text)
+            painter.drawText(QRectF(x, y, width, height), flags, text)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(MARKER_COLORS[kind]))
-            painter.drawPath(_triangle(x - 9, y + metrics.height() - 3, down=kind == "paused"))
-            x -= 26
+            base = y + height / 2 + (6.0 if kind == "paused" else 4.5)
+            painter.drawPath(_triangle(x - 9, base, down=kind == "paused"))
+        x = self.legend_span()[0] - 10
         painter.setPen(self.palette().color(QPalette.ColorRole.Text))
         painter.drawText(QRectF(self.plot_rect().left(), y, x - self.plot_rect().left(),
-                                metrics.height()), Qt.AlignmentFlag.AlignLeft,
+                                height), flags,
                          metrics.elidedText(tr("{label} — used %").format(label=self.data.label),
                                             Qt.TextElideMode.ElideRight,
                                             int(max(0.0, x - self.plot_rect().left()))))

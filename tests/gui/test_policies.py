@@ -104,7 +104,8 @@ async def test_the_details_dialog_edits_the_goals_policy(window: MainWindow,
                                                          engine: Engine) -> None:
     dialog = window.open_details("fake:w")
     form = dialog.policy_form
-    assert form.hours.placeholderText() == "the global hours: Mon-Fri 19:00-08:00"
+    assert form.hours.placeholderText() == (
+        "e.g. Mon-Fri 19:00-08:00 — empty: the global hours, Mon-Fri 19:00-08:00")
     assert not form.apply_button.isEnabled()  # nothing changed yet
     assert "(allowed hours)" in dialog.field("Next auto-resume")
     form.priority.setValue(5)
