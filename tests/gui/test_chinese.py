@@ -95,8 +95,8 @@ def test_the_settings_dialog_and_qt_s_own_buttons(zh: None, qtbot: Any, tmp_path
     dialog = SettingsDialog(SettingsSource(tmp_path / "config.toml", {}))
     qtbot.addWidget(dialog)
     assert dialog.windowTitle() == "Goalkeeper 设置"
-    assert [dialog.tabs.tabText(i) for i in range(7)] == ["恢复", "保持唤醒", "恢复策略", "配额阈值",
-                                                         "调度器", "通知", "桌面"]
+    tabs = [dialog.tabs.tabText(i) for i in range(7)]
+    assert tabs == ["恢复", "保持唤醒", "恢复策略", "配额阈值", "调度器", "通知", "桌面"]
     language = dialog.editors["language"]
     assert isinstance(language, QComboBox)
     assert [language.itemText(i) for i in range(language.count())] == [
