@@ -84,7 +84,8 @@ class QuotaPanel(QWidget):
                               self._bridge.settings.resume_threshold_percent,
                               self._bridge.reserve_percent(gauge.window_id),
                               ahead.text(now) if ahead is not None else "",
-                              runs_out=ahead is not None and ahead.runs_out_at is not None)
+                              runs_out=ahead is not None and ahead.runs_out_at is not None
+                              and ahead.runs_out_at > now)  # never warm for a time gone by
 
     def tick(self, now: datetime) -> None:
         for gauge in self.gauges.values():
