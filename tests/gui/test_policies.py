@@ -74,6 +74,9 @@ async def test_the_gauge_draws_the_reserve_line_and_says_when_it_runs_out(
     near = [image.pixelColor(int(x) + dx, int(top) + 4) for dx in (-1, 0, 1)]
     assert any(abs(c.red() - target.red()) + abs(c.green() - target.green())
                + abs(c.blue() - target.blue()) < 60 for c in near), near
+    # once the run-out time has passed the gauge neither says it nor is drawn warm
+    window.quota_panel.tick(clock.now() + timedelta(minutes=71))
+    assert gauge.forecast == "" and not gauge.runs_out
 
 
 @pytest.mark.asyncio
