@@ -120,7 +120,7 @@ class Engine:
         self._wire_goals()
         self.keep_awake = KeepAwake(AwakeParts(self.goals, self.clock, settings,
                                                inhibitor or default_inhibitor(), battery_percent,
-                                               self.health_changed))
+                                               self.health_changed, spawn=self.spawn))
 
     def _wire_write_path(self) -> None:
         self.goal_book = GoalBook(self.bus, self._poke)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, Protocol
@@ -46,7 +46,8 @@ class SleepInhibitor(Protocol):
 @dataclass(frozen=True)
 class AwakeParts:
     """What the room is handed: this host's goals, the clock, the settings, the inhibitor, the
-    battery's charge (None: on mains) and whom to tell when its health changes."""
+    battery's charge (None: on mains), whom to tell when its health changes, and how to run its
+    task (the host's ``spawn``: the host owns every task, so a host that dies takes it along)."""
 
     goals: Mapping[str, Goal]
     clock: Clock
@@ -55,6 +56,7 @@ class AwakeParts:
     battery: Callable[[], float | None]
     changed: Callable[[], None]
     zone: tzinfo | None = None
+    spawn: Callable[[Coroutine[Any, Any, None], str], asyncio.Task[Any]] | None = None
 
 
 class KeepAwake:
@@ -80,8 +82,11 @@ class KeepAwake:
     def start(self) -> None:
         if self._task is None:
             self._stopping = False
-            self._task = asyncio.ensure_future(self._run())
-            self._task.set_name("goalkeeper:keep-awake")
+            if self._p.spawn is not None:
+                self._task = self._p.spawn(self._run(), "keep-awake")
+            else:
+                self._task = asyncio.ensure_future(self._run())
+                self._task.set_name("goalkeeper:keep-awake")
 
     async def stop(self) -> None:
         """Let go. The pass under way is not cancelled: an inhibitor its thread is taking would

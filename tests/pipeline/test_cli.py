@@ -51,11 +51,11 @@ def test_add_without_a_host_says_how_the_goal_appears_and_when_it_runs_in_both_z
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_goal(tmp_path, {"name": "morning", "schedule": "09:00",
                                  "timezone": "Asia/Shanghai"}, [], [step("deliver")])
-    code, out, _ = cli(capsys, "add", str(path))
+    code, out, _ = cli(capsys, "add", str(path), "--yes")
     assert code == 0
     assert "09:00:00 Asia/Shanghai = " in out and " local time (" in out
     assert "appears when a host starts" in out and "`resume` and `status`" in out
-    data = json.loads(cli(capsys, "add", str(path), "--json")[1])
+    data = json.loads(cli(capsys, "add", str(path), "--yes", "--json")[1])
     assert data["next_run"].endswith("09:00:00+08:00")
     assert data["next_run_local"] is not None
 

@@ -77,7 +77,7 @@ def test_postgres_step_two_moves_the_keys_out_of_data(pg_url: str) -> None:
         con.execute(INSERT.format(p="%s"), ("fake:plain", "plain", Jsonb({"cwd": "/y"})))
     store = PostgresStore(pg_url)
     try:
-        assert store.schema_version == pg_schema.SCHEMA_VERSION == 2
+        assert store.schema_version == pg_schema.SCHEMA_VERSION  # step two, and those after it
         _assert_moved(store.get_goal("fake:old"), store.get_goal("fake:plain"))
     finally:
         store.close()
