@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
@@ -27,18 +26,6 @@ from tests.codex.fixtures import T0, THREAD_A, goal, meta
 from tests.support.codex import GID, stopped, until
 
 DAEMON_ARGS = ("app-server", "--listen", "unix://", "--managed-daemon")
-
-
-@pytest.fixture
-def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
-    return FakeCodex(tmp_path / "fake", monkeypatch)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    (path / ".git").mkdir(parents=True)
-    return path
 
 
 @pytest.fixture
