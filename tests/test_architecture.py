@@ -119,3 +119,15 @@ def test_no_two_classes_in_core_and_gui_share_a_name() -> None:
                 where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
     shared = {name: paths for name, paths in where.items() if len(paths) > 1}
     assert shared == {}
+
+
+def test_no_test_helper_shadows_an_installed_package() -> None:
+    """A script run from tests/support (the desktop scenario, the cut-run child) has that folder
+    first on its path: a helper named like an installed package would be imported instead of it
+    (tests/support/keyring.py once shadowed keyring)."""
+    from importlib.metadata import packages_distributions
+
+    installed = {name for name, dists in packages_distributions().items()
+                 if "goalkeeper" not in dists}
+    helpers = {p.stem for p in (ROOT / "tests" / "support").glob("*.py")}
+    assert helpers & installed == set()

@@ -39,7 +39,7 @@ from core.settings import Settings
 from tests.claude.builders import limit_stop, user, write_session
 from tests.codex.fixtures import T0, THREAD_A, CodexHome, goal, meta
 from tests.pipeline.support import write_goal
-from tests.support.keyring import MemoryKeyring
+from tests.support.fake_keyring import MemoryKeyring
 from tests.support.pipeline import approve
 
 UNICODE = "pässwörd-ünïcode-✓-canary-41"

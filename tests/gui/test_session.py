@@ -153,7 +153,7 @@ async def test_notification_channels_apply_at_once_and_a_variable_keeps_winning(
     import keyring
 
     from tests.real.mockhttp import Reply, serving
-    from tests.support.keyring import MemoryKeyring
+    from tests.support.fake_keyring import MemoryKeyring
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     previous = keyring.get_keyring()

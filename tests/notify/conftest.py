@@ -23,7 +23,7 @@ from core.notify.retrying import DeliveryPolicy
 from core.notify.service import Notifications
 from core.settings import Settings
 from tests.real.mockhttp import MockServer
-from tests.support.keyring import MemoryKeyring, memory_keyring_installed
+from tests.support.fake_keyring import MemoryKeyring, memory_keyring_installed
 from tests.support.notify import Factory, Rig, RigFactory, Script, reader_of, scripted_server
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.keyring import MemoryKeyring, memory_keyring_installed
+from tests.support.fake_keyring import MemoryKeyring, memory_keyring_installed
 
 
 @pytest.fixture(autouse=True)

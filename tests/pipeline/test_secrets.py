@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from core.cli import main
-from tests.support.keyring import MemoryKeyring
+from tests.support.fake_keyring import MemoryKeyring
 from tests.support.pipeline import approve
 
 

@@ -16,7 +16,7 @@ import pytest
 from core.redact import KNOWN, MASK
 from core.store.base import StoreError, StoreUnavailable
 from core.store.target import PASSWORD_SECRET, open_shared
-from tests.support.keyring import MemoryKeyring
+from tests.support.fake_keyring import MemoryKeyring
 
 PASSWORD = "pw-" + uuid.uuid4().hex
 
