@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-import keyring
 import pytest
 
 from core.cli import main as cli_main
@@ -39,7 +38,7 @@ from core.settings import Settings
 from tests.claude.builders import limit_stop, user, write_session
 from tests.codex.fixtures import T0, THREAD_A, CodexHome, goal, meta
 from tests.pipeline.support import write_goal
-from tests.support.fake_keyring import MemoryKeyring
+from tests.support.fake_keyring import MemoryKeyring, memory_keyring_installed
 from tests.support.pipeline import approve
 
 UNICODE = "pässwörd-ünïcode-✓-canary-41"
@@ -63,13 +62,8 @@ json.dump({"status": sys.argv[1], "detail": " | ".join(values)},
 
 @pytest.fixture(autouse=True)
 def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
+    with memory_keyring_installed() as backend:
         yield backend
-    finally:
-        keyring.set_keyring(previous)
 
 
 def leaky(name: str, status: str) -> dict[str, object]:
