@@ -170,7 +170,7 @@ class Bridge(QObject):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        await self._tasks.cancel_all()
+        await self._tasks.close()
 
     # -- core events -> Qt signals --------------------------------------------------------------
 

@@ -21,10 +21,19 @@ class TaskKeeper:
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
 
     def spawn(self, coro: Coroutine[Any, Any, T], name: str = "gui") -> asyncio.Task[T]:
+        """Run ``coro`` as a task. After :meth:`close` the task is cancelled before its first
+        step: a signal that arrives while the app shuts down (the host stopping, a widget
+        closing) must not start a load against a store that is going away, nor run its steps
+        after the event loop has stopped — Qt still delivers qasync's callbacks then, outside
+        any running asyncio loop."""
         task = asyncio.ensure_future(coro)
         task.set_name(f"goalkeeper-gui:{name}")
+        if self._closed:
+            task.cancel()
+            return task
         self._tasks.add(task)
         task.add_done_callback(self._done)
         return task
@@ -46,6 +55,15 @@ class TaskKeeper:
         it again)."""
         for task in list(self._tasks):
             task.cancel()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def close(self) -> None:
+        """Cancel every task, wait for them, and start no new ones."""
+        self._closed = True
+        await self.cancel_all()
 
     async def cancel_all(self) -> None:
         tasks = list(self._tasks)

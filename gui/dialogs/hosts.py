@@ -158,5 +158,5 @@ class HostsDialog(QDialog):
 
     async def shutdown(self) -> None:
         self._timer.stop()
-        await self._tasks.cancel_all()
+        await self._tasks.close()
 

@@ -198,4 +198,4 @@ class ChartPanel(QWidget):
             self.chart.set_data(data)
 
     async def shutdown(self) -> None:
-        await self._tasks.cancel_all()
+        await self._tasks.close()

@@ -255,4 +255,4 @@ class HistoryView(QWidget):
     async def shutdown(self) -> None:
         self._shut_down = True
         self._reload_timer.stop()
-        await self._tasks.cancel_all()
+        await self._tasks.close()
