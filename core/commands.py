@@ -1,7 +1,8 @@
 """What a person (or the scheduler, or a provider) asks of a goal, and the typed answer.
 
 One frozen command type per intent — :class:`Resume`, :class:`Pause`, :class:`Cancel`,
-:class:`SetAutoResume`, :class:`SetGoalPolicy`, :class:`Start`, :class:`Forget` — each with one
+:class:`SetAutoResume`, :class:`SkipReset`, :class:`SetGoalPolicy`, :class:`Start`,
+:class:`Forget` — each with one
 wire name (the control socket's ``op``, a routed request's ``op``) and ``to_json``/``from_json``.
 Every one goes through :meth:`core.goals.door.GoalDoor.perform` and comes back as an
 :class:`ActionResult`: views render that, never their own guess.
@@ -103,6 +104,15 @@ class SetAutoResume(Command):
 
 
 @dataclass(frozen=True)
+class SkipReset(Command):
+    """Do not resume a paused goal automatically at the reset it waits for ("Skip this
+    window", from the phone): its pending automatic resume is dropped, its auto-resume switch
+    stays on, so the next limit is resumed as before (issue 23)."""
+
+    wire = "skip-reset"
+
+
+@dataclass(frozen=True)
 class SetGoalPolicy(Command):
     """Set one of a goal's own resume policies (``goalkeeper goal set``, the details dialog)."""
 
@@ -148,7 +158,7 @@ class Door(Protocol):
 
 #: every command by its wire name
 COMMANDS: dict[str, type[Command]] = {c.wire: c for c in (
-    Resume, Pause, Cancel, SetAutoResume, SetGoalPolicy, Start, Forget)}
+    Resume, Pause, Cancel, SetAutoResume, SkipReset, SetGoalPolicy, Start, Forget)}
 
 
 def command_from_json(data: Mapping[str, Any]) -> Command:

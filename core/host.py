@@ -22,6 +22,10 @@ from core.engine import Engine
 from core.hosts.control import ControlServer, HostOps, NoHostRunning, send_request
 from core.hosts.lease import HostInfo, HostLease
 from core.i18n import N_
+from core.models import HistoryRow
+from core.notify.channels import NTFY_TOKEN
+from core.notify.delivery import keyring_reader
+from core.notify.listen import PhoneListener, PhoneParts, SecretKeyring
 from core.notify.service import STATUS_OP, Notifications
 from core.paths import Paths
 from core.providers.base import Provider
@@ -48,8 +52,11 @@ class Host:
         self.lease = HostLease(paths, kind, self.clock.now(), settings.host_stale_seconds)
         self.engine = Engine(paths, settings, providers, self.clock, rng, fenced=True)
         self.engine.on_lease_lost = self._replaced
+        self.phone = phone_listener(self.engine, settings)
         self.notifications = Notifications(self.engine.bus, settings, self.clock,
-                                           lambda goal_id: self.engine.goals.get(goal_id))
+                                           lambda goal_id: self.engine.goals.get(goal_id),
+                                           signer=self.phone.signer,
+                                           phone_status=self.phone.status)
         self.control = control_server(self.engine, paths)
         self.engine.host_registry.kind = kind
         self.control.register(STATUS_OP, self.notifications.status_op)
@@ -68,11 +75,13 @@ class Host:
             # before the engine: start-up recovery may already resume goals
             await self.notifications.start()
             await self.engine.start()
+            await self.phone.start()
             await self.control.start()
             self.lease.heartbeat(self.clock.now(), epoch=self.engine.store.opened_epoch or 0)
             self._beat = asyncio.ensure_future(self._heartbeat())
             self._beat.set_name("goalkeeper:heartbeat")
         except BaseException:
+            await self.phone.stop()
             await self.engine.stop()
             await self.notifications.stop(grace=0)
             self.lease.release()
@@ -115,10 +124,30 @@ class Host:
             self._beat = None
         try:
             await self.control.stop()
+            await self.phone.stop()
             await self.engine.stop()
             await self.notifications.stop()
         finally:
             self.lease.release()
+
+
+def phone_listener(engine: Engine, settings: Settings) -> PhoneListener:
+    """The command topic's listener, handed the engine's door, goals, store and clock."""
+    writer = engine.store_writer
+
+    async def get_meta(key: str) -> str | None:
+        return await engine.store.run(lambda s: s.get_meta(key))
+
+    async def set_meta(key: str, value: str) -> None:
+        await writer.written(lambda s: s.set_meta(key, value))
+
+    async def record(row: HistoryRow) -> None:
+        engine.goal_book.announce(await writer.written(lambda s: s.append_history(row)))
+
+    return PhoneListener(settings, PhoneParts(
+        engine.perform, lambda goal: goal in engine.goals or goal in engine.others,
+        get_meta, set_meta, record, SecretKeyring(), engine.clock,
+        token=lambda: keyring_reader()(NTFY_TOKEN)))
 
 
 def control_server(engine: Engine, paths: Paths) -> ControlServer:

@@ -122,6 +122,8 @@ class HistoryEvent(StrEnum):
     STEP_RETRY = "step_retry"
     STEP_INTERRUPTED = "step_interrupted"
     SOURCE_MISSING = "source_missing"
+    # a command from the phone that was not acted on (core.notify.listen)
+    PHONE_REFUSED = "phone_refused"
 
 
 class Exactness(StrEnum):

@@ -113,6 +113,27 @@ def check_minimum(kind: Kind) -> Kind:
 
 
 @dataclass(frozen=True)
+class Reply:
+    """One answer a notification offers (issue 23): POST ``body`` to ``url``, the command topic.
+
+    Attributes:
+        action: the wire name (``resume``, ``skip``, ``keep-paused``).
+        label: the button's text.
+        url: the command topic's URL on the ntfy server.
+        body: the signed command (:func:`core.notify.phone.sign`).
+    """
+
+    action: str
+    label: str
+    url: str
+    body: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"action": self.action, "label": self.label, "url": self.url,
+                "method": "POST", "body": self.body}
+
+
+@dataclass(frozen=True)
 class Notification:
     """One notification, as every channel receives it.
 
@@ -124,6 +145,7 @@ class Notification:
         goal / goal_title / provider: the goal it is about (None for a test message).
         next_resume_at: the goal's next automatic resume, when one is scheduled.
         url: a web page for the goal (``goal.data["url"]``, http/https only), for ntfy's click.
+        replies: the answers a phone may send (signed commands), when answering is on.
     """
 
     kind: Kind
@@ -135,6 +157,7 @@ class Notification:
     provider: str | None = None
     next_resume_at: datetime | None = None
     url: str | None = None
+    replies: tuple[Reply, ...] = ()
 
 
 # -- a channel's health ----------------------------------------------------------------------------
@@ -245,6 +268,22 @@ def check_ntfy_url(text: str) -> str:
         raise ValueError(N_("an ntfy URL ends with the topic: letters, digits, '-' and '_', "
                             "at most 64 (e.g. https://ntfy.sh/my-goals)"))
     return text
+
+
+#: what a phone may answer to a notification, in button order (:data:`core.notify.phone.ACTIONS`
+#: holds what each does; a test holds the two equal)
+PHONE_ACTIONS = ("resume", "skip", "keep-paused")
+DEFAULT_PHONE_ACTIONS = "resume,keep-paused"
+
+
+def check_phone_actions(text: str) -> str:
+    """The ``phone_actions`` setting: comma-separated names from :data:`PHONE_ACTIONS`."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        if name not in PHONE_ACTIONS:
+            raise ValueError(N_("unknown phone action {name!r}; use any of: {known}").format(
+                name=name, known=", ".join(PHONE_ACTIONS)))
+    return ",".join(dict.fromkeys(names))
 
 
 def check_webhook_url(text: str) -> str:

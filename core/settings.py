@@ -27,7 +27,15 @@ from core.clock import zone_named
 from core.i18n import LANGUAGE_CHOICES, N_, _, localized
 from core.identity import check_name, check_store_url, redacted_url
 from core.limits import MAX_CONFIG_FILE_BYTES, MAX_SHOWN_CHARS, clip, clip_echo
-from core.notices import RANKED, Kind, check_minimum, check_ntfy_url, check_webhook_url
+from core.notices import (
+    DEFAULT_PHONE_ACTIONS,
+    RANKED,
+    Kind,
+    check_minimum,
+    check_ntfy_url,
+    check_phone_actions,
+    check_webhook_url,
+)
 from core.policies.hours import parse_hours
 from core.policies.reserve_table import parse_reserve_table
 from core.quota.machine import HysteresisPolicy
@@ -189,6 +197,18 @@ class Settings(BaseModel):
     keep_awake_min_battery_percent: float = Field(
         20, ge=0, le=100, description="on battery below this charge, let the machine sleep "
         "(0: hold on any charge)")
+    # -- answers from the phone (issue 23) --
+    phone_commands: bool = Field(
+        False, description="put Resume now / Skip this window / Keep paused on notifications "
+        "and take the signed answers from the command topic")
+    phone_actions: str = Field(
+        DEFAULT_PHONE_ACTIONS, description="what a phone may do, comma-separated: resume, skip, "
+        "keep-paused")
+    phone_command_expiry_minutes: float = Field(
+        30, gt=0, le=1440, description="a notification's buttons work this long")
+    phone_server_url: str = Field(
+        "", description="the ntfy server of the command topic (https://ntfy.sh); empty: "
+        "notify_ntfy_url's server")
     #: named user quotas, ``[quotas.<name>]`` tables (config.toml only: no environment override)
     quotas: dict[Annotated[str, Field(pattern=QUOTA_NAME)], UserQuota] = Field(
         default_factory=dict)
@@ -221,6 +241,16 @@ class Settings(BaseModel):
     @classmethod
     def _ntfy_url(cls, text: str) -> str:
         return check_ntfy_url(text)
+
+    @field_validator("phone_actions")
+    @classmethod
+    def _phone_actions(cls, text: str) -> str:
+        return check_phone_actions(text)
+
+    @field_validator("phone_server_url")
+    @classmethod
+    def _phone_server(cls, text: str) -> str:
+        return check_webhook_url(text)
 
     @field_validator("notify_webhook_url")
     @classmethod

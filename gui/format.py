@@ -265,6 +265,7 @@ EVENT_LABELS: dict[str, str] = {  # by HistoryEvent; an unknown name just misses
     HistoryEvent.REMOVED: QT_TR_NOOP("removed"),
     HistoryEvent.AUTO_RESUME_CHANGED: QT_TR_NOOP("auto-resume changed"),
     HistoryEvent.GOAL_POLICY_CHANGED: QT_TR_NOOP("resume policy changed"),
+    HistoryEvent.PHONE_REFUSED: QT_TR_NOOP("phone command refused"),
 }
 
 TRIGGER_LABELS = {
@@ -276,7 +277,7 @@ TRIGGER_LABELS = {
 
 ORIGIN_LABELS = {"gui": QT_TR_NOOP("window"), "cli": QT_TR_NOOP("CLI"),
                  "scheduler": QT_TR_NOOP("scheduler"), "tray": QT_TR_NOOP("tray"),
-                 "policy": QT_TR_NOOP("resume policy")}
+                 "policy": QT_TR_NOOP("resume policy"), "phone": QT_TR_NOOP("phone")}
 
 
 def event_text(row: HistoryRow) -> str:

@@ -18,6 +18,7 @@ from core.commands import (
     Resume,
     SetAutoResume,
     SetGoalPolicy,
+    SkipReset,
     Start,
     command_from_json,
 )
@@ -29,6 +30,7 @@ from tests.support.fakes import FakeProvider
 EXAMPLES: list[Command] = [
     Resume("fake:g"), Pause("fake:g"), Cancel("fake:g"), SetAutoResume("fake:g", True),
     SetGoalPolicy("fake:g", "budget_percent", "10"), Start("fake:g"), Forget("fake:g"),
+    SkipReset("fake:g"),
 ]
 
 

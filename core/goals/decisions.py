@@ -111,6 +111,27 @@ def decide_auto_resume(goal_id: str, enabled: bool, ctx: IntakeContext, origin: 
     return decide
 
 
+NOTE_SKIPPED = N_("this reset skipped: not resumed automatically until the next limit")
+
+
+def decide_skip_reset(goal_id: str, now: datetime, origin: str) -> Decide:
+    """Drop the pending automatic resume of a goal paused for a reset; auto-resume stays on."""
+    event = HistoryEvent.AUTO_RESUME_CHANGED
+
+    def decide(current: Goal | None) -> Mutation[ActionResult]:
+        if current is None:
+            return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal")))
+        if current.state is not GoalState.PAUSED or current.next_resume_at is None:
+            return answer(goal_id, current, event, now, origin, Outcome.UNCHANGED,
+                          N_("no automatic resume is scheduled"))
+        new = unschedule(current, NOTE_SKIPPED).model_copy(
+            update={"deferral": None, "updated_at": now})
+        done = answer(goal_id, new, event, now, origin, Outcome.UPDATED, NOTE_SKIPPED)
+        return Mutation(new, done.result, done.history)
+
+    return decide
+
+
 def decide_start(goal_id: str, now: datetime, origin: str) -> Decide:
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:

@@ -33,6 +33,7 @@ from core.commands import (
     Resume,
     SetAutoResume,
     SetGoalPolicy,
+    SkipReset,
     Start,
 )
 from core.events import EventBus, Notice
@@ -44,6 +45,7 @@ from core.goals.decisions import (
     decide_auto_resume,
     decide_cancel,
     decide_pause,
+    decide_skip_reset,
     decide_start,
     result,
 )
@@ -119,7 +121,7 @@ class GoalDoor:
         self._handlers: dict[type[Command], Handler] = {
             Resume: self._resume, Pause: self._pause, Cancel: self._cancel,
             SetAutoResume: self._set_auto_resume, SetGoalPolicy: self._set_goal_policy,
-            Start: self._start, Forget: self._forget,
+            SkipReset: self._skip_reset, Start: self._start, Forget: self._forget,
         }
 
     async def perform(self, command: Command, origin: str = "gui") -> ActionResult:
@@ -194,6 +196,10 @@ class GoalDoor:
         if command.enabled and reply.outcome is Outcome.UPDATED and committed.after is not None:
             reply = await self._first_time_notice(committed.after, reply)
         return reply
+
+    async def _skip_reset(self, command: SkipReset, origin: str) -> ActionResult:
+        decide = decide_skip_reset(command.goal, self._clock.now(), origin)
+        return (await self._writer.transact(command.goal, decide)).result
 
     async def _set_goal_policy(self, command: SetGoalPolicy, origin: str) -> ActionResult:
         decide = decide_goal_policy(command.goal, command.key, command.value, self._ctx(),

@@ -5,13 +5,16 @@ Each channel turns a :class:`~core.notices.Notification` into one HTTP POST
 
 * **ntfy** — JSON publishing (docs.ntfy.sh/publish, "Publish as JSON"): a POST to the server's
   root URL with ``topic``, ``title``, ``message``, ``priority`` by kind, ``tags`` (an emoji,
-  ``goalkeeper``, the kind, the provider, the host), ``click`` when the goal has a URL, and a
+  ``goalkeeper``, the kind, the provider, the host), ``click`` when the goal has a URL,
+  ``actions`` (``http`` buttons publishing signed commands, :mod:`core.notify.phone`), and a
   ``sequence_id`` that stays the same across retries. JSON rather than ``Title:`` headers
   because goal titles are UTF-8 and HTTP headers are not. ``Authorization: Bearer`` with the
   keyring's ``ntfy-token`` when there is one.
 * **webhook** — one JSON object per notification with exactly the keys ``kind``, ``goal``,
   ``title``, ``provider``, ``host``, ``at``, ``message``, ``next_resume_at`` (times ISO 8601
-  UTC, ``Z``). With the keyring's ``webhook-secret`` the exact body bytes are signed:
+  UTC, ``Z``), and ``replies`` when answering from the phone is on (a list of ``{"action",
+  "label", "url", "method", "body"}``: POST ``body`` to ``url`` to answer). With the
+  keyring's ``webhook-secret`` the exact body bytes are signed:
   ``X-Goalkeeper-Signature: sha256=<hex HMAC-SHA256(secret, body)>`` (:func:`signature`).
 """
 
@@ -95,6 +98,10 @@ class NtfyChannel(Channel):
         }
         if notification.url:
             message["click"] = notification.url
+        if notification.replies:  # ntfy's "http" action buttons (docs.ntfy.sh/publish, Actions)
+            message["actions"] = [{"action": "http", "label": r.label, "url": r.url,
+                                   "method": "POST", "body": r.body, "clear": True}
+                                  for r in notification.replies]
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
         if secret:
             headers["Authorization"] = f"Bearer {secret}"
@@ -121,11 +128,13 @@ class WebhookChannel(Channel):
 
 def webhook_body(notification: Notification, host: str) -> bytes:
     """The webhook's JSON, compact, UTF-8, keys in :data:`WEBHOOK_KEYS` order."""
-    payload = {
+    payload: dict[str, Any] = {
         "kind": notification.kind.value, "goal": notification.goal, "title": notification.title,
         "provider": notification.provider, "host": host, "at": iso(notification.at),
         "message": notification.message, "next_resume_at": iso(notification.next_resume_at),
     }
+    if notification.replies:
+        payload["replies"] = [r.to_json() for r in notification.replies]
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 

@@ -19,6 +19,7 @@ A :class:`~core.notices.ChannelHealth` change is published as
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 import socket
@@ -42,12 +43,15 @@ from core.notify.delivery import (
     keyring_reader,
 )
 from core.notify.http import post
+from core.notify.phone import Signer
 from core.notify.retrying import DeliveryPolicy
 from core.settings import Settings
 
 log = logging.getLogger("core.notify")
 
 Gate = Callable[[str, Notification, datetime], bool]
+#: the phone's signer while answering is on (:meth:`core.notify.listen.PhoneListener.signer`)
+SignerSource = Callable[[], Signer | None]
 GoalLookup = Callable[[str], Goal | None]
 #: how long a stopping host lets the queues empty (real seconds)
 STOP_GRACE_SECONDS = 3.0
@@ -73,7 +77,9 @@ class Notifications:
     def __init__(self, bus: EventBus, settings: Settings, clock: Clock, goal: GoalLookup, *,
                  secrets: SecretReader | None = None, sender: Sender = post,
                  rng: random.Random | None = None, host: str | None = None,
-                 gates: Sequence[Gate] = (), zone: tzinfo | None = None) -> None:
+                 gates: Sequence[Gate] = (), zone: tzinfo | None = None,
+                 signer: SignerSource = lambda: None,
+                 phone_status: Callable[[], dict[str, Any] | None] = lambda: None) -> None:
         self.settings = settings
         self.host = host or socket.gethostname()
         self.gates = list(gates)
@@ -84,6 +90,8 @@ class Notifications:
         self._sender = sender
         self._rng = rng or random.Random()
         self._zone = zone
+        self._signer = signer
+        self._phone_status = phone_status
         self._executor: ThreadPoolExecutor | None = None
         self._workers: dict[str, ChannelWorker] = {}
         self._stopping: set[asyncio.Task[None]] = set()
@@ -161,6 +169,9 @@ class Notifications:
         notification = notification_for(row, goal, now, self._zone)
         if notification is None or not enabled(self.settings, notification.kind):
             return None
+        if (signer := self._signer()) is not None:  # issue 23: answer from the phone
+            notification = dataclasses.replace(notification, replies=signer.replies(
+                notification.kind, notification.goal, now, _))
         self._bus.publish(NotificationIssued(notification))
         for worker in self._workers.values():
             if worker.channel.admits(notification) and all(
@@ -178,7 +189,8 @@ class Notifications:
 
     async def status_op(self, request: dict[str, Any]) -> dict[str, Any]:
         """The control op ``notify-status``: every channel's record, for ``goalkeeper status``."""
-        return {"host": self.host, "channels": [h.to_json() for h in self.health()]}
+        return {"host": self.host, "channels": [h.to_json() for h in self.health()],
+                "phone": self._phone_status()}
 
     async def send_test(self, only: str | None = None) -> list[DeliveryReport]:
         """A test message through each configured channel's queue (every kind filter and gate
