@@ -6,7 +6,8 @@ database, the logs, the state files or the history (step output is masked, see
 :class:`core.redact.Redactor`). The list of names (not values) lives in the
 keyring as well, since keyrings cannot enumerate their entries.
 
-Goalkeeper's own secrets (:data:`APP_SECRETS`: the ntfy token, the webhook signing secret) are
+Goalkeeper's own secrets (:data:`APP_SECRETS`: the ntfy token, the webhook signing secret, the phone
+key) are
 stored the same way; their names contain a ``-``, which no step's secret name may (those are
 environment variable names), so no step can ever ask for them.
 
@@ -38,6 +39,7 @@ APP_SECRETS = {
     "ntfy-token": "the access token for notify_ntfy_url",
     "webhook-secret": "the key that signs the webhook's body (HMAC-SHA256)",
     "store-password": "the password of the shared store (store_url), when the server asks",
+    "phone-key": "the key that signs the phone's answers (HMAC-SHA256); made by the host",
 }
 CALL_TIMEOUT_SECONDS = 30.0
 
