@@ -75,21 +75,49 @@ def _report_text(report: DeliveryReport) -> str:
 # -- status ------------------------------------------------------------------------------------
 
 
-def channel_status(ctx: Context, settings: Settings, *, ask: bool = True) -> list[ChannelHealth]:
+def channel_status(ctx: Context, settings: Settings, *, ask: bool = True
+                   ) -> tuple[list[ChannelHealth], dict[str, Any] | None]:
     """The running host's channel records; without a host (or with ``ask`` false: one that did
-    not answer a ping), the configured channels as idle with the reason that nothing is sent."""
+    not answer a ping), the configured channels as idle with the reason that nothing is sent.
+    Second: the phone listener's record (issue 23), when answering is on."""
     configured = channels_from(settings)
     info = host_running(ctx.paths)
     reply: dict[str, Any] | None = None
     if info is not None and ask:
         reply = _ask(ctx, info.socket)
+    phone = _phone_record(settings, reply)
     if reply is not None and isinstance(reply.get("channels"), list):
-        return [ChannelHealth.from_json(c) for c in reply["channels"]]
+        return [ChannelHealth.from_json(c) for c in reply["channels"]], phone
     why = (N_("no host is running: nothing is sent") if info is None
            else N_("the host does not answer: nothing is sent") if not ask
            else N_("the host did not say (an older version, or busy)"))
     return [ChannelHealth(c.name, c.target, c.min_kind, ChannelState.IDLE, why)
-            for c in configured]
+            for c in configured], phone
+
+
+def _phone_record(settings: Settings, reply: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not settings.phone_commands:
+        return None
+    if reply is not None and isinstance(reply.get("phone"), dict):
+        return dict(reply["phone"])
+    return {"state": "off", "reason": N_("no host is listening"), "accepted": 0, "refused": 0,
+            "actions": [a for a in settings.phone_actions.split(",") if a]}
+
+
+def phone_lines(phone: dict[str, Any] | None) -> list[str]:
+    """``goalkeeper status``'s line about answers from the phone (none when it is off)."""
+    if phone is None:
+        return []
+    state = str(phone.get("state"))
+    words = {"subscribed": _("subscribed"), "connecting": _("connecting"),
+             "reconnecting": _("reconnecting"), "error": _("error"), "off": _("not listening")}
+    text = _("Answers from the phone: {state}").format(state=words.get(state, state))
+    if phone.get("reason"):
+        text += f" — {localized(str(phone['reason']))}"
+    actions = ", ".join(str(a) for a in phone.get("actions") or []) or _("none")
+    return [text, "  " + _("allowed: {actions}; {n} taken, {m} refused since the host "
+                           "started").format(actions=actions, n=phone.get("accepted", 0),
+                                             m=phone.get("refused", 0))]
 
 
 def _ask(ctx: Context, socket: str) -> dict[str, Any] | None:

@@ -54,15 +54,17 @@ def cmd_status(ctx: Context) -> int:
     view = ctx.host_view()
     host = host_json(view, now)
     # a host that does not answer a ping is not asked again for its channels
-    channels = notify.channel_status(ctx, ctx.settings, ask=view.state == "running")
+    channels, phone = notify.channel_status(ctx, ctx.settings, ask=view.state == "running")
     notices = [h.to_json() for h in channels]
+    said = [*notify.status_lines(channels, now), *notify.phone_lines(phone)]
+    phone_part = {} if phone is None else {"phone": phone}
     try:
         with ctx.reader() as store:
             if store is None:
                 data: dict[str, Any] = {"host": host, "goals": [], "quotas": [],
-                                        "notifications": notices}
+                                        "notifications": notices} | phone_part
                 ctx.emit(data, lambda: "\n".join([*_host_lines(view, now), no_data_text(ctx),
-                                                   *notify.status_lines(channels, now)]))
+                                                   *said]))
                 return EXIT_OK
             reads = StoredReads(store, ctx.settings, ctx.host_id, ctx.target.shared, now)
             goals = reads.goals()
@@ -85,7 +87,7 @@ def cmd_status(ctx: Context) -> int:
                       | {"shown_state": shown_state(g, view, owners)} for g in goals],
             "quotas": [quota_json(r) | extras[r.window_id] for r in readings],
             "policies": rules.to_json() | {"unmatched_reserve_windows": unmatched},
-            "notifications": notices}
+            "notifications": notices} | phone_part
     # a host whose clock is off, as the store measured it (also when this host is not running)
     skewed = [line for line in skewed_hosts(registered)
               if view.health is None or line not in view.health.problems()]
@@ -97,8 +99,7 @@ def cmd_status(ctx: Context) -> int:
     ctx.emit(data, lambda: "\n".join([*_host_lines(view, now),
                                       *(f"  {localized(line)}" for line in skewed),
                                       _text(view, goals, readings, now, cap, extras, owners),
-                                      *unmatched_lines(unmatched),
-                                      *notify.status_lines(channels, now)]))
+                                      *unmatched_lines(unmatched), *said]))
     return EXIT_OK
 
 

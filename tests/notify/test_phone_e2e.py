@@ -3,6 +3,7 @@ ntfy-compatible server on 127.0.0.1 (tests/support/ntfy.py), the phone played by
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections.abc import AsyncIterator, Iterator
@@ -192,3 +193,36 @@ async def test_feature_off_means_no_subscription_and_no_buttons(
         assert ("Goalkeeper", phone.PHONE_KEY) not in memory_keyring.entries
     finally:
         await off.stop()
+
+
+@pytest.mark.asyncio
+async def test_status_shows_the_subscription(
+        host: Host, ntfy: NtfyServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, memory_keyring: Any) -> None:
+    from core.cli import main
+
+    monkeypatch.setenv("GOALKEEPER_NOTIFY_NTFY_URL", f"{ntfy.url}/goals")
+    monkeypatch.setenv("GOALKEEPER_PHONE_COMMANDS", "true")
+    code = await asyncio.to_thread(main, ["status", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["phone"]["state"] == "subscribed"
+    assert data["phone"]["server"] == ntfy.url and data["phone"]["refused"] == 0
+    code = await asyncio.to_thread(main, ["status"])
+    out = capsys.readouterr().out
+    assert "Answers from the phone: subscribed" in out
+    assert topic(memory_keyring) not in out and key_of(memory_keyring) not in out
+    ntfy.stop()
+    await until(lambda: host.phone.state is ListenState.RECONNECTING)
+    await asyncio.to_thread(main, ["status"])
+    assert "Answers from the phone: reconnecting" in capsys.readouterr().out
+
+
+def test_status_without_a_host_says_nobody_listens(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.cli import main
+
+    assert main(["status"]) == 0 and "phone" not in capsys.readouterr().out
+    monkeypatch.setenv("GOALKEEPER_PHONE_COMMANDS", "1")
+    assert main(["status"]) == 0
+    assert "Answers from the phone: not listening — no host is listening" in (
+        capsys.readouterr().out)
