@@ -68,7 +68,8 @@ SECTIONS: list[tuple[str, tuple[str, ...]]] = [
         "notify_resumed", "notify_relimited", "notify_gave_up", "notify_scheduled",
         "notify_done", "notify_failed", "notify_needs_attention", "notify_rested",
         "notify_ntfy_url", "notify_ntfy_min_kind",
-        "notify_webhook_url", "notify_webhook_min_kind", "notify_timeout_seconds")),
+        "notify_webhook_url", "notify_webhook_min_kind", "notify_timeout_seconds",
+        "phone_commands", "phone_actions", "phone_command_expiry_minutes", "phone_server_url")),
     (QT_TR_NOOP("Desktop"), ("language", "start_at_login", "demo_enabled", "setup_done")),
 ]
 #: a placeholder with an example (and what an empty or zero value means) per policy field:
@@ -107,6 +108,10 @@ LABELS = {
     "notify_webhook_url": QT_TR_NOOP("Webhook URL"),
     "notify_webhook_min_kind": QT_TR_NOOP("Webhook: least urgent kind"),
     "notify_timeout_seconds": QT_TR_NOOP("Delivery time-out (s)"),
+    "phone_commands": QT_TR_NOOP("Answer from the phone (buttons on notifications)"),
+    "phone_actions": QT_TR_NOOP("What the phone may do"),
+    "phone_command_expiry_minutes": QT_TR_NOOP("Buttons work for (min)"),
+    "phone_server_url": QT_TR_NOOP("ntfy server of the command topic"),
     "auto_resume_default": QT_TR_NOOP("Auto-resume newly found goals"),
     "language": QT_TR_NOOP("Language"),
     "start_at_login": QT_TR_NOOP("Start Goalkeeper when I log in"),
@@ -264,6 +269,15 @@ HELP = {
                                           "too."),
     "notify_timeout_seconds": QT_TR_NOOP("How long one attempt to reach ntfy or the webhook may "
                                          "take (failed attempts are retried with backoff)."),
+    "phone_commands": QT_TR_NOOP(
+        "Notifications about a goal that waits (a resume scheduled, gave up, needs attention) "
+        "get buttons. A tap publishes a signed command to this computer's private command "
+        "topic, which the host subscribes to (no port is opened). Off by default."),
+    "phone_actions": QT_TR_NOOP("Comma-separated: resume (Resume now), skip (Skip this "
+                                "window), keep-paused (Keep paused)."),
+    "phone_command_expiry_minutes": QT_TR_NOOP("A button's command is refused after this "
+                                               "long."),
+    "phone_server_url": QT_TR_NOOP("Empty: the server of the ntfy topic URL above."),
     "auto_resume_default": QT_TR_NOOP("Newly found goals start with auto-resume on (it is off "
                                       "by default: resuming is opt-in)."),
     "codex_enabled": QT_TR_NOOP("Follow Codex whenever its home exists."),

@@ -141,7 +141,7 @@ def parse(text: str) -> dict[str, Any] | Refusal:
         return Refusal(N_("not a Goalkeeper command (no \"v\": 1)"))
     fields = ("goal", "action", "nonce", "exp", "sig")
     if not all(isinstance(data.get(k), str) and data[k] for k in fields):
-        return Refusal(N_("malformed command: goal, action, nonce, exp and sig must be "
+        return Refusal(N_("malformed command: `goal`, `action`, `nonce`, `exp` and `sig` must be "
                           "strings"), data.get("goal") if isinstance(data.get("goal"), str)
                        else None)
     return data
@@ -162,7 +162,7 @@ def check(text: str, key: str, now: datetime, actions: tuple[str, ...]
     except ValueError:
         expires = None
     if expires is None:
-        return Refusal(N_("malformed command: exp is not a time"), goal)
+        return Refusal(N_("malformed command: `exp` is not a time"), goal)
     if expires <= now:
         return Refusal(N_("expired at {time}").format(time=exp), goal)
     if action not in ACTIONS:

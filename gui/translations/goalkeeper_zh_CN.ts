@@ -626,6 +626,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>恢复策略已更改</translation>
     </message>
     <message>
+        <source>phone command refused</source>
+        <translation>手机命令被拒绝</translation>
+    </message>
+    <message>
         <source>manual</source>
         <translation>手动</translation>
     </message>
@@ -660,6 +664,10 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>resume policy</source>
         <translation>恢复策略</translation>
+    </message>
+    <message>
+        <source>phone</source>
+        <translation>手机</translation>
     </message>
     <message>
         <source>{trigger} ({origin})</source>
@@ -1060,6 +1068,22 @@ Showing the defaults; saving replaces the file.</source>
         <translation>发送超时（秒）</translation>
     </message>
     <message>
+        <source>Answer from the phone (buttons on notifications)</source>
+        <translation>从手机答复（通知上的按钮）</translation>
+    </message>
+    <message>
+        <source>What the phone may do</source>
+        <translation>手机可以执行的操作</translation>
+    </message>
+    <message>
+        <source>Buttons work for (min)</source>
+        <translation>按钮有效时长（分钟）</translation>
+    </message>
+    <message>
+        <source>ntfy server of the command topic</source>
+        <translation>命令主题所在的 ntfy 服务器</translation>
+    </message>
+    <message>
         <source>Auto-resume newly found goals</source>
         <translation>对新发现的目标自动恢复</translation>
     </message>
@@ -1431,6 +1455,22 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>Empty: this machine&apos;s own database. A postgresql:// URL: one database every host of yours shares (no password here: `goalkeeper secret set store-password`, ~/.pgpass or a service file). Takes effect when the host restarts.</source>
         <translation>留空：使用本机自己的数据库。postgresql:// URL：你所有宿主共用的一个数据库（这里不写密码：用 `goalkeeper secret set store-password`、~/.pgpass 或服务文件）。宿主重启后生效。</translation>
+    </message>
+    <message>
+        <source>Notifications about a goal that waits (a resume scheduled, gave up, needs attention) get buttons. A tap publishes a signed command to this computer&apos;s private command topic, which the host subscribes to (no port is opened). Off by default.</source>
+        <translation>关于等待中目标的通知（已安排恢复、已放弃、需要处理）会带有按钮。点按后，一条签名命令会发布到本机的私有命令主题，宿主订阅该主题（不开放任何端口）。默认关闭。</translation>
+    </message>
+    <message>
+        <source>Comma-separated: resume (Resume now), skip (Skip this window), keep-paused (Keep paused).</source>
+        <translation>以逗号分隔：resume（立即恢复）、skip（跳过本窗口）、keep-paused（保持暂停）。</translation>
+    </message>
+    <message>
+        <source>A button&apos;s command is refused after this long.</source>
+        <translation>超过此时长后，按钮的命令将被拒绝。</translation>
+    </message>
+    <message>
+        <source>Empty: the server of the ntfy topic URL above.</source>
+        <translation>留空：使用上面 ntfy 主题 URL 所在的服务器。</translation>
     </message>
     <message>
         <source>Codex goals found from now on start with auto-resume on (off by default; the set-up assistant offers it).</source>
