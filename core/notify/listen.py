@@ -174,7 +174,8 @@ class PhoneListener:
         return self.settings.phone_commands
 
     async def start(self) -> None:
-        """With the feature on: read or make the key, then subscribe in a task."""
+        """With the feature on: subscribe in a task, which first reads (or makes) the key —
+        a keyring that hangs does not hold the host's start up."""
         if not self.enabled:
             return
         server = command_server(self.settings)
@@ -182,12 +183,7 @@ class PhoneListener:
             self._set(ListenState.ERROR, N_("no ntfy server: set notify_ntfy_url or "
                                             "phone_server_url"))
             return
-        try:
-            self._key = await self._read_key()
-        except Exception as exc:  # no usable keyring, a locked one: say so, do not listen
-            self._set(ListenState.ERROR, N_("the phone key: {error}").format(error=exc))
-            return
-        self._last_id = await self._p.get_meta(SINCE_KEY)
+        self._set(ListenState.CONNECTING)
         self._task = asyncio.ensure_future(self._run(server))
         self._task.set_name("goalkeeper:phone")
 
@@ -218,7 +214,8 @@ class PhoneListener:
 
     def status(self) -> dict[str, Any]:
         """For ``goalkeeper status``: the state, the server (redacted), why, and counts."""
-        return {"state": self.state.value, "server": redact(command_server(self.settings)),
+        server = command_server(self.settings)
+        return {"state": self.state.value, "server": redact(server) if server else "",
                 "reason": self.reason, "accepted": self.accepted, "refused": self.refused,
                 "actions": list(allowed(self.settings.phone_actions))}
 
@@ -233,7 +230,15 @@ class PhoneListener:
     # -- the subscription ------------------------------------------------------------------------
 
     async def _run(self, server: str) -> None:
-        assert self._key is not None
+        try:
+            self._key = await self._read_key()
+        except Exception as exc:  # no usable keyring, a locked one: say so, do not listen
+            self._set(ListenState.ERROR, N_("the phone key: {error}").format(error=exc))
+            return
+        try:
+            self._last_id = await self._p.get_meta(SINCE_KEY)
+        except Exception as exc:  # the store is not open yet: from the expiry's span
+            log.info("phone: no last message id (%s)", type(exc).__name__)
         topic = topic_for(self._key)
         failures = 0
         while True:
@@ -282,11 +287,14 @@ class PhoneListener:
         if not isinstance(event, dict) or event.get("event") != "message":
             return  # open, keepalive, poll_request
         message = event.get("message")
-        if isinstance(message, str):
-            await self.take(message)
-        if isinstance(event.get("id"), str):
-            self._last_id = event["id"]
-            await self._p.set_meta(SINCE_KEY, event["id"])
+        try:
+            if isinstance(message, str):
+                await self.take(message)
+            if isinstance(event.get("id"), str):
+                self._last_id = event["id"]
+                await self._p.set_meta(SINCE_KEY, event["id"])
+        except Exception:  # the store refused (safe mode, gone): the subscription goes on
+            log.exception("phone: a command could not be handled")
 
     # -- one command -----------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ buttons on each channel, the listener's refusals, and the "skip this window" com
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from datetime import datetime, timedelta
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from core import secrets as phone_secrets
 from core.clock import FakeClock
 from core.commands import ActionResult, Command, Resume, SetAutoResume, SkipReset
 from core.models import GoalState, HistoryRow, Outcome, PauseReason
@@ -19,7 +21,7 @@ from core.notify import phone
 from core.notify.channels import NtfyChannel, WebhookChannel
 from core.notify.listen import Backoff, Keyring, PhoneListener, PhoneParts, command_server
 from core.settings import Settings
-from tests.support.fakes import FakeProvider
+from tests.support.fakes import FakeProvider, until
 
 KEY = "ab" * 32
 EXPIRY = timedelta(minutes=30)
@@ -244,3 +246,35 @@ async def test_skip_this_window_drops_the_coming_resume_and_keeps_auto_resume(
     assert [r.outcome for r in rows] == [Outcome.UNCHANGED, Outcome.UPDATED]
     unknown = await engine.perform(SkipReset("fake:none"), "phone")
     assert unknown.outcome is Outcome.UNKNOWN_GOAL
+
+
+class _BrokenKeyring(_Keyring):
+    async def fetch(self, names: list[str]) -> dict[str, str | None]:
+        raise phone_secrets.SecretStoreError("the keyring did not answer within 10 s")
+
+
+@pytest.mark.asyncio
+async def test_a_keyring_that_fails_is_an_error_state_not_a_failed_start(
+        clock: FakeClock) -> None:
+    rig = _Rig(clock, Settings(phone_commands=True,
+                               notify_ntfy_url="http://127.0.0.1:9/goals"))
+    rig.listener._p = dataclasses.replace(rig.listener._p, keyring=_BrokenKeyring())
+    await rig.listener.start()  # returns at once: the key is read in the task
+    await until(lambda: rig.listener.state.value == "error")
+    assert "did not answer" in (rig.listener.reason or "") and rig.listener.signer() is None
+    await rig.listener.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_store_that_cannot_check_the_nonce_acts_on_nothing(clock: FakeClock) -> None:
+    rig = _Rig(clock, Settings(phone_commands=True))
+    rig.listener._key = KEY
+
+    async def gone(key: str) -> str | None:
+        raise OSError("store unavailable")
+
+    rig.listener._p = dataclasses.replace(rig.listener._p, get_meta=gone)
+    line = json.dumps({"id": "m1", "event": "message",
+                       "message": phone.sign(KEY, "g", "resume", clock.now(), EXPIRY)})
+    await rig.listener._on_line(line.encode())  # logged, not raised: the stream goes on
+    assert rig.done == [] and "phone-since" not in rig.meta
