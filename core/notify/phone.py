@@ -32,7 +32,7 @@ import json
 import re
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -222,7 +222,7 @@ class Signer:
         expiry: how long a button's command stays valid.
     """
 
-    key: str
+    key: str = field(repr=False)
     url: str
     actions: tuple[str, ...]
     expiry: timedelta

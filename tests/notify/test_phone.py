@@ -117,6 +117,7 @@ def test_the_signer_puts_buttons_only_on_goals_that_wait(clock: FakeClock) -> No
     for kind in (Kind.RESUMED, Kind.DONE, Kind.TEST):
         assert signer.replies(kind, "g", clock.now(), str) == ()
     assert signer.replies(Kind.GAVE_UP, None, clock.now(), str) == ()
+    assert KEY not in repr(signer)  # a logged signer does not give the key away
 
 
 def _note(clock: FakeClock) -> Notification:
