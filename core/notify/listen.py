@@ -13,8 +13,8 @@ message id), a history recorder, the keyring, the clock and the stream opener. I
 * reconnects after the server goes away, with a growing pause (:class:`Backoff`);
 * for each message: checks it (:func:`core.notify.phone.check`), the goal and the nonce, then
   ``perform(command, origin="phone")`` — every guard of the door applies and the history shows
-  origin ``phone``. A refused message is recorded in the history (``phone_refused``) and logged,
-  never acted on.
+  origin ``phone``. A refused message is recorded in the history (``phone_refused``) and logged
+  (at most :data:`MAX_RECORDED_PER_HOUR` an hour; all are counted), never acted on.
 
 Its state (``off``, ``connecting``, ``subscribed``, ``reconnecting``, ``error``) is
 :meth:`status`, which ``goalkeeper status`` shows through the host's ``notify-status`` op.
@@ -59,6 +59,8 @@ SINCE_KEY = "phone-since"
 #: a keepalive comes every 45 s by default (ntfy's keepalive-interval); three missed: reconnect
 IDLE_SECONDS = 150.0
 CONNECT_TIMEOUT_SECONDS = 15.0
+#: refusals written to the history per hour at most (all are counted in :meth:`status`)
+MAX_RECORDED_PER_HOUR = 30
 
 Perform = Callable[[Command, str], Awaitable[ActionResult]]
 Opener = Callable[[str, dict[str, str], float], Awaitable[JsonStream]]
@@ -164,6 +166,7 @@ class PhoneListener:
         self.reason: str | None = None
         self.accepted = 0
         self.refused = 0
+        self._recorded: list[float] = []  # when refusals were written to the history
         self._last_id: str | None = None
         self._taking = asyncio.Lock()
 
@@ -327,6 +330,15 @@ class PhoneListener:
     async def _refuse(self, refusal: Refusal, now: datetime) -> None:
         self.refused += 1
         goal = refusal.goal if refusal.goal and self._p.known(refusal.goal) else None
+        mono = self._p.clock.monotonic()
+        self._recorded = [t for t in self._recorded if mono - t < 3600]
+        if len(self._recorded) >= MAX_RECORDED_PER_HOUR:
+            # whoever can read the notification topic can publish to the command topic: a flood
+            # of junk is counted, not written to the history row by row
+            log.debug("phone: refused (not recorded: %d this hour): %s", len(self._recorded),
+                      refusal.reason)
+            return
+        self._recorded.append(mono)
         log.warning("phone: refused a command%s: %s", f" for {goal}" if goal else "",
                     refusal.reason)
         await self._p.record(HistoryRow(

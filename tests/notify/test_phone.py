@@ -19,7 +19,14 @@ from core.models import GoalState, HistoryRow, Outcome, PauseReason
 from core.notices import PHONE_ACTIONS, TOPIC_PATTERN, Kind, Notification
 from core.notify import phone
 from core.notify.channels import NtfyChannel, WebhookChannel
-from core.notify.listen import Backoff, Keyring, PhoneListener, PhoneParts, command_server
+from core.notify.listen import (
+    MAX_RECORDED_PER_HOUR,
+    Backoff,
+    Keyring,
+    PhoneListener,
+    PhoneParts,
+    command_server,
+)
 from core.settings import Settings
 from tests.support.fakes import FakeProvider, until
 
@@ -279,3 +286,16 @@ async def test_a_store_that_cannot_check_the_nonce_acts_on_nothing(clock: FakeCl
                        "message": phone.sign(KEY, "g", "resume", clock.now(), EXPIRY)})
     await rig.listener._on_line(line.encode())  # logged, not raised: the stream goes on
     assert rig.done == [] and "phone-since" not in rig.meta
+
+
+@pytest.mark.asyncio
+async def test_a_flood_of_junk_is_counted_but_not_written_row_by_row(clock: FakeClock) -> None:
+    rig = _Rig(clock, Settings(phone_commands=True))
+    rig.listener._key = KEY
+    for _ in range(MAX_RECORDED_PER_HOUR + 10):
+        await rig.listener.take("junk")
+    assert rig.listener.refused == MAX_RECORDED_PER_HOUR + 10
+    assert len(rig.rows) == MAX_RECORDED_PER_HOUR
+    clock.advance(3601)
+    await rig.listener.take("junk")
+    assert len(rig.rows) == MAX_RECORDED_PER_HOUR + 1  # an hour later: recorded again
