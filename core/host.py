@@ -49,7 +49,8 @@ class Host:
         self.engine = Engine(paths, settings, providers, self.clock, rng, fenced=True)
         self.engine.on_lease_lost = self._replaced
         self.notifications = Notifications(self.engine.bus, settings, self.clock,
-                                           lambda goal_id: self.engine.goals.get(goal_id))
+                                           lambda goal_id: self.engine.goals.get(goal_id),
+                                           zone=self.engine.zone)
         self.control = control_server(self.engine, paths)
         self.engine.host_registry.kind = kind
         self.control.register(STATUS_OP, self.notifications.status_op)
