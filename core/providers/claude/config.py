@@ -71,7 +71,7 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
 def read_json_checked(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     """A JSON object from ``path``, and why it could not be read (None: missing or read)."""
     try:
-        data = jsonload.loads(path.read_bytes())
+        data = jsonload.load_file(path)
     except FileNotFoundError:
         return None, None
     except (OSError, ValueError) as exc:  # a 100,000-deep file: refused by depth

@@ -45,7 +45,7 @@ def load(path: Path | None) -> dict[str, StartIndexEntry]:
     if path is None:
         return {}
     try:
-        data = jsonload.loads(path.read_bytes())  # refused by depth before parsing
+        data = jsonload.load_file(path)  # refused by size and depth before parsing
         if data.get("version") != VERSION:
             return {}
         return {name: _entry(raw) for name, raw in data["files"].items()}
