@@ -1,7 +1,8 @@
 """Every reader of Codex's files is bounded per line (issue 21): a line over the limit of one
 line (:mod:`core.providers.lines`, made small here) is passed — by the follower, the start-up
 tail scan and the usage history — without being held whole, with one note naming the file and
-its size; JSON nested too deep is refused before it is parsed."""
+its size; JSON nested too deep is refused before it is parsed; a rollout the follower cannot
+read is a read problem (the host's health), not only a log line."""
 
 from __future__ import annotations
 
@@ -146,3 +147,18 @@ def test_deep_json_in_a_candidate_line_is_refused_not_a_recursion_error() -> Non
         parse_line(deep)
     assert json.loads(snap(1.0, T0))  # an ordinary line is still read
     assert isinstance(parse_line(snap(1.0, T0).encode()), RateLine)
+
+
+def test_a_rollout_the_follower_cannot_read_is_a_read_problem_until_it_is_gone(
+        home: CodexHome) -> None:
+    index = RolloutIndex(home.sessions)
+    index.list_all()
+    day = home.sessions / "2026" / "07" / "07"
+    day.mkdir(parents=True)
+    broken = day / f"rollout-2026-07-07T12-00-00-{THREAD_A}.jsonl"
+    broken.mkdir()  # reading it fails (EISDIR), as an unreadable file would
+    assert index.poll() == []
+    assert index.unreadable == {str(broken): "Is a directory"}
+    broken.rmdir()
+    index.poll(full=True)
+    assert index.unreadable == {}

@@ -83,6 +83,9 @@ class RolloutIndex:
         self._polls = 0
         self._warned: set[tuple[Path, str]] = set()
         self._lock = threading.Lock()
+        #: rollouts that could not be read since the start: path → the system's reason (for
+        #: the host's health, beside the start-up read's; a file read again leaves it)
+        self.unreadable: dict[str, str] = {}
 
     # -- listing -------------------------------------------------------------------------------
 
@@ -174,6 +177,7 @@ class RolloutIndex:
             st = os.stat(state.path)
         except FileNotFoundError:
             self.files.pop(state.path, None)  # archived or deleted
+            self.unreadable.pop(str(state.path), None)
             if state.thread_id and self.by_thread.get(state.thread_id) == state.path:
                 del self.by_thread[state.thread_id]
             return []
@@ -186,10 +190,13 @@ class RolloutIndex:
         if st.st_size <= state.offset:
             return []
         try:
-            return list(self._read_appended(state, st.st_size))
+            found = list(self._read_appended(state, st.st_size))
         except OSError as exc:
             self._warn(state.path, f"cannot read: {exc.strerror}")
+            self.unreadable[str(state.path)] = str(exc.strerror or exc)
             return []
+        self.unreadable.pop(str(state.path), None)
+        return found
 
     def _read_appended(self, state: RolloutFileState, size: int) -> Iterator[Found]:
         fd = os.open(state.path, os.O_RDONLY)
