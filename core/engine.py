@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core.atomic import remove_leftovers
-from core.clock import Clock, SystemClock
+from core.clock import Clock, LiveZone, SystemClock
 from core.events import EventBus, Notice, ProvidersRefreshed
 from core.goals.auto_resume import AutoResumePolicy
 from core.goals.book import GoalBook
@@ -105,7 +105,9 @@ class Engine:
                                  settings.host_stale_seconds)
         self.providers: dict[str, Provider] = {p.name: p for p in providers}
         self.quotas = QuotaManager(settings.hysteresis())
-        self.policy = AutoResumePolicy.from_settings(settings)
+        #: the local zone of the moment: a change while the host runs is followed (core.clock)
+        self.zone = LiveZone(self.clock.local_zone)
+        self.policy = AutoResumePolicy.from_settings(settings, self.zone)
         self.forecasts = ForecastBook()
         self._rng = rng or random.Random()
         #: called once when another host took over (the fence refused a write)
@@ -120,7 +122,8 @@ class Engine:
         self._wire_goals()
         self.keep_awake = KeepAwake(AwakeParts(self.goals, self.clock, settings,
                                                inhibitor or default_inhibitor(), battery_percent,
-                                               self.health_changed, spawn=self.spawn))
+                                               self.health_changed, zone=self.zone,
+                                               spawn=self.spawn))
 
     def _wire_write_path(self) -> None:
         self.goal_book = GoalBook(self.bus, self._poke)

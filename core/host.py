@@ -56,7 +56,8 @@ class Host:
         self.notifications = Notifications(self.engine.bus, settings, self.clock,
                                            lambda goal_id: self.engine.goals.get(goal_id),
                                            signer=self.phone.signer,
-                                           phone_status=self.phone.status)
+                                           phone_status=self.phone.status,
+                                           zone=self.engine.zone)
         self.control = control_server(self.engine, paths)
         self.engine.host_registry.kind = kind
         self.control.register(STATUS_OP, self.notifications.status_op)

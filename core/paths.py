@@ -95,17 +95,47 @@ def _ensure_shared_runtime(directory: Path) -> None:
     would then see (or fake) our control socket."""
     with contextlib.suppress(FileExistsError):
         directory.mkdir(mode=0o700)
-    info = directory.lstat()
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise UnsafeDirectory(_("{path} is not a directory (a link or a file): refusing to "
-                                 "use it; remove it, or set XDG_RUNTIME_DIR").format(
-                                     path=directory))
+    if check_owned(directory, directory=True) & 0o077:
+        os.chmod(directory, 0o700)  # ours: tightened, not refused
+
+
+def check_owned(path: Path, *, directory: bool) -> int:
+    """Refuse (:class:`UnsafeDirectory`) ``path`` unless it is a real directory (or, with
+    ``directory=False``, a socket) — not a link — owned by this user; returns its mode bits.
+    The one check of the shared runtime fallback, for the host that makes it and the client
+    that connects through it."""
+    info = path.lstat()
+    kind_ok = stat.S_ISDIR(info.st_mode) if directory else stat.S_ISSOCK(info.st_mode)
+    if stat.S_ISLNK(info.st_mode) or not kind_ok:
+        text = (_("{path} is not a directory (a link or a file): refusing to use it; remove "
+                  "it, or set XDG_RUNTIME_DIR") if directory else
+                _("{path} is not a socket (a link or a file): refusing to connect to it; "
+                  "remove it, or set XDG_RUNTIME_DIR"))
+        raise UnsafeDirectory(text.format(path=path))
     if info.st_uid != os.getuid():
         raise UnsafeDirectory(_("{path} belongs to another user (uid {uid}): refusing to use "
                                  "it; remove it, or set XDG_RUNTIME_DIR").format(
-                                     path=directory, uid=info.st_uid))
-    if info.st_mode & 0o077:
-        os.chmod(directory, 0o700)
+                                     path=path, uid=info.st_uid))
+    return stat.S_IMODE(info.st_mode)
+
+
+def check_socket(paths: Paths, socket_path: Path) -> None:
+    """Before a client connects: the shared runtime fallback holding ``socket_path`` and the
+    socket itself must be this user's, not links, and writable by nobody else — else another
+    user could stand in for the host and read every request. Raises :class:`UnsafeDirectory`
+    with the reason; a directory or socket that does not exist is left to the connection
+    (nobody listens)."""
+    shared_dir = paths.runtime_shared and socket_path.parent == paths.runtime_dir
+    places = [(socket_path.parent, True)] if shared_dir else []
+    for path, directory in [*places, (socket_path, False)]:
+        try:
+            mode = check_owned(path, directory=directory)
+        except FileNotFoundError:
+            return
+        if mode & 0o022:
+            raise UnsafeDirectory(_("{path} can be written by other users (mode {mode}): "
+                                     "refusing to connect through it; remove it, or set "
+                                     "XDG_RUNTIME_DIR").format(path=path, mode=f"{mode:04o}"))
 
 
 def resolve_paths(environ: Mapping[str, str] | None = None) -> Paths:

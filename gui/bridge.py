@@ -20,13 +20,13 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from core.clock import Clock
+from core.clock import Clock, LiveZone
 from core.commands import ActionResult, Command, Pause
 from core.events import (
     Event,
@@ -127,6 +127,7 @@ class Bridge(QObject):
         super().__init__(parent)
         self._core = core
         self._reads = core.reads
+        self._zone: tzinfo | None = None
         self._tasks = TaskKeeper()
         self._readings: dict[str, QuotaReading] = {}
         self._channels: dict[str, ChannelHealth] = {}
@@ -233,6 +234,14 @@ class Bridge(QObject):
 
     def now(self) -> datetime:
         return self._reads.now()
+
+    @property
+    def zone(self) -> tzinfo:
+        """The local zone the views render times in: the host clock's, followed when it
+        changes while the app runs (:class:`~core.clock.LiveZone`)."""
+        if self._zone is None:
+            self._zone = LiveZone(self._core.clock.local_zone)
+        return self._zone
 
     @property
     def settings(self) -> Settings:

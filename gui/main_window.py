@@ -61,7 +61,8 @@ class MainWindow(QMainWindow):
         self.resize(1180, 760)
         self.details: dict[str, GoalDetailsDialog] = {}
         self.hosts_dialog: HostsDialog | None = None
-        self.goals_model = GoalsModel(bridge.now, lambda: bridge.max_attempts, parent=self)
+        self.goals_model = GoalsModel(bridge.now, lambda: bridge.max_attempts, bridge.zone,
+                                      parent=self)
         self.goals_model.local_host = bridge.host_id
         self.goals_view = GoalsView(self.goals_model, self)
         self.goal_actions = GoalActionSet(bridge, launcher, self)

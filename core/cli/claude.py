@@ -35,6 +35,7 @@ from core.hosts.lease import host_running
 from core.i18n import N_, _, localized
 from core.i18n.words import word
 from core.models import HistoryEvent, Outcome
+from core.paths import check_socket
 from core.providers.claude import config, hook_commands, hooks, sessions, stop_hook
 from core.providers.claude.follow import TranscriptFileState, read_file
 from core.providers.claude.ledger import UsageLedger
@@ -88,6 +89,7 @@ def _try_host(ctx: Context, request: dict[str, Any], timeout: float = 2.0) -> bo
         return False
     socket_path = Path(info.socket) if info.socket else ctx.paths.socket_path
     try:
+        check_socket(ctx.paths, socket_path)  # an unsafe one (UnsafeDirectory): not connected
         reply = send_request(socket_path, {**request, "origin": "hook"}, timeout=timeout)
     except (NoHostRunning, OSError, ValueError):
         return False

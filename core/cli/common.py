@@ -19,7 +19,7 @@ from core.health import HostHealth
 from core.hosts.lease import HostInfo, host_running
 from core.i18n import N_, _, localized
 from core.identity import host_id_of
-from core.paths import Paths, resolve_paths
+from core.paths import Paths, UnsafeDirectory, check_socket, resolve_paths
 from core.settings import Settings, SettingsError, load_settings
 from core.store import NoData, Store, StoreError
 from core.store.sqlite import describe_failure
@@ -145,9 +145,15 @@ class Context:
                         HostHealth.from_json(health) if isinstance(health, dict) else None)
 
     def _socket(self, info: HostInfo | None) -> Path:
-        if info is not None and info.socket:
-            return Path(info.socket)
-        return self.paths.socket_path
+        """The host's control socket, checked before anything connects to it (exit 2 when it,
+        or the shared runtime fallback holding it, is another user's, a link or writable by
+        others)."""
+        path = Path(info.socket) if info is not None and info.socket else self.paths.socket_path
+        try:
+            check_socket(self.paths, path)
+        except UnsafeDirectory as exc:
+            raise CliError(str(exc), EXIT_USAGE) from None
+        return path
 
     def ask_owner(self, owner: str, request: dict[str, Any]) -> dict[str, Any]:
         """Ask ``request`` of a goal's owner: this machine's host over its socket, another

@@ -20,6 +20,7 @@ from core.i18n.textfmt import short_time
 from core.i18n.words import word
 from core.notices import ChannelHealth, ChannelState
 from core.notify.channels import channels_from
+from core.paths import check_socket
 from core.settings import Settings
 
 if TYPE_CHECKING:
@@ -126,6 +127,7 @@ def _ask(ctx: Context, socket: str) -> dict[str, Any] | None:
 
     path = type(ctx.paths.socket_path)(socket) if socket else ctx.paths.socket_path
     try:
+        check_socket(ctx.paths, path)  # an unsafe one (UnsafeDirectory): not connected
         reply = send_request(path, {"op": STATUS_OP, "origin": "cli"},
                              timeout=STATUS_TIMEOUT_SECONDS)
     except (NoHostRunning, OSError, ValueError):

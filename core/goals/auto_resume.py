@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 from core.goals.rules import RULE_BUDGET, RULE_HOURS, ResumeRules
 from core.i18n import N_
@@ -60,7 +60,7 @@ class AutoResumePolicy:
             raise ValueError("max_wait must be positive")
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> AutoResumePolicy:
+    def from_settings(cls, settings: Settings, local: tzinfo | None = None) -> AutoResumePolicy:
         return cls(
             margin_seconds=settings.resume_margin_seconds,
             jitter_seconds=settings.resume_jitter_seconds,
@@ -68,7 +68,7 @@ class AutoResumePolicy:
             max_attempts=settings.max_auto_attempts,
             relimit_window=timedelta(seconds=settings.relimit_window_seconds),
             failure_backoff=timedelta(seconds=settings.resume_failure_backoff_seconds),
-            rules=ResumeRules.from_settings(settings),
+            rules=ResumeRules.from_settings(settings, local),
         )
 
 

@@ -28,6 +28,7 @@ from core.goals.changes import note_row
 from core.goals.guard import PolicyGuard
 from core.goals.intake import IntakeContext, schedule
 from core.goals.quota_view import reading_summary
+from core.goals.rules import RULE_HOURS
 from core.i18n import N_
 from core.models import Goal, GoalState, HistoryEvent, HistoryRow, PauseReason, QuotaReading
 from core.providers.base import Provider
@@ -177,6 +178,25 @@ class QuotaIntake:
                            reason=RELEASED.get(reason, N_("{reason}: {windows}")).format(
                                reason=reason, windows=", ".join(windows)),
                            detail={"not_before": now.isoformat(), key: windows})
+            return Mutation(new, None, [row])
+
+        await self._writer.transact(goal_id, decide)
+
+    async def replan_hours(self, goal_id: str, zone: str) -> None:
+        """Plan again, from its reset, a goal whose resume the allowed hours deferred: the local
+        zone changed to ``zone``, so the hours mean other instants now. Never before the
+        reset (and its margin): only where the hours put it moves."""
+
+        def decide(current: Goal | None) -> Mutation[None]:
+            if (current is None or current.state is not GoalState.PAUSED
+                    or current.deferred_by != RULE_HOURS or current.next_resume_at is None):
+                return Mutation(None, None)
+            ctx = self._ctx()
+            new, row = schedule(current.model_copy(update={"updated_at": ctx.now}),
+                                current.resets_at, ctx)
+            if new.next_resume_at == current.next_resume_at:
+                return Mutation(None, None)
+            row = row.model_copy(update={"detail": {**row.detail, "zone": zone}})
             return Mutation(new, None, [row])
 
         await self._writer.transact(goal_id, decide)

@@ -79,13 +79,15 @@ class ResumeRules:
         object.__setattr__(self, "_overrides", dict(self.reserve_by_window))
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ResumeRules:
+    def from_settings(cls, settings: Settings, local: tzinfo | None = None) -> ResumeRules:
+        """``local``: the local zone (a host's :class:`~core.clock.LiveZone`, which follows a
+        change while it runs); the system's now when not given. A named zone wins."""
         zone_name = settings.auto_resume_timezone
         return cls(
             reserve_percent=settings.resume_reserve_percent,
             reserve_by_window=tuple(sorted(settings.resume_reserve_by_window.items())),
             hours=parse_hours(settings.auto_resume_hours),
-            zone=(zone_named(zone_name) if zone_name else None) or local_zone(),
+            zone=(zone_named(zone_name) if zone_name else None) or local or local_zone(),
             max_concurrent=settings.max_concurrent_resumes,
             settle=timedelta(seconds=settings.resume_settle_seconds),
         )

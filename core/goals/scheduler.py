@@ -8,7 +8,11 @@ One task. Each time it wakes it
    clock jumped ahead of the monotonic one (the machine slept), or ``startup`` on its first pass;
 3. wakes providers whose own timed work is due (:meth:`~core.providers.base.Provider.next_wake`,
    e.g. a pipeline's schedule);
-4. runs the fallback poll when it is due — only while some goal waits for quota, at an interval
+4. notices that the local zone changed (:meth:`~core.clock.Clock.local_zone`; at most
+   ``max_sleep_seconds`` late while anything is pending): goals the allowed hours deferred are
+   judged again at once (in the new zone), and providers plan their schedules again; deadlines
+   are UTC instants, so a resume due at a reset is neither moved, lost nor doubled;
+5. runs the fallback poll when it is due — only while some goal waits for quota, at an interval
    scaled to the window's period (a tenth) with jitter, bounded to [30 s, 15 min] after it.
 
 Then it sleeps until the earliest of: the next deadline, the next quota check, the next provider
@@ -28,16 +32,17 @@ import random
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any, Protocol
 
 from core.clock import Clock
 from core.commands import ActionResult, Command, Resume
 from core.events import EventBus, SchedulerWoke
 from core.goals.auto_resume import WAITS_FOR_RESET
-from core.goals.rules import RULE_SLOT
+from core.goals.rules import RULE_HOURS, RULE_SLOT
 from core.goals.slots import holds_slot, rank_key
 from core.models import Goal, GoalState, QuotaReading, Trigger
+from core.policies.hours import zone_label
 from core.providers.base import Provider
 from core.quota.machine import QuotaEdge, QuotaManager
 from core.settings import Settings
@@ -65,6 +70,8 @@ class Readings(Protocol):
     def has_recovered(self) -> bool: ...
 
     async def release(self, goal_id: str, windows: list[str], reason: str = ...) -> None: ...
+
+    async def replan_hours(self, goal_id: str, zone: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,7 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._next_poll: datetime | None = None
+        self._zone: tzinfo | None = None  # the local zone the last pass saw
         self.wakeups = 0
         self.sleeping = False  # True while waiting for the next wake (tests wait on this)
         self.next_wake: datetime | None = None
@@ -107,6 +115,7 @@ class Scheduler:
 
     def start(self) -> None:
         if self._task is None:
+            self._zone = self._clock.local_zone()  # what the plans made so far were made in
             self._stopping = False
             self._task = asyncio.ensure_future(self._run())
             self._task.set_name("goalkeeper:scheduler")
@@ -204,6 +213,7 @@ class Scheduler:
         if not self._host.store_ready():
             return  # no automatic resume until a claim can be committed again
         now = self._clock.now()
+        await self._notice_zone(now)
         # authoritative readings first: a fresh read outranks what the last reading implies
         notes = await self._fresh_reads(self._due(now), {})
         await self._host.readings.handle_edges(self._host.quotas.evaluate(now))
@@ -217,6 +227,28 @@ class Scheduler:
             await self._fire(due, trigger, notes, recovered)
         elif self._next_poll is not None and now >= self._next_poll:
             await self._poll()
+
+    async def _notice_zone(self, now: datetime) -> None:
+        """The local zone changed since the last pass: what was planned in it is planned again.
+        A goal the allowed hours deferred is planned again from its reset, in the new zone (the
+        door judges the hours again when it is due); a goal waiting for its reset keeps its UTC
+        deadline."""
+        zone, old = self._clock.local_zone(), self._zone
+        self._zone = zone
+        if old is None or zone is old:
+            return
+        log.info("the local time zone changed from %s to %s: allowed hours and schedules follow "
+                 "it", zone_label(old), zone_label(zone))
+        if not self._settings.auto_resume_timezone:  # hours in a named zone: nothing moved
+            for goal in list(self._host.goals.values()):
+                if (waiting_for_quota(goal) and goal.deferred_by == RULE_HOURS
+                        and goal.next_resume_at is not None and goal.next_resume_at > now):
+                    await self._host.readings.replan_hours(goal.id, zone_label(zone))
+        for provider in list(self._host.providers.values()):
+            try:
+                await provider.zone_changed()
+            except Exception:
+                log.exception("provider %s failed to follow the zone change", provider.name)
 
     async def _release(self, now: datetime, recovered: set[str]) -> None:
         """The rising-edge path: a goal deferred past its planned time, whose windows have all

@@ -249,6 +249,10 @@ class Provider(abc.ABC):
     async def wake(self, now: datetime) -> None:  # noqa: B027 - optional hook
         """Called by the scheduler once :meth:`next_wake` has passed."""
 
+    async def zone_changed(self) -> None:  # noqa: B027 - optional hook
+        """The local zone changed while the host runs (the scheduler noticed): plan again what
+        was planned in it (a pipeline's daily schedule). Instants already due stay due."""
+
     def control_ops(self) -> Mapping[str, ControlHandler]:
         """Extra control-socket ops this provider serves (e.g. the pipeline's ``run``)."""
         return {}

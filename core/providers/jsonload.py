@@ -11,10 +11,14 @@ from __future__ import annotations
 import json
 import re
 from itertools import accumulate
+from pathlib import Path
 from typing import Any
 
 #: arrays and objects inside one another: Claude's and Codex's files need about 10
 MAX_JSON_DEPTH = 128
+#: a JSON file read whole (``~/.claude.json``, a session's process file, an index): a larger
+#: one is refused unread — parsed, it would cost the host several times its size
+MAX_JSON_FILE_BYTES = 64 << 20
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
@@ -39,3 +43,18 @@ def loads(raw: bytes | str) -> Any:
     if found > MAX_JSON_DEPTH:
         raise TooDeep(f"nested deeper than {MAX_JSON_DEPTH} levels")
     return json.loads(raw)
+
+
+class TooLarge(ValueError):
+    """A JSON file larger than :data:`MAX_JSON_FILE_BYTES`."""
+
+
+def load_file(path: Path) -> Any:
+    """:func:`loads` of a whole file, refusing (:class:`TooLarge`, unread) one over
+    :data:`MAX_JSON_FILE_BYTES` — the per-file bound, as :mod:`core.providers.lines` is the
+    per-line one."""
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_JSON_FILE_BYTES + 1)
+    if len(raw) > MAX_JSON_FILE_BYTES:
+        raise TooLarge(f"larger than {MAX_JSON_FILE_BYTES} bytes")
+    return loads(raw)

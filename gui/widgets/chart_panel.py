@@ -74,6 +74,7 @@ class ChartPanel(QWidget):
         for text, _ in SPANS:
             self.span_combo.addItem(tr(text))
         self.chart = UsageChart(self)
+        self.chart.zone = bridge.zone
         label = QLabel(tr("&Window:"), self)
         label.setBuddy(self.window_combo)
         bar = QHBoxLayout()

@@ -55,7 +55,7 @@ class HistoryView(QWidget):
         self.selected_goal = ""
         self.scope_goal: str | None = None
         self.loads = 0
-        self.model = HistoryModel(parent=self)
+        self.model = HistoryModel(bridge.zone, parent=self)
         self._build()
         self._reload_timer = QTimer(self)
         self._reload_timer.setSingleShot(True)

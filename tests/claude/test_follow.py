@@ -148,12 +148,12 @@ def test_a_pinned_session_is_always_hot(claude_dir: Path) -> None:
 
 def test_the_first_scan_reads_big_files_to_the_end_in_chunks(
         claude_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.providers.claude import follow
+    from core.providers import lines
 
     records = [assistant(f"msg_big{i}", T0 + timedelta(seconds=i), request=f"r{i}",
                          session="s-big") for i in range(50)]
     path = write_session(claude_dir, records, session="s-big")
-    monkeypatch.setattr(follow, "READ_LIMIT", 1000)  # each line is longer than that
+    monkeypatch.setattr(lines, "READ_LIMIT", 1000)  # each line is longer than that
     watcher = TranscriptWatcher([claude_dir])
     watcher.full_scan(now())
     assert all(watcher.ledger.seen(f"msg_big{i}:r{i}".encode()) for i in range(50))
@@ -198,10 +198,10 @@ def test_a_cold_file_that_changed_is_checked_every_poll_afterwards(claude_dir: P
 
 
 def _small_limits(monkeypatch: pytest.MonkeyPatch) -> int:
-    from core.providers.claude import follow
+    from core.providers import lines
 
-    monkeypatch.setattr(follow, "READ_LIMIT", 64 << 10)
-    monkeypatch.setattr(follow, "LINE_LIMIT", 256 << 10)
+    monkeypatch.setattr(lines, "READ_LIMIT", 64 << 10)
+    monkeypatch.setattr(lines, "LINE_LIMIT", 256 << 10)
     return 256 << 10
 
 

@@ -13,7 +13,6 @@ or the host wakes. The CLI runs in this process, on the real clock.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -28,7 +27,7 @@ import pytest
 
 from core.cli import main
 from tests.pipeline.support import step, write_goal
-from tests.support.daemon import running_daemon
+from tests.support.daemon import ask, effects, running_daemon, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -68,12 +67,6 @@ def faked(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
         yield proc, clock_file
 
 
-def ask(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
-    capsys.readouterr()
-    assert main([*args, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 def goal_json(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     return next(g for g in ask(capsys, "status")["goals"] if g["id"] == GOAL)
 
@@ -81,20 +74,6 @@ def goal_json(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
 def resumes(capsys: pytest.CaptureFixture[str]) -> list[datetime]:
     rows = ask(capsys, "history", GOAL, "--limit", "200")
     return [datetime.fromisoformat(r["at"]) for r in rows if r["event"] == "resumed"]
-
-
-def effects(tmp_path: Path) -> list[str]:
-    path = tmp_path / "effects.log"
-    return path.read_text().split() if path.exists() else []
-
-
-def wait_for(predicate: Any, timeout: float) -> float:
-    """Seconds it took ``predicate`` to hold (fails after ``timeout``)."""
-    start = time.monotonic()
-    while not predicate():
-        assert time.monotonic() - start < timeout, "condition not met"
-        time.sleep(0.1)
-    return time.monotonic() - start
 
 
 def paused_until_reset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> datetime:

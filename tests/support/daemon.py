@@ -9,6 +9,7 @@ with exactly the environment given (a desktop session's, a service manager's).""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -16,8 +17,12 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from core.paths import resolve_paths
+
+if TYPE_CHECKING:
+    import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,3 +63,27 @@ def running_host(out_dir: Path, argv: Sequence[str], env: Mapping[str, str], cwd
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def ask(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    """``goalkeeper ARGS --json`` run in this process (against the daemon), its JSON answer."""
+    from core.cli import main
+
+    capsys.readouterr()
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def effects(tmp_path: Path) -> list[str]:
+    """What the test steps' ``effect`` wrote to ``tmp_path/effects.log``, in order."""
+    path = tmp_path / "effects.log"
+    return path.read_text().split() if path.exists() else []
+
+
+def wait_for(predicate: Any, timeout: float) -> float:
+    """Seconds it took ``predicate`` to hold (fails after ``timeout``)."""
+    start = time.monotonic()
+    while not predicate():
+        assert time.monotonic() - start < timeout, "condition not met"
+        time.sleep(0.1)
+    return time.monotonic() - start

@@ -71,7 +71,7 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
 def read_json_checked(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     """A JSON object from ``path``, and why it could not be read (None: missing or read)."""
     try:
-        data = jsonload.loads(path.read_bytes())
+        data = jsonload.load_file(path)
     except FileNotFoundError:
         return None, None
     except (OSError, ValueError) as exc:  # a 100,000-deep file: refused by depth
@@ -112,12 +112,14 @@ class JsonCache:
         return data
 
 
-def local_zone(setting: str, environ: Mapping[str, str]) -> tzinfo:
-    """The zone for limit messages that name none: the setting, else the system's."""
+def local_zone(setting: str, environ: Mapping[str, str], system: tzinfo | None = None
+               ) -> tzinfo:
+    """The zone for limit messages that name none: the setting, else ``system`` (a host's
+    :class:`~core.clock.LiveZone`), else the system's now."""
     name = setting.strip()
     if name:
         zone = zone_named(name)
         if zone is not None:
             return zone
         log.warning("unknown time zone %r; ignored", name)
-    return clock.local_zone(environ)
+    return system or clock.local_zone(environ)

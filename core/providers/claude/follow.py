@@ -29,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.providers import lines
 from core.providers.claude.ledger import LedgerExport, UsageLedger
 from core.providers.claude.scan import FileFacts, LineSink, decode_lines, scan_bytes
 
@@ -39,11 +40,7 @@ COLD_SLICES = 5
 REPLAN_POLLS = 30  # hot files that went quiet become cold again after at most this many polls
 RACY_SECONDS = 2.0
 PARALLEL_BYTES = 64 << 20  # smaller histories are scanned in-process
-READ_LIMIT = 8 << 20  # per file and poll: a huge append is read over several polls
 DECODE_LIMIT = 1 << 20  # appends up to this size are decoded line by line
-#: one line, at most: a longer one is passed unread, never held whole (Claude's records are
-#: kilobytes; a pasted image or a huge tool output stays far below)
-LINE_LIMIT = 16 << 20
 
 
 @dataclass
@@ -61,8 +58,8 @@ class TranscriptFileState:
     facts: FileFacts = field(default_factory=FileFacts)
     logged: set[str] = field(default_factory=set)
     gone: bool = False
-    #: bytes of a line over :data:`LINE_LIMIT` passed so far (its end not yet written): the
-    #: rest of it is passed too, never read whole
+    #: bytes of a line over the limit of one line (:mod:`core.providers.lines`) passed so far
+    #: (its end not yet written): the rest of it is passed too, never read whole
     skipping: int = 0
 
     def reset(self) -> None:
@@ -121,48 +118,29 @@ def read_file(state: TranscriptFileState, ledger: UsageLedger, bulk: bool = Fals
 
 
 def _read_from(path: str, offset: int, available: int) -> bytes | None:
-    """Up to :data:`READ_LIMIT` bytes from ``offset`` (a line boundary); a single line longer
-    than that is taken whole up to :data:`LINE_LIMIT`; None: the line is longer still."""
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        data = handle.read(min(available, READ_LIMIT))
-        if len(data) < READ_LIMIT or b"\n" in data:
-            return data
-        parts, size = [data], len(data)
-        while size <= LINE_LIMIT:
-            more = handle.read(min(READ_LIMIT, LINE_LIMIT + 1 - size))
-            if not more:
-                return b"".join(parts)  # still being written: the next poll sees the rest
-            end = more.find(b"\n")
-            if end >= 0 and size + end < LINE_LIMIT:
-                return b"".join([*parts, more[:end + 1]])
-            parts.append(more)
-            size += len(more)
-    return None
+    """The next chunk of lines, or one long line, bounded (:func:`core.providers.lines.
+    read_from`); None: the line at ``offset`` is over the limit."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return lines.read_from(fd, offset, available)
+    finally:
+        os.close(fd)
 
 
 def _skip_long_line(state: TranscriptFileState, size: int) -> int:
-    """Pass the line at ``state.offset``, longer than :data:`LINE_LIMIT`, one chunk at a time
-    (memory stays one chunk, as the Codex follower's); bytes passed. No record Claude writes
-    comes near the limit, so nothing is lost but a line that would cost the host its memory
-    (issue 21: one 256 MiB line took it to 700 MB). One note per line, when its end is found."""
-    passed = 0
-    with open(state.path, "rb") as handle:
-        while state.offset < size:
-            handle.seek(state.offset)
-            data = handle.read(min(READ_LIMIT, size - state.offset))
-            if not data:
-                break
-            end = data.find(b"\n")
-            step = len(data) if end < 0 else end + 1
-            state.offset += step
-            state.skipping += step
-            passed += step
-            if end >= 0:
-                log.warning("skipping a line of %s: %d bytes, over the %d-byte limit of one "
-                            "line", state.path, state.skipping, LINE_LIMIT)
-                state.skipping = 0
-                break
+    """Pass the line at ``state.offset``, over :data:`~core.providers.lines.LINE_LIMIT`, one
+    chunk at a time (:func:`core.providers.lines.pass_line`); bytes passed. One note per line,
+    when its end is found (issue 21: one 256 MiB line took the host to 700 MB)."""
+    fd = os.open(state.path, os.O_RDONLY)
+    try:
+        passed, ended = lines.pass_line(fd, state.offset, size)
+    finally:
+        os.close(fd)
+    state.offset += passed
+    state.skipping += passed
+    if ended:
+        lines.note_long_line(state.path, state.skipping)
+        state.skipping = 0
     return passed
 
 

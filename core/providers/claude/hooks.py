@@ -70,7 +70,7 @@ def _records_path(data_dir: Path) -> Path:
 
 def _load_records(data_dir: Path) -> dict[str, Any]:
     try:
-        data = jsonload.loads(_records_path(data_dir).read_bytes())
+        data = jsonload.load_file(_records_path(data_dir))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -60,7 +60,7 @@ class LiveProcess:
 def read_process_file(path: Path) -> LiveProcess | None:
     """The process a ``sessions/<pid>.json`` describes (None when unreadable or not one)."""
     try:
-        data = jsonload.loads(path.read_bytes())
+        data = jsonload.load_file(path)
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):

@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.clock import Clock
+from core.clock import Clock, LiveZone
 from core.commands import Forget
 from core.i18n import N_
 from core.models import Exactness, Goal, HistoryEvent, PauseReason, QuotaReading
@@ -87,7 +87,8 @@ class ClaudeProvider(Provider):
         self.environ = dict(environ)
         self.roots = roots if roots is not None else config.existing_dirs(
             settings.claude_config_dirs, environ)
-        self.zone = config.local_zone(settings.claude_timezone, environ)
+        self.zone = config.local_zone(settings.claude_timezone, environ,
+                                      LiveZone(clock.local_zone))
         self.watcher = TranscriptWatcher(self.roots)
         self.live = LiveSessions(self.roots)
         self.tracking = TrackingFile(paths.data_dir)

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.providers import lines
 from core.providers.codex.rollout import (
     Event,
     MalformedLine,
@@ -35,7 +36,6 @@ from core.providers.codex.tailscan import complete_end
 log = logging.getLogger(__name__)
 
 HOT_NEWEST = 16
-_READ_CHUNK = 8 << 20
 
 
 @dataclass
@@ -50,6 +50,9 @@ class RolloutFileState:
     ino: int
     offset: int
     verified: bool = False
+    #: bytes of a line over the limit of one line (:mod:`core.providers.lines`) passed so far
+    #: (its end not yet written): the rest of it is passed too, never read whole
+    skipping: int = 0
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,9 @@ class RolloutIndex:
         self._polls = 0
         self._warned: set[tuple[Path, str]] = set()
         self._lock = threading.Lock()
+        #: rollouts that could not be read since the start: path → the system's reason (for
+        #: the host's health, beside the start-up read's; a file read again leaves it)
+        self.unreadable: dict[str, str] = {}
 
     # -- listing -------------------------------------------------------------------------------
 
@@ -171,6 +177,7 @@ class RolloutIndex:
             st = os.stat(state.path)
         except FileNotFoundError:
             self.files.pop(state.path, None)  # archived or deleted
+            self.unreadable.pop(str(state.path), None)
             if state.thread_id and self.by_thread.get(state.thread_id) == state.path:
                 del self.by_thread[state.thread_id]
             return []
@@ -178,15 +185,18 @@ class RolloutIndex:
             return []
         if st.st_ino != state.ino or st.st_size < state.offset:
             log.info("%s was replaced or truncated; reading it again from the start", state.path)
-            state.ino, state.offset, state.verified = st.st_ino, 0, True
+            state.ino, state.offset, state.verified, state.skipping = st.st_ino, 0, True, 0
         state.size, state.mtime_ns = st.st_size, st.st_mtime_ns
         if st.st_size <= state.offset:
             return []
         try:
-            return list(self._read_appended(state, st.st_size))
+            found = list(self._read_appended(state, st.st_size))
         except OSError as exc:
             self._warn(state.path, f"cannot read: {exc.strerror}")
+            self.unreadable[str(state.path)] = str(exc.strerror or exc)
             return []
+        self.unreadable.pop(str(state.path), None)
+        return found
 
     def _read_appended(self, state: RolloutFileState, size: int) -> Iterator[Found]:
         fd = os.open(state.path, os.O_RDONLY)
@@ -195,19 +205,30 @@ class RolloutIndex:
                 state.offset = self._boundary(fd, state.offset)
                 state.verified = True
             while state.offset < size:
-                data = os.pread(fd, min(_READ_CHUNK, size - state.offset), state.offset)
+                data = None if state.skipping else lines.read_from(fd, state.offset,
+                                                                   size - state.offset)
+                if data is None:  # a line over the limit: passed, never held whole
+                    if not self._pass_long_line(fd, state, size):
+                        return  # its end is not written yet: passed on at the next poll
+                    continue
                 cut = data.rfind(b"\n") + 1
                 if cut == 0:
-                    if len(data) < _READ_CHUNK:
-                        return  # a line still being written: retried on the next poll
-                    whole = self._whole_line(fd, state.offset, size)  # longer than a chunk
-                    if whole is None:
-                        return
-                    data, cut = whole, len(whole)
+                    return  # a line still being written: retried on the next poll
                 state.offset += cut
                 yield from self._lines(state, data[:cut])
         finally:
             os.close(fd)
+
+    @staticmethod
+    def _pass_long_line(fd: int, state: RolloutFileState, size: int) -> bool:
+        """Pass (part of) the line at ``state.offset``; True once its end was passed."""
+        passed, ended = lines.pass_line(fd, state.offset, size)
+        state.offset += passed
+        state.skipping += passed
+        if ended:
+            lines.note_long_line(state.path, state.skipping)
+            state.skipping = 0
+        return ended
 
     @staticmethod
     def _boundary(fd: int, offset: int) -> int:
@@ -215,19 +236,6 @@ class RolloutIndex:
         if offset == 0 or os.pread(fd, 1, offset - 1) == b"\n":
             return offset
         return complete_end(fd, offset)
-
-    @staticmethod
-    def _whole_line(fd: int, offset: int, size: int) -> bytes | None:
-        at, parts = offset, []
-        while at < size:
-            data = os.pread(fd, min(_READ_CHUNK, size - at), at)
-            index = data.find(b"\n")
-            if index >= 0:
-                parts.append(data[: index + 1])
-                return b"".join(parts)
-            parts.append(data)
-            at += len(data)
-        return None
 
     def _lines(self, state: RolloutFileState, data: bytes) -> Iterator[Found]:
         for line in data.split(b"\n"):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import json
 import mmap
 import os
 import pickle
@@ -31,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.providers import jsonload, lines
 from core.providers.codex.limits import LimitShapeError, from_rollout
 
 USAGE = b'"last_token_usage":{'
@@ -362,8 +362,11 @@ def _model(data: mmap.mmap, turn: int) -> str | None:
 def _slow_usage(data: mmap.mmap, at: int) -> tuple[int, ...] | None:
     """The same numbers from a line in an unexpected layout (decoded properly)."""
     start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", start)
+    if lines.too_long(start, end):
+        return None  # never sliced out whole (core.providers.lines)
     try:
-        record = json.loads(data[start: data.find(b"\n", start)])
+        record = jsonload.loads(data[start:end])
         usage = record["payload"]["info"]["last_token_usage"]
         return tuple(int(usage.get(name) or 0) for name in _FIELDS)
     except (ValueError, KeyError, TypeError, AttributeError):
@@ -377,10 +380,10 @@ def _quota_point(data: mmap.mmap, at: int, history: UsageHistory) -> None:
         return
     history.hours.add(hour)
     end = data.find(b"\n", at)
-    if data.find(b'"rate_limits":{', at, end) < 0:
-        return
+    if data.find(b'"rate_limits":{', at, end) < 0 or lines.too_long(start, end):
+        return  # a line over the limit is never sliced out whole (core.providers.lines)
     try:
-        record = json.loads(data[start:end])
+        record = jsonload.loads(data[start:end])
         when = datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00")).astimezone(UTC)
         snapshot = from_rollout(record["payload"]["rate_limits"], when)
     except (ValueError, KeyError, TypeError, LimitShapeError):

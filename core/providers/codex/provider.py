@@ -110,7 +110,8 @@ class CodexProvider(Provider):
         self._follow_task.set_name("codex:follow")
 
     def read_problems(self) -> tuple[str, ...]:
-        return tuple(f"{path} ({why})" for path, why in sorted(self._unreadable.items()))
+        problems = {**self._unreadable, **self.index.unreadable}  # at start, and since
+        return tuple(f"{path} ({why})" for path, why in sorted(problems.items()))
 
     def _read_start(self) -> tuple[StartupState, dict[str, startindex.StartIndexEntry]]:
         files = self.index.list_all()

@@ -15,12 +15,12 @@ so following a busy session costs a few ``in`` checks per line, not a JSON parse
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from core.providers import jsonload
 from core.providers.codex.limits import LimitShapeError, RateSnapshot, from_rollout
 
 _ROLLOUT_NAME = re.compile(
@@ -99,7 +99,7 @@ def parse_line(line: bytes) -> Event | None:
     Raises :class:`MalformedLine` when the line is not JSON or lacks what its type needs.
     """
     try:
-        record = json.loads(line)
+        record = jsonload.loads(line)  # refused by depth before parsing
     except (ValueError, UnicodeDecodeError):
         raise MalformedLine("not valid JSON") from None
     if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):

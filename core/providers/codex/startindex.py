@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.atomic import atomic_write_text
+from core.providers import jsonload
 from core.providers.codex.rollout import GoalUpdate
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ def load(path: Path | None) -> dict[str, StartIndexEntry]:
     if path is None:
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonload.load_file(path)  # refused by size and depth before parsing
         if data.get("version") != VERSION:
             return {}
         return {name: _entry(raw) for name, raw in data["files"].items()}

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from core.providers import lines
+
 T = TypeVar("T")
 #: ``last(needle, lo, hi)``: where the last ``needle`` lying wholly inside ``[lo, hi)`` of a
 #: mapping starts, or -1
@@ -53,7 +55,8 @@ def scan_back(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
 
 def scan_back_at(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
                  budget: int | None = None, floor: int = 0) -> tuple[T, int] | None:
-    """:func:`scan_back`, with the offset just past the line it accepted."""
+    """:func:`scan_back`, with the offset just past the line it accepted. A line over the limit
+    of one line (:mod:`core.providers.lines`) is passed over, never sliced out whole."""
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
@@ -65,7 +68,7 @@ def scan_back_at(path: Path, needle: bytes, accept: Callable[[bytes], T | None],
             lowest = max(floor, limit - budget if budget is not None else 0, 0)
             if lowest > 0:
                 lowest = data.rfind(b"\n", 0, min(lowest, limit)) + 1
-            return _backwards(data, last, needle, accept, lowest, limit)
+            return _backwards(data, last, needle, accept, lowest, limit, path)
 
 
 @contextlib.contextmanager
@@ -120,7 +123,7 @@ def _memmem() -> Callable[[int, int, bytes, int], Any] | None:
 
 
 def _backwards(data: mmap.mmap, last: Last, needle: bytes,
-               accept: Callable[[bytes], T | None], floor: int, limit: int
+               accept: Callable[[bytes], T | None], floor: int, limit: int, path: Path
                ) -> tuple[T, int] | None:
     hi = limit
     while hi > floor:
@@ -128,9 +131,13 @@ def _backwards(data: mmap.mmap, last: Last, needle: bytes,
         end = hi
         index = last(needle, lo, hi)
         while index >= 0:
-            start = data.rfind(b"\n", 0, index) + 1
-            stop = data.find(b"\n", index, limit)
-            result = accept(data[start:stop])
+            start = _line_start(data, index)
+            stop = _line_end(data, index, limit)
+            if lines.too_long(start, stop):
+                lines.note_long_line(path, stop + 1 - start, start)
+                result = None
+            else:
+                result = accept(data[start:stop])
             if result is not None:
                 return result, stop + 1
             end = start  # a rejected line: go on before it
@@ -142,6 +149,35 @@ def _backwards(data: mmap.mmap, last: Last, needle: bytes,
         release(data, lo + len(needle), hi)
         hi = min(end, lo + len(needle) - 1)
     return None
+
+
+def _line_start(data: mmap.mmap, index: int) -> int:
+    """Where the line holding ``index`` starts, searched back a chunk at a time: the pages of a
+    line of hundreds of megabytes are let go as the search passes them (else the whole line
+    became resident: 256 MiB of one)."""
+    hi = index
+    while hi > 0:
+        lo = max(0, hi - CHUNK)
+        found = data.rfind(b"\n", lo, hi)
+        if found >= 0:
+            return found + 1
+        release(data, lo, hi)
+        hi = lo
+    return 0
+
+
+def _line_end(data: mmap.mmap, index: int, limit: int) -> int:
+    """Where the line holding ``index`` ends (its newline; ``limit`` is past one), searched a
+    chunk at a time, as :func:`_line_start`."""
+    lo = index
+    while lo < limit:
+        hi = min(limit, lo + CHUNK)
+        found = data.find(b"\n", lo, hi)
+        if found >= 0:
+            return found
+        release(data, lo, hi)
+        lo = hi
+    return -1
 
 
 def release(data: mmap.mmap, start: int, end: int) -> None:

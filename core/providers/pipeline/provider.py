@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from core.atomic import private_dir, tighten
-from core.clock import Clock, local_zone
+from core.clock import Clock
 from core.commands import Start
 from core.identity import host_id_of
 from core.models import Goal, GoalState, HistoryEvent, PauseReason, QuotaReading
@@ -259,7 +259,7 @@ class PipelineProvider(Provider):
     def new_run(self, entry: CatalogEntry, trigger: str) -> Unfinished:
         assert entry.goal is not None
         now = self.clock.now()
-        day = now.astimezone(entry.goal.zone() or local_zone()).date().isoformat()
+        day = now.astimezone(entry.goal.zone() or self.clock.local_zone()).date().isoformat()
         run_id = self.catalog.new_run_id(entry, day)
         run_dir = entry.run_dir(run_id)
         private_dir(run_dir.parent)
@@ -353,11 +353,16 @@ class PipelineProvider(Provider):
                 continue
             since = entry.last_fire or entry.added_at or now
             due[entry.name] = next_fire(parse_schedule(entry.goal.schedule), since,
-                                        entry.goal.zone())
+                                        entry.goal.zone() or self.clock.local_zone())
         self._due = due
 
     def next_wake(self, now: datetime) -> datetime | None:
         return min(self._due.values(), default=None)
+
+    async def zone_changed(self) -> None:
+        """Schedules without a ``timezone`` of their own are in the local zone: planned again
+        from their last fire, as a restart would plan them."""
+        self._plan_schedules(await asyncio.to_thread(self.catalog.entries))
 
     async def wake(self, now: datetime) -> None:
         for name, due in sorted(self._due.items()):
@@ -370,7 +375,7 @@ class PipelineProvider(Provider):
                 continue
             await asyncio.to_thread(self.catalog.set_last_fire, name, now)
             self._due[name] = next_fire(parse_schedule(entry.goal.schedule), now,
-                                        entry.goal.zone())
+                                        entry.goal.zone() or self.clock.local_zone())
             await self._fire(entry, due)
 
     async def _fire(self, entry: CatalogEntry, due: datetime) -> None:
