@@ -105,20 +105,25 @@ async def test_a_queued_codex_goal_starts_once_after_the_reset(world: World, mak
     world.mock.set(reset5=reset)
     settings = world.settings(resume_margin_seconds=5)
     engine = await make_engine(world.provider(settings, clock), settings=settings)
+
+    def responses() -> list[Any]:  # this test's (the module's mock served the other end's)
+        return world.mock.requests("/responses")[earlier:]
+
+    earlier = len(world.mock.requests("/responses"))
     assert await engine.quota_intake.fresh_read("codex") is None  # the window's reset, read
     result = await engine.perform(Queue("", provider="codex", cwd=str(world.repo),
                                         text="Write report Q", window="codex:5h"), "cli")
     assert result.outcome is Outcome.QUEUED, result.reason
     thread = result.goal.split(":", 1)[1]
     assert world.db_goal(thread) == ("paused", "Write report Q")  # set in Codex, not run
-    assert world.mock.requests("/responses") == []
+    assert responses() == []
     # up to the reset: nothing starts (the scheduler's passes, a poll of the goals database)
     for _ in range(59):
         clock.advance(60)
         await asyncio.sleep(0.05)
     await engine.providers["codex"].poll()
     await engine.drain()
-    assert world.mock.requests("/responses") == []
+    assert responses() == []
     goal = engine.goals[result.goal]
     assert goal.state is GoalState.PAUSED and goal.steering.queued is not None
     # the reset: the usage endpoint now says the new period
@@ -126,7 +131,7 @@ async def test_a_queued_codex_goal_starts_once_after_the_reset(world: World, mak
     clock.advance((datetime.fromtimestamp(reset, UTC) - clock.now()).total_seconds() + 5.5)
     began = time.monotonic()
     try:
-        await until(lambda: bool(world.mock.requests("/responses")), 60)
+        await until(lambda: bool(responses()), 60)
     except AssertionError:
         for r in reversed(await engine.reads.history(result.goal)):
             print(r.at, r.event, r.outcome, r.reason, r.quotas, r.detail)
@@ -143,4 +148,4 @@ async def test_a_queued_codex_goal_starts_once_after_the_reset(world: World, mak
     await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
     print(f"\ncodex queued start: fired {late:.1f} s after the reset (fake clock, margin 5 s); "
           f"first API request {spawn_seconds:.2f} s of real time later; "
-          f"/responses requests: {len(world.mock.requests('/responses'))}; resumes: 1")
+          f"/responses requests: {len(responses())}; resumes: 1")
