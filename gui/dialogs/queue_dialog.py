@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -96,6 +97,9 @@ class QueueDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
         self.queue_button = self.buttons.addButton(tr("Queue"),
                                                    QDialogButtonBox.ButtonRole.AcceptRole)
+        self.queue_button.setIcon(self.style().standardIcon(
+            QStyle.StandardPixmap.SP_DialogOkButton))  # as Cancel has its own
+        self.queue_button.setDefault(True)
         self.buttons.accepted.connect(self._on_buttons_accepted)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
