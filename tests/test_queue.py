@@ -6,13 +6,15 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import asyncio
+
 import pytest
 
-from core.commands import Queue, Resume, command_from_json
+from core.commands import Cancel, Queue, Resume, command_from_json
 from core.models import GoalState, HistoryEvent, Outcome, PauseReason, Trigger
 from core.settings import Settings
 from tests.support.engine import H
-from tests.support.fakes import FakeProvider, advance, reading, settled
+from tests.support.fakes import FakeProvider, advance, crash, reading, settled, until
 
 pytestmark = pytest.mark.asyncio
 
@@ -200,3 +202,87 @@ async def test_the_command_travels_as_json_and_back() -> None:
     with pytest.raises(ValueError, match="'text' must be a non-empty string"):
         command_from_json({**command.to_json(), "text": ""})
     assert not command.travels()
+
+
+async def test_two_triggers_at_once_start_it_once(make_engine, clock, tmp_path) -> None:
+    provider = codex(clock)
+    reset = provider.readings[0].resets_at
+    engine = await make_engine(provider, settings=Settings(resume_jitter_seconds=0))
+    goal_id = (await engine.perform(queue(tmp_path), "cli")).goal
+    await engine.scheduler.stop()  # the two triggers below are the only ones
+    clock.advance((reset - clock.now()).total_seconds() + 60)
+    await engine.quota_intake.fresh_read("codex")
+    provider.gate = asyncio.Event()
+    first = asyncio.ensure_future(engine.perform(Resume(goal_id, Trigger.AUTO), "scheduler"))
+    second = asyncio.ensure_future(engine.perform(Resume(goal_id, Trigger.WAKE), "scheduler"))
+    await asyncio.sleep(0.05)
+    provider.gate.set()
+    outcomes = sorted(r.outcome.value for r in await asyncio.gather(first, second))
+    assert outcomes == ["already_resuming", "resumed"]
+    assert provider.starts == [(goal_id, 1)]
+
+
+async def test_a_thread_whose_goal_is_over_takes_a_new_queued_goal(make_engine, clock,
+                                                                   tmp_path) -> None:
+    provider = codex(clock)
+    engine = await make_engine(provider)
+    first = await engine.perform(queue(tmp_path, thread="t1"), "cli")
+    assert first.goal == "codex:t1" and first.outcome is Outcome.QUEUED
+    again = await engine.perform(queue(tmp_path, thread="t1"), "cli")
+    assert again.outcome is Outcome.REFUSED and "already a goal (paused)" in again.reason
+    assert len(provider.prepared) == 1  # refused before the agent was asked
+    await engine.perform(Cancel("codex:t1"), "cli")
+    third = await engine.perform(queue(tmp_path, thread="t1", text="The next step"), "cli")
+    assert third.outcome is Outcome.QUEUED
+    goal = engine.goals["codex:t1"]
+    assert goal.state is GoalState.PAUSED and goal.title == "The next step"
+    assert goal.fence >= engine.goals["codex:t1"].fence  # never goes back
+
+
+async def test_a_start_cut_off_by_a_crash_is_taken_up_at_the_next_start(
+        make_engine, clock, tmp_path) -> None:
+    """The claim passed the reset check, then the host died before the agent answered: the
+    next host takes it up (start-up recovery) without waiting for another reading."""
+    provider = codex(clock)
+    reset = provider.readings[0].resets_at
+    engine = await make_engine(provider, settings=Settings(resume_jitter_seconds=0))
+    goal_id = (await engine.perform(queue(tmp_path), "cli")).goal
+    provider.gate = asyncio.Event()  # the agent never answers this host
+    clock.advance((reset - clock.now()).total_seconds() + 60)
+    await until(lambda: engine.goals[goal_id].state is GoalState.RESUMING)
+    await crash(engine)
+    provider.gate, provider.fresh_readings = None, (lambda: [])  # no reading after the restart
+    engine = await make_engine(provider, settings=Settings(resume_jitter_seconds=0))
+    await settled(engine)
+    assert [g for g, _ in provider.starts] == [goal_id]  # once
+    assert engine.goals[goal_id].state is GoalState.RUNNING
+
+
+async def test_hold_lets_an_interrupted_start_through_but_not_a_first_one() -> None:
+    """The claim of a start the host was cut off in had passed the reset check: start-up
+    recovery's resume (``interrupted``, no reading since) is not held back again."""
+    from datetime import UTC, datetime
+
+    from core.goals.auto_resume import AutoResumePolicy, Decision
+    from core.goals.queued import hold
+    from core.models import Goal, QueuedStart, Steering
+
+    t0 = datetime(2026, 7, 7, 12, tzinfo=UTC)
+    queued = Steering(queued=QueuedStart(window="codex:5h", after=t0))
+    goal = Goal(id="codex:t", provider="codex", title="t", state=GoalState.PAUSED,
+                pause_reason=PauseReason.QUOTA, steering=queued, created_at=t0, updated_at=t0)
+    allowed = Decision(Outcome.RESUMED, "quota recovered")
+    later = t0 + timedelta(minutes=5)
+    held = hold(allowed, goal, Trigger.AUTO, later, (), AutoResumePolicy())
+    assert held.outcome is Outcome.DEFERRED and held.rule == "waiting for the reset"
+    assert held.not_before == later + timedelta(minutes=5)
+    interrupted = goal.model_copy(update={"pause_reason": PauseReason.INTERRUPTED})
+    assert hold(allowed, interrupted, Trigger.STARTUP, later, (), AutoResumePolicy()) is allowed
+    assert hold(allowed, goal, Trigger.MANUAL, later, (), AutoResumePolicy()) is allowed
+    fresh = ({"window": "codex:5h", "observed_at": later.isoformat(), "exactness": "exact",
+              "used_percent": 3.0},)
+    assert hold(allowed, goal, Trigger.AUTO, later, fresh, AutoResumePolicy()).allowed
+    inferred = ({**fresh[0], "exactness": "inferred"},)
+    assert not hold(allowed, goal, Trigger.AUTO, later, inferred, AutoResumePolicy()).allowed
+    before = ({**fresh[0], "observed_at": (t0 - timedelta(seconds=1)).isoformat()},)
+    assert not hold(allowed, goal, Trigger.AUTO, later, before, AutoResumePolicy()).allowed

@@ -262,7 +262,8 @@ class GoalDoor:
                 "no reset time is known for {window} yet: Goalkeeper has no reading of it "
                 "(see `goalkeeper status`)").format(window=command.window))
         after = level.resets_at
-        if command.thread and (known := self._book.goals.get(f"codex:{command.thread}")):
+        known = self._book.goals.get(f"codex:{command.thread}") if command.thread else None
+        if known is not None and not known.state.terminal:
             return result(known.id, Outcome.REFUSED, N_(
                 "{goal} is already a goal ({state}): resume it instead").format(
                     goal=known.id, state=known.state.value), known.state)

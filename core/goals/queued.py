@@ -53,10 +53,11 @@ def decide_queue(current: Goal | None, prepared: PreparedStart, provider: str, w
                  after: datetime, origin: str, ctx: IntakeContext) -> Mutation[ActionResult]:
     """The queued goal: paused for quota on ``window`` until its reset at ``after``.
 
-    A goal of that id that exists already is refused — unless it is the one the provider just
-    made and discovered before this write (paused, not queued, never run by Goalkeeper)."""
+    A goal of that id that exists already is refused — unless it is over (done, cancelled: a
+    new objective on its thread; its history stays) or the one the provider just made and
+    discovered before this write (paused, not queued, never run by Goalkeeper)."""
     goal_id = prepared.goal_id
-    if current is not None and not _fresh_discovery(current):
+    if current is not None and not (current.state.terminal or _fresh_discovery(current)):
         return Mutation(None, ActionResult(
             goal_id, Outcome.REFUSED, N_("{goal} is already a goal ({state}): resume it "
                                          "instead").format(goal=goal_id,
@@ -99,7 +100,8 @@ def hold(decision: Decision, goal: Goal | None, trigger: Trigger, now: datetime,
          quotas: Sequence[Mapping[str, Any]], policy: AutoResumePolicy) -> Decision:
     """Hold back an automatic start of a queued goal until a reading of its window, taken at or
     after the reset it waits for, shows the new period; a manual start is the user's own."""
-    if not decision.allowed or goal is None or trigger is Trigger.MANUAL:
+    if not decision.allowed or goal is None or trigger is Trigger.MANUAL or (
+            goal.pause_reason is PauseReason.INTERRUPTED):  # its claim passed this check once
         return decision
     queued = goal.steering.queued
     if queued is None:

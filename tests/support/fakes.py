@@ -103,7 +103,8 @@ class FakeProvider(Provider):
         if self.behaviour == "fail":
             raise RunnerError("the agent cannot prepare that")
         self.prepared.append(work)
-        return PreparedStart(f"{self.name}:queued-{len(self.prepared)}", work.text[:40],
+        name = work.thread or f"queued-{len(self.prepared)}"
+        return PreparedStart(f"{self.name}:{name}", work.text[:40],
                              {"cwd": work.cwd, "prompt": work.text})
 
     async def pause_goal(self, goal: Goal) -> None:
