@@ -3,10 +3,9 @@ that window; it starts once, after a fresh read shows the new period, under the 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
-
-import asyncio
 
 import pytest
 
