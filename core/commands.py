@@ -173,7 +173,8 @@ class Queue(Command):
 
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> Command:
-        return cls(goal="", provider=_text(data, "provider"), cwd=_text(data, "cwd"),
+        return cls(goal=str(data.get("goal") or ""), provider=_text(data, "provider"),
+                   cwd=_text(data, "cwd"),
                    text=_text(data, "text"), window=_text(data, "window"),
                    thread=_text(data, "thread", empty=True) if "thread" in data else "")
 

@@ -250,15 +250,15 @@ class GoalDoor:
         window — the scheduler, the claim and the provider's resume take it from there."""
         if problem := queue_problem(command.provider, command.cwd, command.text,
                                     command.window, known_windows()):
-            return result("", Outcome.REFUSED, problem)
+            return result(command.goal, Outcome.REFUSED, problem)
         provider = self._providers.get(command.provider)
         if provider is None:
-            return result("", Outcome.REFUSED, N_("provider {provider!r} is not enabled")
+            return result(command.goal, Outcome.REFUSED, N_("provider {provider!r} is not enabled")
                           .format(provider=command.provider))
         now = self._clock.now()
         level = next(iter(self._levels.levels((command.window,), now)), None)
         if level is None or level.resets_at is None:
-            return result("", Outcome.REFUSED, N_(
+            return result(command.goal, Outcome.REFUSED, N_(
                 "no reset time is known for {window} yet: Goalkeeper has no reading of it "
                 "(see `goalkeeper status`)").format(window=command.window))
         after = level.resets_at
@@ -272,11 +272,11 @@ class GoalDoor:
             async with asyncio.timeout(self._start_timeout):
                 prepared = await provider.prepare_start(work)
         except TimeoutError:
-            return result("", Outcome.FAILED, N_("{provider} did not prepare the work within "
-                                                 "{seconds} s").format(
-                provider=command.provider, seconds=f"{self._start_timeout:g}"))
+            return result(command.goal, Outcome.FAILED, N_(
+                "{provider} did not prepare the work within {seconds} s").format(
+                    provider=command.provider, seconds=f"{self._start_timeout:g}"))
         except Exception as exc:
-            return result("", Outcome.FAILED, N_("could not queue: {error}").format(
+            return result(command.goal, Outcome.FAILED, N_("could not queue: {error}").format(
                 error=str(exc) or type(exc).__name__))
         decide = functools.partial(decide_queue, prepared=prepared, provider=command.provider,
                                    window=command.window, after=after, origin=origin,

@@ -146,6 +146,13 @@ async def test_a_queued_codex_goal_starts_once_after_the_reset(world: World, mak
     assert len(fired) == 1
     late = (fired[0][1] - datetime.fromtimestamp(reset, UTC)).total_seconds()
     await until(lambda: engine.providers["codex"].runner.runs == {}, 60)
+    statuses = [line["payload"]["goal"]["status"] for line in world.rollout(thread)
+                if line["type"] == "event_msg"
+                and line["payload"].get("type") == "thread_goal_updated"]
+    assert statuses.count("active") == 1, statuses  # set active once: one start
+    turns = [line for line in world.rollout(thread) if line["type"] == "event_msg"
+             and line["payload"].get("type") == "task_started"]
+    print(f"\ncodex rollout: goal statuses {statuses}; turns started: {len(turns)}")
     print(f"\ncodex queued start: fired {late:.1f} s after the reset (fake clock, margin 5 s); "
           f"first API request {spawn_seconds:.2f} s of real time later; "
           f"/responses requests: {len(responses())}; resumes: 1")
