@@ -61,3 +61,19 @@ async def test_the_new_session_command_refuses_what_the_resume_refuses() -> None
         new_session_command("claude", session, "--dangerously-skip-permissions")
     with pytest.raises(RunnerError, match="bypass"):
         new_session_command("claude", session, "run with bypassPermissions")
+
+
+async def test_a_cancelled_queued_prompt_drops_its_session_id(make_engine: Any, paths: Any,
+                                                              clock: Any, world: Any) -> None:
+    from core.commands import Cancel
+
+    engine, provider = await start(make_engine, paths, clock, world)
+    await engine.quota_intake.record_reading(reading(
+        "claude:5h", 70, clock.now(), clock.now() + timedelta(hours=1), provider="claude"))
+    result = await engine.perform(Queue("", provider="claude", cwd=str(world.repo),
+                                        text="Write the changelog", window="claude:5h"), "cli")
+    session = result.goal.split(":", 1)[1]
+    assert session in provider.tracking.load().tracked
+    await engine.perform(Cancel(result.goal), "cli")
+    assert session not in provider.tracking.load().tracked
+    assert world.fake.invocations() == []

@@ -520,6 +520,13 @@ class ClaudeProvider(Provider):
 
     async def cancel_goal(self, goal: Goal) -> None:
         await self._stop_run(goal.id)
+        session_id = sessions.session_of(goal.id)
+        if session_id and self._not_started(goal, session_id):
+            # queued and never started: its session id is dropped (no transcript will come)
+            def drop(tracking: Any) -> None:
+                tracking.tracked.pop(session_id, None)
+
+            self.tracking.update(drop)
 
     async def _stop_run(self, goal_id: str) -> None:
         run = self.runs.pop(goal_id, None)
