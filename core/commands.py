@@ -2,7 +2,7 @@
 
 One frozen command type per intent — :class:`Resume`, :class:`Pause`, :class:`Cancel`,
 :class:`SetAutoResume`, :class:`SkipReset`, :class:`SetGoalPolicy`, :class:`Start`,
-:class:`Forget` — each with one
+:class:`Forget`, :class:`Queue` — each with one
 wire name (the control socket's ``op``, a routed request's ``op``) and ``to_json``/``from_json``.
 Every one goes through :meth:`core.goals.door.GoalDoor.perform` and comes back as an
 :class:`ActionResult`: views render that, never their own guess.
@@ -149,6 +149,45 @@ class Forget(Command):
         return False
 
 
+@dataclass(frozen=True)
+class Queue(Command):
+    """Queue new work to start right after a window's next reset (``goalkeeper queue``, Goal →
+    Start at the reset…, later the phone): a Codex goal on a new or given thread, or a Claude
+    prompt, in ``cwd``. The goal it makes is named in the result (``goal`` is empty here: the
+    provider names it). Carried out by the host where the directory is: it never travels.
+
+    Attributes:
+        provider: ``codex`` or ``claude``.
+        cwd: the working directory (absolute).
+        text: the Codex goal's objective, or the Claude prompt.
+        window: the window whose reset it waits for (``codex:5h``…).
+        thread: for Codex, an existing thread to set the goal on (empty: a new thread).
+    """
+
+    wire = "queue"
+    starts_runner = True  # preparing the work may run the agent's CLI briefly
+
+    provider: str = ""
+    cwd: str = ""
+    text: str = ""
+    window: str = ""
+    thread: str = ""
+
+    def travels(self) -> bool:
+        return False
+
+    def fields(self) -> dict[str, Any]:
+        return {"provider": self.provider, "cwd": self.cwd, "text": self.text,
+                "window": self.window, "thread": self.thread}
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Command:
+        return cls(goal=str(data.get("goal") or ""), provider=_text(data, "provider"),
+                   cwd=_text(data, "cwd"),
+                   text=_text(data, "text"), window=_text(data, "window"),
+                   thread=_text(data, "thread", empty=True) if "thread" in data else "")
+
+
 class Door(Protocol):
     """What carries a command out (:class:`core.goals.door.GoalDoor`): the type the rooms that
     send commands are handed."""
@@ -158,7 +197,7 @@ class Door(Protocol):
 
 #: every command by its wire name
 COMMANDS: dict[str, type[Command]] = {c.wire: c for c in (
-    Resume, Pause, Cancel, SetAutoResume, SkipReset, SetGoalPolicy, Start, Forget)}
+    Resume, Pause, Cancel, SetAutoResume, SkipReset, SetGoalPolicy, Start, Forget, Queue)}
 
 
 def command_from_json(data: Mapping[str, Any]) -> Command:

@@ -69,6 +69,7 @@ class Outcome(StrEnum):
     CANCELLED = "cancelled"
     UPDATED = "updated"
     UNCHANGED = "unchanged"
+    QUEUED = "queued"  # new work waits for a window's reset (core.goals.queued)
 
     @property
     def carried_out(self) -> bool:
@@ -101,6 +102,7 @@ class HistoryEvent(StrEnum):
     CANCEL_REQUESTED = "cancel_requested"
     AUTO_RESUME_CHANGED = "auto_resume_changed"
     GOAL_POLICY_CHANGED = "goal_policy_changed"
+    QUEUED = "queued"  # new work queued to start after a window's reset
     # decisions without a state change (core.goals.intake, the engine, the CLI)
     RESUME_SCHEDULED = "resume_scheduled"
     RESUME_NOT_SCHEDULED = "resume_not_scheduled"
@@ -215,6 +217,17 @@ class BudgetEntry(_Frozen):
     until: UtcDatetime
 
 
+class QueuedStart(_Frozen):
+    """New work queued to start right after a window's reset (``goalkeeper queue``).
+
+    ``after`` is the reset it waits for: the start needs a reading of ``window`` taken at or
+    after it (a fresh read, not one inferred from the clock). Cleared once the work started.
+    """
+
+    window: str
+    after: UtcDatetime
+
+
 class Steering(_Frozen):
     """What Goalkeeper notes on a goal to steer its own decisions; never provider metadata
     (that is :attr:`Goal.data`). Stored in the goal's ``steering`` column; before SQLite
@@ -246,6 +259,10 @@ class Steering(_Frozen):
         policy_pause: the reserve or budget pause the goal was put in. Written by the
             guard's pause (``policies.guard``); read by ``policies.marks.policy_paused``
             (the agent showing the goal paused does not replace that reason).
+        queued: new work waiting for a window's reset (:class:`QueuedStart`). Written by the
+            door's ``Queue`` (``goals.queued``); read by the resume claim (``goals.queued.
+            hold``: no start before a fresh reading shows the new period) and the views;
+            cleared when the start succeeded (``goals.coordinator``).
     """
 
     no_reset_note: str | None = None
@@ -255,6 +272,7 @@ class Steering(_Frozen):
     budget: dict[str, BudgetEntry] = Field(default_factory=dict)
     last_run: LastRun | None = None
     policy_pause: PolicyPause | None = None
+    queued: QueuedStart | None = None
 
     def stored(self) -> dict[str, Any]:
         """The JSON the stores keep: only what differs from the defaults ({} for most goals)."""

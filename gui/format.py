@@ -133,6 +133,9 @@ def result_text(command: Command, result: ActionResult, zone: tzinfo | None = No
             return tr("Deferred until {when} ({reason})").format(when=when,
                                                                  reason=localized(reason))
         return tr("Deferred until {when}").format(when=when)
+    if outcome is Outcome.QUEUED and result.not_before:
+        when = short_time(result.not_before, now or result.not_before, zone)
+        return tr("Queued: starts at {when}").format(when=when)
     if outcome is Outcome.REFUSED:
         refused = _strip_prefix(reason, "refused:")
         return tr("Refused: {reason}").format(

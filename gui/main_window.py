@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.commands import ActionResult
 from core.models import Goal
 from gui.actions import GoalActionSet
 from gui.bridge import Bridge
 from gui.dialogs.goal_details import GoalDetailsDialog
 from gui.dialogs.hosts import HostsDialog
+from gui.dialogs.queue_dialog import QueueDialog
 from gui.i18n import tr
 from gui.launcher import Launcher
 from gui.models.goals_model import GoalsModel
@@ -145,6 +147,12 @@ class MainWindow(QMainWindow):
         goal_menu = self.menuBar().addMenu(tr("G&oal"))
         for action in self.goal_actions.all:
             goal_menu.addAction(action)
+        goal_menu.addSeparator()
+        self.queue_action = self._action(tr("Start at the &reset…"), "", self.open_queue)
+        self.queue_action.setToolTip(tr("Queue new work to start right after a quota window's "
+                                        "next reset"))
+        goal_menu.addAction(self.queue_action)
+        self.goal_menu = goal_menu
         view_menu = self.menuBar().addMenu(tr("&View"))
         view_menu.addAction(self._action(tr("&Find goals"), QKeySequence.StandardKey.Find,
                                          self.goals_view.focus_filter))
@@ -264,6 +272,19 @@ class MainWindow(QMainWindow):
         dialog.raise_()
         dialog.activateWindow()
         return dialog
+
+    def open_queue(self) -> QueueDialog:
+        """Goal → Start at the reset…: a new form each time (non-modal)."""
+        dialog = QueueDialog(self.bridge, self)
+        dialog.queued.connect(self._on_queue_queued)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        return dialog
+
+    def _on_queue_queued(self, result: ActionResult) -> None:
+        self.goals_view.select_goal(result.goal)  # the new goal, once the list has it
 
     def open_hosts(self) -> HostsDialog:
         """The hosts of the store (one dialog; shown again if it is open)."""

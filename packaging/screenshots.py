@@ -19,6 +19,8 @@ Debian's ``fonts-noto-cjk`` first: Xvfb has no other font with Chinese glyphs).
 ``--hosts`` takes only the Hosts dialog (``hosts.png``, with ``--language zh_CN``
 ``hosts-zh_CN.png``) on a real shared store: a throw-away PostgreSQL server (the tests' own,
 from the server binaries), three hosts on it — this one, one online, one that stopped.
+``--queue`` takes only Goal → Start at the reset… (``queue-en.png``, ``queue-zh_CN.png``), filled
+in for a Codex goal, on the demo with a reading of Codex's 5-hour window.
 ``--setup`` takes only the set-up assistant (``setup.png``, ``setup-zh_CN.png``) on a fake Codex
 home and Claude config directory.
 """
@@ -56,6 +58,8 @@ def main() -> int:
     parser.add_argument("--setup", action="store_true",
                         help="only the set-up assistant (setup.png / setup-zh_CN.png) on a "
                              "fake Codex home and Claude config directory")
+    parser.add_argument("--queue", action="store_true",
+                        help="only Goal → Start at the reset… (queue-en.png / queue-zh_CN.png)")
     args = parser.parse_args()
     if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
         if not shutil.which("xvfb-run"):
@@ -66,6 +70,7 @@ def main() -> int:
                    sys.executable, __file__, "--out", str(args.out), "--language", args.language,
                    *(["--every-tab"] if args.every_tab else []),
                    *(["--hosts"] if args.hosts else []),
+                   *(["--queue"] if args.queue else []),
                    *(["--setup"] if args.setup else [])]
         return subprocess.call(command, env={**os.environ, "QT_QPA_PLATFORM": "xcb"})
     os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
@@ -79,6 +84,8 @@ def main() -> int:
             return runner.run(shoot_hosts(args.out, args.language))
         if args.setup:
             return runner.run(shoot_setup(args.out, args.language))
+        if args.queue:
+            return runner.run(shoot_queue(args.out, args.language))
         if args.language != "en":
             return runner.run(shoot_translated(args.out, args.language, args.every_tab))
         return runner.run(shoot(args.out, args.every_tab))
@@ -360,6 +367,49 @@ async def shoot_setup(out: Path, language: str) -> int:
         await bridge.close()
         await engine.stop()
         shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+async def shoot_queue(out: Path, language: str) -> int:
+    """Goal → Start at the reset…, filled in for a Codex goal whose 5-hour window resets in
+    2 h 14 min (a reading recorded on the demo's host)."""
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    from datetime import timedelta
+
+    from PySide6.QtWidgets import QApplication
+
+    from core import i18n
+    from core.models import QuotaReading
+    from gui import i18n as gui_i18n
+
+    if language != "en":
+        i18n.use_language(language)
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        gui_i18n.install(app, language)
+    out.mkdir(parents=True, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
+    session, clock = demo_session(home)
+    await session.start()
+    try:
+        now = clock.now()
+        await session.host.engine.quota_intake.record_reading(QuotaReading(
+            window_id="codex:5h", provider="codex", label="5h", used_percent=93.0,
+            resets_at=now + timedelta(hours=2, minutes=14), window_seconds=18000,
+            observed_at=now))
+        session.bridge.flush()
+        await settle()
+        dialog = session.window.open_queue()
+        dialog.directory.setText("/home/you/src/webapp")
+        dialog.text.setPlainText("Migrate the test suite to pytest and make it pass; keep "
+                                 "the public API unchanged.")
+        dialog.window_box.setCurrentIndex(dialog.window_box.findData("codex:5h"))
+        await settle()
+        save(dialog.grab(), out / f"queue-{language}.png")
+        dialog.reject()
+    finally:
+        await session.stop()
+        shutil.rmtree(home, ignore_errors=True)
     return 0
 
 

@@ -15,6 +15,7 @@ from core.commands import (
     Command,
     Forget,
     Pause,
+    Queue,
     Resume,
     SetAutoResume,
     SetGoalPolicy,
@@ -31,6 +32,7 @@ EXAMPLES: list[Command] = [
     Resume("fake:g"), Pause("fake:g"), Cancel("fake:g"), SetAutoResume("fake:g", True),
     SetGoalPolicy("fake:g", "budget_percent", "10"), Start("fake:g"), Forget("fake:g"),
     SkipReset("fake:g"),
+    Queue("fake:g", provider="codex", cwd="/w", text="Fix it", window="codex:5h", thread="t"),
 ]
 
 

@@ -37,6 +37,7 @@ VERBS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
                ("cancel", "cancel a goal for good"),
                ("start", "start an idle goal"),
                ("auto-resume", "turn auto-resume on or off"))),
+    ("queue", (("queue", "start new work right after a window's next reset"),)),
     ("policies", (("goal", "a goal's own resume policy"),)),
     ("hosts", (("daemon", "run the headless host (logs to stdout; stop with Ctrl-C)"),
                ("demo", "watch a pause for quota and an automatic resume in about a minute"),

@@ -49,6 +49,9 @@ def render_result(result: ActionResult) -> str:
     if result.outcome is Outcome.DEFERRED and result.not_before:
         text = _("{outcome} until {time}").format(outcome=text,
                                                   time=local_time(result.not_before))
+    elif result.outcome is Outcome.QUEUED and result.not_before:
+        text = _("{outcome}, starts at {time}").format(outcome=text,
+                                                       time=local_time(result.not_before))
     if result.reason and result.reason != result.outcome.value:
         text = _("{outcome}: {reason}").format(outcome=text, reason=localized(result.reason))
     return f"{result.goal}: {text}"
@@ -72,12 +75,13 @@ def run_action(ctx: Context, command: Command) -> int:
         refusal = safe_mode_refusal(ctx, command.goal) if exc.code == EXIT_UNKNOWN_GOAL else None
         if refusal is None:
             raise
-        return _answer(ctx, refusal)
+        return answer(ctx, refusal)
     owner = getattr(goal, "host", "")  # (tests stand in for require_goal)
-    return _answer(ctx, ActionResult.from_json(ctx.ask_owner(owner, command.to_json())))
+    return answer(ctx, ActionResult.from_json(ctx.ask_owner(owner, command.to_json())))
 
 
-def _answer(ctx: Context, result: ActionResult) -> int:
+def answer(ctx: Context, result: ActionResult) -> int:
+    """Print the host's answer (a notice as a warning) and return its exit code."""
     if result.notice:
         warn(localized(result.notice))  # a line on stderr, never a prompt: scripts keep running
     ctx.emit(result.to_json(), lambda: render_result(result))

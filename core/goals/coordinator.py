@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 from core.clock import Clock
 from core.commands import ActionResult
+from core.goals import queued
 from core.goals.auto_resume import (
     WAITS_FOR_RESET,
     AutoResumePolicy,
@@ -135,6 +136,8 @@ class ResumeCoordinator:
             decision = decide_resume(current, trigger, now, blockers, self._policy)
             # the resume policies; the slot count is a query inside this very transaction
             decision = review(decision, current, trigger, now, levels, self._policy, store)
+            # queued new work: not before a reading shows its window's new period
+            decision = queued.hold(decision, current, trigger, now, quotas, self._policy)
             detail = (context or {}) | ({"rule": decision.rule} if decision.rule else {})
             row = note_row(
                 goal_id,
@@ -379,8 +382,8 @@ class _Settle:
                       else N_("the agent was already working on it"))
             if self.note and started is StartOutcome.STARTED:
                 reason = self.note  # what the manual resume went past: the reserve, the hours
-            steering = current.steering.model_copy(
-                update={"last_resume_trigger": self._run_trigger(current)})
+            steering = current.steering.model_copy(  # queued work has started: no longer queued
+                update={"last_resume_trigger": self._run_trigger(current), "queued": None})
             new, moved = transition(
                 current, GoalEvent.RESUME_SUCCEEDED, self.now, origin=self.origin,
                 trigger=self.trigger, reason=reason, hosted=started is StartOutcome.STARTED,

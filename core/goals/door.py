@@ -18,7 +18,9 @@ coordinator (:mod:`core.goals.coordinator`) is this door's own: nothing else imp
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import functools
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
@@ -30,6 +32,7 @@ from core.commands import (
     Command,
     Forget,
     Pause,
+    Queue,
     Resume,
     SetAutoResume,
     SetGoalPolicy,
@@ -52,9 +55,11 @@ from core.goals.decisions import (
 from core.goals.intake import IntakeContext, decide_report
 from core.goals.machine import GoalEvent
 from core.goals.policy_setting import decide_goal_policy
+from core.goals.queued import decide_queue, queue_problem
 from core.i18n import N_
 from core.models import Goal, GoalState, HistoryEvent, Outcome
-from core.providers.base import Provider
+from core.policies.reserve_table import known_windows
+from core.providers.base import Provider, QueuedWork
 from core.providers.calls import ProviderCalls
 from core.store import LeaseLost, NotOwner
 from core.store.inbox import store_unavailable
@@ -115,6 +120,8 @@ class GoalDoor:
         self._bus = bus
         self._clock = clock
         self._ctx = ctx
+        self._levels = parts.levels
+        self._start_timeout = parts.start_timeout
         self._coordinator = ResumeCoordinator(
             writer.store, clock, providers, parts.levels, parts.policy, book.committed,
             parts.start_timeout, writer.lock_for, writer.record_or_queue, writer.written)
@@ -122,6 +129,7 @@ class GoalDoor:
             Resume: self._resume, Pause: self._pause, Cancel: self._cancel,
             SetAutoResume: self._set_auto_resume, SetGoalPolicy: self._set_goal_policy,
             SkipReset: self._skip_reset, Start: self._start, Forget: self._forget,
+            Queue: self._queue,
         }
 
     async def perform(self, command: Command, origin: str = "gui") -> ActionResult:
@@ -242,6 +250,45 @@ class GoalDoor:
                     g, goal.fence, GoalEvent.FAIL, why, self._ctx()))
                 return result(goal_id, Outcome.FAILED, why, GoalState.FAILED)
         return committed.result
+
+    async def _queue(self, command: Queue, origin: str) -> ActionResult:
+        """New work to start after a window's next reset (:mod:`core.goals.queued`): the
+        provider prepares it (nothing runs yet), and it is stored as a goal paused for that
+        window — the scheduler, the claim and the provider's resume take it from there."""
+        if problem := queue_problem(command.provider, command.cwd, command.text,
+                                    command.window, known_windows()):
+            return result(command.goal, Outcome.REFUSED, problem)
+        provider = self._providers.get(command.provider)
+        if provider is None:
+            return result(command.goal, Outcome.REFUSED, N_("provider {provider!r} is not enabled")
+                          .format(provider=command.provider))
+        now = self._clock.now()
+        level = next(iter(self._levels.levels((command.window,), now)), None)
+        if level is None or level.resets_at is None:
+            return result(command.goal, Outcome.REFUSED, N_(
+                "no reset time is known for {window} yet: Goalkeeper has no reading of it "
+                "(see `goalkeeper status`)").format(window=command.window))
+        after = level.resets_at
+        known = self._book.goals.get(f"codex:{command.thread}") if command.thread else None
+        if known is not None and not known.state.terminal:
+            return result(known.id, Outcome.REFUSED, N_(
+                "{goal} is already a goal ({state}): resume it instead").format(
+                    goal=known.id, state=known.state.value), known.state)
+        work = QueuedWork(cwd=command.cwd, text=command.text.strip(), thread=command.thread)
+        try:
+            async with asyncio.timeout(self._start_timeout):
+                prepared = await provider.prepare_start(work)
+        except TimeoutError:
+            return result(command.goal, Outcome.FAILED, N_(
+                "{provider} did not prepare the work within {seconds} s").format(
+                    provider=command.provider, seconds=f"{self._start_timeout:g}"))
+        except Exception as exc:
+            return result(command.goal, Outcome.FAILED, N_("could not queue: {error}").format(
+                error=str(exc) or type(exc).__name__))
+        decide = functools.partial(decide_queue, prepared=prepared, provider=command.provider,
+                                   window=command.window, after=after, origin=origin,
+                                   ctx=self._ctx())
+        return (await self._writer.transact(prepared.goal_id, decide)).result
 
     async def _forget(self, command: Forget, origin: str) -> ActionResult:
         """Stop watching a goal: its runner is stopped and its row removed (history stays)."""

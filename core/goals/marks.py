@@ -48,8 +48,11 @@ def policy_paused(goal: Goal) -> str | None:
 
 
 def sticks_against(goal: Goal, observed: PauseReason) -> bool:
-    """A policy pause is not undone by the agent merely showing the goal paused."""
-    return observed is PauseReason.EXTERNAL and policy_paused(goal) is not None
+    """A policy pause, or queued work waiting for its reset (prepared paused in the agent), is
+    not undone by the agent merely showing the goal paused."""
+    return observed is PauseReason.EXTERNAL and (
+        policy_paused(goal) is not None
+        or (goal.state is GoalState.PAUSED and goal.steering.queued is not None))
 
 
 def ran_automatically(goal: Goal) -> bool:

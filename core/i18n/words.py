@@ -23,6 +23,7 @@ WORDS = (
     # Outcome (those not above)
     N_("resumed"), N_("already running"), N_("already resuming"), N_("deferred"),
     N_("refused"), N_("unknown goal"), N_("already paused"), N_("updated"), N_("unchanged"),
+    N_("queued"),
     # Exactness
     N_("exact"), N_("inferred"), N_("estimated"), N_("stale"),
     # QuotaKind
@@ -35,6 +36,7 @@ WORDS = (
     N_("completed"),
     # resume-policy rules (Deferral.rule, a history row's "rule")
     N_("allowed hours"), N_("reserve"), N_("waiting for a slot"), N_("budget"),
+    N_("waiting for the reset"),
     # host kinds (host.json)
     N_("daemon"), N_("gui"), N_("demo"), N_("store restore"),
     # what a command can tell about the host (HostView.state)

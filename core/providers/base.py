@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from core.commands import ActionResult, Command
+from core.i18n import N_
 from core.models import Exactness, Goal, GoalState, HistoryEvent, PauseReason, QuotaReading
 
 #: a control-socket op: request object in, reply object out
@@ -73,6 +74,31 @@ class LimitHit:
     detail: str | None = None
     no_timed_reset: bool = False
     readings: tuple[QuotaReading, ...] = ()
+
+
+@dataclass(frozen=True)
+class QueuedWork:
+    """New work to prepare now and start after a window's reset (:class:`~core.commands.Queue`).
+
+    Attributes:
+        cwd: the working directory (checked to exist).
+        text: the objective (Codex) or prompt (Claude).
+        thread: an existing thread to use (Codex; empty: a new one).
+    """
+
+    cwd: str
+    text: str
+    thread: str = ""
+
+
+@dataclass(frozen=True)
+class PreparedStart:
+    """What a provider made of :class:`QueuedWork`: the goal's id, title and metadata (what its
+    :meth:`Provider.resume_goal` reads to start the work)."""
+
+    goal_id: str
+    title: str
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 class StartOutcome(StrEnum):
@@ -214,6 +240,12 @@ class Provider(abc.ABC):
 
         Raise :class:`RunnerError` on failure, :class:`RunnerDeferred` when it must wait.
         """
+
+    async def prepare_start(self, work: QueuedWork) -> PreparedStart:
+        """Make ``work`` a goal that waits, without running anything yet: its
+        :meth:`resume_goal` then starts it — idempotently (check, then act). Raise
+        :class:`RunnerError` when it cannot. Default: this provider cannot start new work."""
+        raise RunnerError(N_("{provider} cannot start new work").format(provider=self.name))
 
     @abc.abstractmethod
     async def pause_goal(self, goal: Goal) -> None:

@@ -434,6 +434,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>推迟到 {when}</translation>
     </message>
     <message>
+        <source>Queued: starts at {when}</source>
+        <translation>已排队：将于 {when} 开始</translation>
+    </message>
+    <message>
         <source>Refused: {reason}</source>
         <translation>已拒绝：{reason}</translation>
     </message>
@@ -773,6 +777,14 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>G&amp;oal</source>
         <translation>目标(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Start at the &amp;reset…</source>
+        <translation>在重置时开始(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Queue new work to start right after a quota window&apos;s next reset</source>
+        <translation>排队新工作，在配额窗口下次重置后立即开始</translation>
     </message>
     <message>
         <source>&amp;View</source>
@@ -2256,6 +2268,78 @@ Showing the defaults; saving replaces the file.</source>
     <message>
         <source>any time (no global hours)</source>
         <translation type="vanished">任何时间（没有全局时段）</translation>
+    </message>
+    <message>
+        <source>Codex goal</source>
+        <translation>Codex 目标</translation>
+    </message>
+    <message>
+        <source>Claude prompt</source>
+        <translation>Claude 提示词</translation>
+    </message>
+    <message>
+        <source>Start at the reset</source>
+        <translation>在重置时开始</translation>
+    </message>
+    <message>
+        <source>Start new work right after a quota window&apos;s next reset, instead of spending the last of this one. Goalkeeper starts it once, after a fresh reading shows the window was reset, under your reserve and allowed hours.</source>
+        <translation>在配额窗口下次重置后立即开始新工作，而不是耗尽本窗口的最后一点。Goalkeeper 只开始一次：在最新读数显示窗口已重置之后，并遵守你的预留和允许时段。</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>代理</translation>
+    </message>
+    <message>
+        <source>Directory</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <source>the project&apos;s directory</source>
+        <translation>项目的目录</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Thread</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <source>optional: an existing Codex thread id</source>
+        <translation>可选：现有 Codex 线程的 ID</translation>
+    </message>
+    <message>
+        <source>Objective</source>
+        <translation>目标内容</translation>
+    </message>
+    <message>
+        <source>Window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>Queue</source>
+        <translation>排队</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>what the goal should achieve</source>
+        <translation>目标要达成什么</translation>
+    </message>
+    <message>
+        <source>what Claude should do</source>
+        <translation>Claude 要做什么</translation>
+    </message>
+    <message>
+        <source>No reset time is known for {window} yet: Goalkeeper needs a reading of it first.</source>
+        <translation>尚不知道 {window} 的重置时间：Goalkeeper 需要先有它的读数。</translation>
+    </message>
+    <message>
+        <source>{window} resets next at {time}; the work starts right after.</source>
+        <translation>{window} 下次于 {time} 重置；工作在其后立即开始。</translation>
     </message>
 </context>
 </TS>

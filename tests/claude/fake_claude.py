@@ -17,7 +17,8 @@ Environment:
 Signals as 2.1.328 print mode takes them: SIGINT ends the turn the way Esc does — a user record
 "[Request interrupted by user]" in the transcript and on stdout, exit 0; SIGTERM exits 143.
 
-The string ``$SESSION`` anywhere in a play is replaced by the ``--resume`` argument.
+The string ``$SESSION`` anywhere in a play is replaced by the ``--resume`` argument (or, for
+a new session, the ``--session-id`` one).
 
 Like Claude Code 2.1.328 in print mode, it keeps ``<config>/sessions/<pid>.json`` (``kind:
 "interactive"``, ``entrypoint: "sdk-cli"``, ``procStart``: field 22 of ``/proc/<pid>/stat``)
@@ -70,7 +71,8 @@ def transcript(session: str) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    session = argv[argv.index("--resume") + 1] if "--resume" in argv else ""
+    flag = "--resume" if "--resume" in argv else "--session-id"
+    session = argv[argv.index(flag) + 1] if flag in argv else ""
     log({"argv": argv, "cwd": os.getcwd(), "config_dir": os.environ.get("CLAUDE_CONFIG_DIR"),
          "pid": os.getpid()})
     if any("dangerously" in a or "bypassPermissions" in a for a in argv):

@@ -300,6 +300,14 @@ def on_resume(request, params, plan):
         after_active(thread, plan.get("after_active", [["turn_started"]]))
 
 
+def on_thread_start(request, params, plan):
+    """A new thread, not written down until a goal is set on it (as 0.169.0)."""
+    number = _locked("state.json", lambda state: state.update(
+        threads=state.get("threads", 0) + 1) or state["threads"])
+    send({"id": request["id"], "result": {"thread": {"id": f"new-thread-{number}",
+                                                     "cwd": params.get("cwd")}}})
+
+
 def on_goal_get(request, params, plan):
     send({"id": request["id"], "result": {"goal": goal_of(params.get("threadId"))}})
 
@@ -315,7 +323,13 @@ def on_goal_set(request, params, plan):
                                "`automatic`")
         return
     current = goal_of(thread)
-    if current is None:
+    if params.get("objective"):  # a new goal (or a new objective) on the thread
+        def create(state):
+            goals = state.setdefault("goals", script().get("goals", {}))
+            goals[thread] = {"objective": params["objective"], "tokensUsed": 0}
+        _locked("state.json", create)
+        current = current or {}
+    elif current is None:
         error(request, -32600, f"cannot update goal for thread {thread}: no goal exists")
         return
     goal = set_status(thread, params["status"], reply_to=request["id"])
@@ -338,6 +352,7 @@ def on_interrupt(request, params, plan):
 HANDLERS = {
     "initialize": on_initialize,
     "account/rateLimits/read": lambda request, params, plan: rate_limits_read(request, plan),
+    "thread/start": on_thread_start,
     "thread/resume": on_resume,
     "thread/goal/get": on_goal_get,
     "thread/goal/set": on_goal_set,

@@ -11,7 +11,9 @@ from core.models import Exactness, Goal, GoalState, PauseReason, QuotaKind, Quot
 from core.providers.base import (
     GoalObservation,
     LimitHit,
+    PreparedStart,
     Provider,
+    QueuedWork,
     RunnerDeferred,
     RunnerError,
     StartOutcome,
@@ -51,6 +53,7 @@ class FakeProvider(Provider):
         self.paused: list[str] = []
         self.cancelled: list[str] = []
         self.gate: asyncio.Event | None = None  # when set, resume waits for it
+        self.prepared: list[QueuedWork] = []
 
     def observe(self, goal_id: str, state: GoalState = GoalState.RUNNING, *,
                 reason: PauseReason | None = None, resets_at: datetime | None = None,
@@ -94,6 +97,15 @@ class FakeProvider(Provider):
             return StartOutcome.ALREADY_DONE
         self.starts.append((goal.id, fence))
         return StartOutcome.STARTED
+
+    async def prepare_start(self, work: QueuedWork) -> PreparedStart:
+        """Queued new work (``Queue``): recorded in ``prepared``; ``fail`` behaviour refuses."""
+        if self.behaviour == "fail":
+            raise RunnerError("the agent cannot prepare that")
+        self.prepared.append(work)
+        name = work.thread or f"queued-{len(self.prepared)}"
+        return PreparedStart(f"{self.name}:{name}", work.text[:40],
+                             {"cwd": work.cwd, "prompt": work.text})
 
     async def pause_goal(self, goal: Goal) -> None:
         self.paused.append(goal.id)

@@ -25,6 +25,7 @@ import os
 import random
 import shlex
 import shutil
+import uuid
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -38,7 +39,9 @@ from core.paths import Paths
 from core.providers.base import (
     ControlHandler,
     GoalObservation,
+    PreparedStart,
     Provider,
+    QueuedWork,
     RunnerDeferred,
     RunnerError,
     StartOutcome,
@@ -55,7 +58,13 @@ from core.providers.claude.readings import (
 )
 from core.providers.claude.records import LimitInfo
 from core.providers.claude.resets import ParsedLimit, parse_limit
-from core.providers.claude.runner import HeadlessRun, RunSpec, child_env, command
+from core.providers.claude.runner import (
+    HeadlessRun,
+    RunSpec,
+    child_env,
+    command,
+    new_session_command,
+)
 from core.providers.claude.state import TrackingFile
 from core.providers.claude.stream import TurnEnded
 from core.retry.policy import RetryPolicy
@@ -365,6 +374,21 @@ class ClaudeProvider(Provider):
     async def start_goal(self, goal: Goal, fence: int) -> StartOutcome:
         return await self._launch(goal, fence)
 
+    async def prepare_start(self, work: QueuedWork) -> PreparedStart:
+        """A queued prompt: a new session id, tracked now; :meth:`resume_goal` starts the
+        session with ``--session-id`` (only while no transcript of it exists: check, then
+        act) and Goalkeeper follows it like any tracked session."""
+        session_id = str(uuid.uuid4())
+        new_session_command(self.binary(), session_id, work.text)  # refused now, not at 3 am
+        since = self.clock.now().isoformat()
+
+        def track(tracking: Any) -> None:
+            tracking.tracked.setdefault(session_id, {"since": since})
+
+        self.tracking.update(track)
+        return PreparedStart(sessions.goal_id(session_id), work.text.strip().splitlines()[0],
+                             {"cwd": work.cwd, "prompt": work.text, "new_session": True})
+
     async def resume_goal(self, goal: Goal, fence: int) -> StartOutcome:
         state = self._session_state(goal)
         self.live.refresh()
@@ -394,7 +418,10 @@ class ClaudeProvider(Provider):
             raise RunnerError(f"the session's directory {cwd or '(unknown)'} does not exist")
         config_dir = goal.data.get("config_dir") or (state.config_dir if state else None)
         resume_id = str(goal.data.get("resume_id") or session_id)
-        argv = command(self.binary(), resume_id, self.settings.claude_continuation_text)
+        if self._not_started(goal, session_id):  # queued work: its session starts now
+            argv = new_session_command(self.binary(), session_id, str(goal.data["prompt"]))
+        else:
+            argv = command(self.binary(), resume_id, self.settings.claude_continuation_text)
         env = child_env(self.environ, config_dir,
                         config_dir is None or config.is_default_dir(Path(config_dir),
                                                                     self.environ))
@@ -411,6 +438,14 @@ class ClaudeProvider(Provider):
         self.runs[goal.id] = run
         self.watcher.pinned.add(session_id)
         return StartOutcome.STARTED
+
+    def _not_started(self, goal: Goal, session_id: str) -> bool:
+        """Queued work whose session Claude has not written yet (looked for afresh)."""
+        if not goal.data.get("new_session") or not goal.data.get("prompt"):
+            return False
+        if self.watcher.session(session_id) is None:
+            self.watcher.poll(self.clock.now().timestamp())
+        return self.watcher.session(session_id) is None
 
     def binary(self) -> str:
         """The ``claude`` executable: the ``claude_bin`` setting, else ``claude`` on PATH."""
@@ -486,6 +521,13 @@ class ClaudeProvider(Provider):
 
     async def cancel_goal(self, goal: Goal) -> None:
         await self._stop_run(goal.id)
+        session_id = sessions.session_of(goal.id)
+        if session_id and self._not_started(goal, session_id):
+            # queued and never started: its session id is dropped (no transcript will come)
+            def drop(tracking: Any) -> None:
+                tracking.tracked.pop(session_id, None)
+
+            self.tracking.update(drop)
 
     async def _stop_run(self, goal_id: str) -> None:
         run = self.runs.pop(goal_id, None)

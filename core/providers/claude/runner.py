@@ -60,6 +60,14 @@ def command(binary: str, session_id: str, text: str) -> list[str]:
     return argv
 
 
+def new_session_command(binary: str, session_id: str, prompt: str) -> list[str]:
+    """The command line that starts queued work as a new session with a known id
+    (``claude -p --session-id <uuid> "<prompt>"``), so the goal ``claude:<uuid>`` exists before
+    Claude does. Refuses what :func:`command` refuses."""
+    checked = command(binary, session_id, prompt)  # the same checks
+    return [binary, "-p", "--session-id", session_id, prompt, *checked[5:]]
+
+
 #: the step-level retry policy of retry-table.md (30 s doubling to 15 min, 5 attempts)
 DEFAULT_RETRY = RetryPolicy(retries=4, backoff_initial=30.0, backoff_max=900.0)
 

@@ -25,7 +25,15 @@ from typing import Any
 
 from core.clock import Clock
 from core.models import Goal, HistoryEvent, QuotaReading
-from core.providers.base import GoalObservation, Provider, RunnerError, StartOutcome
+from core.providers.base import (
+    GoalObservation,
+    PreparedStart,
+    Provider,
+    QueuedWork,
+    RunnerDeferred,
+    RunnerError,
+    StartOutcome,
+)
 from core.providers.codex import startindex
 from core.providers.codex.config import CodexConfig, CodexNotFound
 from core.providers.codex.early_reset import EarlyResetPolicy, EarlyResetPoll, looks_recovered
@@ -36,6 +44,7 @@ from core.providers.codex.goals import GoalRecord, goal_id, observe, thread_of
 from core.providers.codex.goals_db import DbGoals, GoalsDbError, read_goals, signature
 from core.providers.codex.hosted import RunContext
 from core.providers.codex.limits import GOAL_WINDOWS, RateSnapshot, merge
+from core.providers.codex.queue import prepare as prepare_queued
 from core.providers.codex.readings import to_readings
 from core.providers.codex.rollout import (
     Event,
@@ -267,6 +276,16 @@ class CodexProvider(Provider):
 
     async def start_goal(self, goal: Goal, fence: int) -> StartOutcome:
         raise RunnerError("Codex goals are started in Codex (/goal); Goalkeeper resumes them")
+
+    async def prepare_start(self, work: QueuedWork) -> PreparedStart:
+        """A queued goal, set paused in Codex now (:mod:`.queue`); the resume starts it."""
+        if work.thread:
+            rollout = self.index.path_of(work.thread)
+            try:
+                await self.runner.check_free(work.thread, rollout)
+            except RunnerDeferred as exc:
+                raise RunnerError(exc.reason) from None
+        return await prepare_queued(self.config, work)
 
     async def resume_goal(self, goal: Goal, fence: int) -> StartOutcome:
         thread, cwd, rollout = self._where(goal)
