@@ -394,7 +394,7 @@ async def shoot_queue(out: Path, language: str) -> int:
     try:
         now = clock.now()
         await session.host.engine.quota_intake.record_reading(QuotaReading(
-            window_id="codex:5h", provider="codex", label="5h", used_percent=93.0,
+            window_id="codex:5h", provider="codex", label="Codex · 5 h", used_percent=93.0,
             resets_at=now + timedelta(hours=2, minutes=14), window_seconds=18000,
             observed_at=now))
         session.bridge.flush()

@@ -133,10 +133,17 @@ class QueueDialog(QDialog):
         self.window_box.blockSignals(True)
         self.window_box.clear()
         for window in known_windows().get(name, ()):
-            self.window_box.addItem(window, window)
+            self.window_box.addItem(self._window_label(window), window)
         self.window_box.setCurrentIndex(max(0, self.window_box.findData(QUEUE_PROVIDERS[name])))
         self.window_box.blockSignals(False)
         self._on_window_changed()
+
+    def _window_label(self, window: str) -> str:
+        """The quota's own name where a reading gave one ("Codex · 5 h (codex:5h)")."""
+        reading = self._bridge.reading(window)
+        if reading is None or reading.label in ("", window):
+            return window
+        return tr("{label} ({window})").format(label=localized(reading.label), window=window)
 
     def _on_window_changed(self, _index: int = 0) -> None:
         window = str(self.window_box.currentData() or "")
@@ -146,7 +153,7 @@ class QueueDialog(QDialog):
                                  "reading of it first.").format(window=window))
         else:
             self.when.setText(tr("{window} resets next at {time}; the work starts right "
-                                 "after.").format(window=window,
+                                 "after.").format(window=self._window_label(window),
                                                   time=long_time(reading.resets_at)))
 
     def _on_browse_clicked(self) -> None:

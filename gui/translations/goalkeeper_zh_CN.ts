@@ -2334,6 +2334,10 @@ Showing the defaults; saving replaces the file.</source>
         <translation>Claude 要做什么</translation>
     </message>
     <message>
+        <source>{label} ({window})</source>
+        <translation>{label}（{window}）</translation>
+    </message>
+    <message>
         <source>No reset time is known for {window} yet: Goalkeeper needs a reading of it first.</source>
         <translation>尚不知道 {window} 的重置时间：Goalkeeper 需要先有它的读数。</translation>
     </message>

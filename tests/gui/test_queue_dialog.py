@@ -103,3 +103,19 @@ async def test_a_refusal_from_the_host_is_shown_in_the_dialog(
         assert dialog.isVisible() and dialog.queue_button.isEnabled()
     finally:
         await bridge.close()
+
+
+async def test_the_window_is_named_as_its_quota_calls_itself(
+        make_engine: Any, clock: Any, qtbot: Any) -> None:
+    bridge, codex = await codex_bridge(make_engine, clock)
+    labelled = codex.readings[0].model_copy(update={"label": "Codex · 5 h"})
+    await bridge._core.quota_intake.record_reading(labelled)
+    bridge.sync()
+    try:
+        dialog = QueueDialog(bridge)
+        qtbot.addWidget(dialog)
+        assert dialog.window_box.currentText() == "Codex · 5 h (codex:5h)"
+        assert dialog.window_box.currentData() == "codex:5h"
+        assert dialog.when.text().startswith("Codex · 5 h (codex:5h) resets next at")
+    finally:
+        await bridge.close()
