@@ -24,14 +24,15 @@ from core.goals.rules import ResumeRules
 from core.health import HostHealth
 from core.hosts.listing import HostLine, host_lines
 from core.identity import account_of
-from core.models import Goal, HistoryEvent, HistoryRow, QuotaReading
+from core.models import HistoryEvent
 from core.quota.forecast import Forecast, ForecastBook
 from core.quota.machine import QuotaManager, effective
-from core.settings import Settings
 from core.store import Store, StoreThread
 
 if TYPE_CHECKING:  # a read of the store (``status``) loads no provider (issue 24)
+    from core.models import Goal, HistoryRow, QuotaReading
     from core.providers.base import Provider
+    from core.settings import Settings
 
 T = TypeVar("T")
 #: history scanned at most this far back for chart markers

@@ -81,3 +81,17 @@ def test_the_table_of_commands_says_what_each_module_registers() -> None:
         sub = argparse.ArgumentParser().add_subparsers(dest="command")
         importlib.import_module(f"core.cli.{module}").register(sub, common)
         assert [(a.dest, a.help) for a in sub._choices_actions] == list(verbs)
+
+
+@pytest.mark.parametrize("argv", [["status"], ["status", "--json"], ["history"]])
+def test_read_only_commands_load_no_pydantic_once_the_settings_are_validated(
+        tmp_path: Path, argv: list[str]) -> None:
+    """The first run validates ``config.toml`` (pydantic) and keeps a snapshot of the result;
+    the next ones read it and build no model (:mod:`core.settings.snapshot`)."""
+    (tmp_path / "gk").mkdir()
+    (tmp_path / "gk" / "config.toml").write_text("max_auto_attempts = 4\n", encoding="utf-8")
+    assert "pydantic" in loaded(tmp_path, *argv)[1]
+    code, modules = loaded(tmp_path, *argv)
+    assert code == 0
+    assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")}
+    assert not {"core.settings.schema", "core.models.records"} & modules

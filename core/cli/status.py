@@ -9,7 +9,7 @@ a provider that failed to start, safe mode) comes from its answer to a ping.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli import notify
 from core.cli.common import (
@@ -28,16 +28,19 @@ from core.cli.policies import (
     unmatched_lines,
 )
 from core.cli.render import goal_json, no_data_text, quota_json
-from core.clock import SystemClock, iso
+from core.clock import iso
 from core.goals.rules import ResumeRules
 from core.hosts.listing import skewed_hosts
 from core.i18n import N_, _, localized
 from core.i18n.textfmt import countdown, pad
 from core.i18n.words import word
-from core.models import Goal, GoalState, QuotaReading
+from core.models import GoalState
 from core.policies.reserve_table import unmatched_windows
 from core.reads import StoredReads
 from core.store import HostRecord
+
+if TYPE_CHECKING:
+    from core.models import Goal, QuotaReading
 
 LIVE_STATES = (GoalState.RUNNING, GoalState.RESUMING)
 #: stored English (``--json``'s ``shown_state``), translated when shown
@@ -48,7 +51,7 @@ OFFLINE_SINCE = N_("offline since {since}")
 
 
 def cmd_status(ctx: Context) -> int:
-    now = SystemClock().now()
+    now = ctx.clock.now()
     ctx.settings.hysteresis()  # a bad config.toml is an error, data or not
     rules = ResumeRules.from_settings(ctx.settings)
     view = ctx.host_view()

@@ -21,9 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from core.events import QuotaExhausted, QuotaRecovered
-from core.models import Exactness, QuotaKind, QuotaReading
+from core.models import Exactness, QuotaKind
+
+if TYPE_CHECKING:
+    from core.models import QuotaReading
 
 
 @dataclass(frozen=True)

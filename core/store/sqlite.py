@@ -19,13 +19,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 from core.atomic import private_dir, private_file, tighten
 from core.clock import iso, parse_iso
 from core.i18n import N_
-from core.models import Exactness, Goal, GoalState, HistoryRow, PauseReason, QuotaReading
+from core.models import Exactness, GoalState, PauseReason
 from core.store.base import (
     Committed,
     LeaseLost,
@@ -46,6 +46,9 @@ from core.store.sqlite_rows import (
     history_from_row,
     history_params,
 )
+
+if TYPE_CHECKING:
+    from core.models import Goal, HistoryRow, QuotaReading
 
 T = TypeVar("T")
 
@@ -363,12 +366,16 @@ class SqliteStore(SqliteHosts):
         return True
 
     def latest_readings(self, accounts: Sequence[str] | None = None) -> list[QuotaReading]:
+        from core.models import QuotaReading  # built on first use (issue 24)
+
         rows = self._con.execute(
             "SELECT account, reading FROM quota_latest ORDER BY window_id, account").fetchall()
         return [QuotaReading.model_validate_json(r[1]) for r in rows
                 if accounts is None or r[0] in accounts]
 
     def latest_reading(self, account: str, window_id: str) -> QuotaReading | None:
+        from core.models import QuotaReading  # built on first use (issue 24)
+
         row = self._con.execute("SELECT reading FROM quota_latest WHERE account = ? AND "
                                 "window_id = ?", (account, window_id)).fetchone()
         return QuotaReading.model_validate_json(row[0]) if row else None

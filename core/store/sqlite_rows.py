@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.clock import iso
 from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
-from core.models import Goal, HistoryRow
 from core.store.common import masked, masked_data
+
+if TYPE_CHECKING:
+    from core.models import Goal, HistoryRow
 
 GOAL_COLUMNS = (
     "id, provider, title, state, pause_reason, pause_detail, windows, auto_resume, "
@@ -25,6 +27,8 @@ _HISTORY_NAMES = [c.strip() for c in HISTORY_COLUMNS.split(",")]
 
 
 def goal_from_row(row: Sequence[Any]) -> Goal:
+    from core.models import Goal  # built on first use (issue 24)
+
     raw = dict(zip(_GOAL_NAMES, row, strict=True))
     raw["windows"] = tuple(json.loads(raw["windows"]))
     raw["data"] = json.loads(raw["data"])
@@ -66,6 +70,8 @@ def goal_params(goal: Goal) -> tuple[Any, ...]:
 
 
 def history_from_row(row: Sequence[Any]) -> HistoryRow:
+    from core.models import HistoryRow  # built on first use (issue 24)
+
     raw = dict(zip(_HISTORY_NAMES, row, strict=True))
     raw["quotas"] = tuple(json.loads(raw["quotas"]))
     raw["detail"] = json.loads(raw["detail"])
