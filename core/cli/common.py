@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.clock import Clock, SystemClock
-from core.health import HostHealth
 from core.hosts.lease import HostInfo, host_running
 from core.i18n import N_, _, localized
 from core.identity import host_id_of
@@ -26,6 +25,7 @@ from core.store.sqlite import describe_failure
 from core.store.target import StoreTarget, open_reader, open_writer
 
 if TYPE_CHECKING:
+    from core.health import HostHealth
     from core.settings import Settings
 
 EXIT_OK = 0
@@ -142,7 +142,8 @@ class Context:
         info = host_running(self.paths)
         if info is None:
             return HostView("not_running")
-        from core.hosts.control import NoHostRunning, send_request  # a host: worth loading
+        from core.health import HostHealth  # a host: worth loading
+        from core.hosts.control import NoHostRunning, send_request
 
         try:
             reply = send_request(self._socket(info), {"op": "ping"}, timeout=self.ping_timeout)
