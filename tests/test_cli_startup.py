@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import VERBS
+from tests.support.status_store import seed_status_home
 
 WRAPPER = ("import atexit, json, sys; "
            "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr)); "
@@ -83,13 +84,20 @@ def test_the_table_of_commands_says_what_each_module_registers() -> None:
         assert [(a.dest, a.help) for a in sub._choices_actions] == list(verbs)
 
 
-@pytest.mark.parametrize("argv", [["status"], ["status", "--json"], ["history"]])
+@pytest.mark.parametrize(("argv", "data"), [(["status"], False), (["status", "--json"], False),
+                                            (["history"], False), (["status"], True),
+                                            (["status", "--json"], True)])
 def test_read_only_commands_load_no_pydantic_once_the_settings_are_validated(
-        tmp_path: Path, argv: list[str]) -> None:
+        tmp_path: Path, argv: list[str], data: bool) -> None:
     """The first run validates ``config.toml`` (pydantic) and keeps a snapshot of the result;
-    the next ones read it and build no model (:mod:`core.settings.snapshot`)."""
-    (tmp_path / "gk").mkdir()
-    (tmp_path / "gk" / "config.toml").write_text("max_auto_attempts = 4\n", encoding="utf-8")
+    the next ones read it and build no model (:mod:`core.settings.snapshot`); ``status``
+    reads the goals and readings of a store as plain records (:mod:`core.models.plain`)."""
+    if data:
+        seed_status_home(tmp_path / "gk")
+    else:
+        (tmp_path / "gk").mkdir()
+        (tmp_path / "gk" / "config.toml").write_text("max_auto_attempts = 4\n",
+                                                     encoding="utf-8")
     assert "pydantic" in loaded(tmp_path, *argv)[1]
     code, modules = loaded(tmp_path, *argv)
     assert code == 0

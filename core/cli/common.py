@@ -96,14 +96,15 @@ class Context:
         return host_id_of(self.settings.host_id, self.paths.data_dir)
 
     @contextmanager
-    def reader(self) -> Iterator[Store | None]:
+    def reader(self, plain_reads: bool = False) -> Iterator[Store | None]:
         """The store opened read-only, or None when there is no data yet.
 
         Read-only commands never create, convert, migrate, check or move the database: that
         is the host's (under its lease), so a command can never disturb a running host.
+        ``plain_reads``: for a command that only shows goals and readings (no pydantic).
         """
         try:
-            store = open_reader(self.target)
+            store = open_reader(self.target, plain_reads)
         except NoData:
             yield None
             return

@@ -36,7 +36,7 @@ def cmd_status(ctx: Context) -> int:
     channels = notify.channel_status(ctx, ctx.settings, ask=view.state == "running")
     notices = [h.to_json() for h in channels]
     try:
-        with ctx.reader() as store:
+        with ctx.reader(plain_reads=True) as store:  # shown only: no model built
             if store is None:
                 data: dict[str, Any] = {"host": host, "goals": [], "quotas": [],
                                         "notifications": notices}
