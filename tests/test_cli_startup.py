@@ -103,3 +103,22 @@ def test_read_only_commands_load_no_pydantic_once_the_settings_are_validated(
     assert code == 0
     assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")}
     assert not {"core.settings.schema", "core.models.records"} & modules
+
+
+def test_the_language_is_looked_for_in_toml_only_where_a_key_could_name_it(
+        tmp_path: Path) -> None:
+    """``config.toml`` is parsed early for its ``language`` only when the word (or an escape
+    that could spell it) is in it; a snapshot's settings then need no TOML at all."""
+    from core.i18n import language_setting
+
+    config = tmp_path / "config.toml"
+    config.write_text('"\\u006canguage" = "zh_CN"\n', encoding="utf-8")
+    assert language_setting(config, {}) == "zh_CN"
+    config.write_text('[x]\nlanguage = "zh_CN"\n', encoding="utf-8")
+    assert language_setting(config, {}) == ""
+    config.write_text("max_auto_attempts = 4\n", encoding="utf-8")
+    assert language_setting(config, {}) == ""
+    (tmp_path / "gk").mkdir()
+    (tmp_path / "gk" / "config.toml").write_text("max_auto_attempts = 4\n", encoding="utf-8")
+    loaded(tmp_path, "status")
+    assert "tomllib" not in loaded(tmp_path, "status")[1]

@@ -21,7 +21,6 @@ from core.cli.policies import (
 from core.cli.render import goal_json, quota_json
 from core.clock import iso
 from core.goals.rules import ResumeRules
-from core.hosts.listing import skewed_hosts
 from core.i18n import N_, _, localized
 from core.i18n.textfmt import countdown, pad
 from core.i18n.words import word
@@ -68,6 +67,8 @@ class Stored:
         """``hosts`` and ``clock_problems`` of ``status --json`` (a shared store only)."""
         if not self.shared:
             return {}
+        from core.hosts.listing import skewed_hosts
+
         offsets = {h.host_id: h.clock_offset for h in self.registered}
         return {"hosts": [{"host": h, "state": state, "clock_offset_seconds": offsets.get(h)}
                           for h, state in sorted(self.owners.items())],
@@ -76,9 +77,13 @@ class Stored:
     def lines(self, view: HostView, now: datetime) -> list[str]:
         """The human rendering after the host's lines."""
         # a host whose clock is off, as the store measured it (also when this host is not
-        # running)
-        skewed = [line for line in skewed_hosts(self.registered)
-                  if view.health is None or line not in view.health.problems()]
+        # running); only a shared store has registered hosts (and loads their listing)
+        skewed = []
+        if self.registered:
+            from core.hosts.listing import skewed_hosts
+
+            skewed = [line for line in skewed_hosts(self.registered)
+                      if view.health is None or line not in view.health.problems()]
         return [*(f"  {localized(line)}" for line in skewed),
                 _text(view, self.goals, self.readings, now, self.cap, self.extras, self.owners),
                 *unmatched_lines(self.unmatched)]

@@ -8,7 +8,6 @@ raises :class:`SettingsError` naming the field, the value and where it came from
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +16,6 @@ from core.atomic import atomic_write_text
 from core.i18n import _, localized
 from core.identity import redacted_url
 from core.limits import MAX_CONFIG_FILE_BYTES, MAX_SHOWN_CHARS, clip, clip_echo
-from core.toml_file import TomlFileError, read_toml
 from core.toml_lines import locate
 
 if TYPE_CHECKING:
@@ -92,6 +90,10 @@ def read_settings(config_file: Path, snapshot_file: Path,
 
 
 def _read_file(config_file: Path) -> tuple[dict[str, Any], dict[str, str], str]:
+    import tomllib
+
+    from core.toml_file import TomlFileError, read_toml
+
     try:
         values, text = read_toml(config_file, MAX_CONFIG_FILE_BYTES)
     except FileNotFoundError:
