@@ -146,3 +146,25 @@ def test_no_snapshot_without_the_directory(tmp_path: Path) -> None:
     snapshot = tmp_path / "data" / "settings-snapshot.json"
     read_settings(tmp_path / "config.toml", snapshot, {})
     assert not snapshot.parent.exists()
+
+
+def test_a_changed_check_validates_again(files: tuple[Path, Path], tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key digests the sources of the schema and of the modules it takes checks from:
+    a check changed within one version (a development tree) is not answered by a snapshot
+    the old check made."""
+    from core.settings import snapshot as module
+
+    sources = module._validating_sources()
+    assert {"settings/schema.py", "policies/hours.py", "quota/user.py"} <= set(sources)
+    copy = tmp_path / "core"
+    for source in sources:
+        (copy / source).parent.mkdir(parents=True, exist_ok=True)
+        (copy / source).write_bytes((module._CORE / source).read_bytes())
+    monkeypatch.setattr(module, "_CORE", copy)
+    config, snapshot = files
+    read_settings(config, snapshot, {})
+    assert isinstance(read_settings(config, snapshot, {}), SettingsSnapshot)
+    with (copy / "policies" / "hours.py").open("a", encoding="utf-8") as handle:
+        handle.write("# a changed check\n")
+    assert isinstance(read_settings(config, snapshot, {}), Settings)

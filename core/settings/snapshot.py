@@ -7,12 +7,12 @@ schema are: so the validated values are kept in a private file (0600, in the dat
 under a key that digests all of them, and read back as a :class:`SettingsSnapshot`.
 
 The snapshot is a cache, never a source: it is used only when its key matches exactly (this
-format, this version of Goalkeeper, this schema's source, this file's path and bytes, these
-variables), when it is ours and private, and when it parses; anything else — missing, corrupt,
-stale, another format — is validated again as always (the same messages for a bad file), and
-a good result written back. A failed validation is never kept. Settings that do not survive the
-round trip through JSON unchanged (user quotas, ``[quotas.*]``, are models) are not kept either:
-those are validated every time.
+format, this version of Goalkeeper, the source of the schema and of the modules it takes its
+checks from, this file's path and bytes, these variables), when it is ours and private, and
+when it parses; anything else — missing, corrupt, stale, another format — is validated again
+as always (the same messages for a bad file), and a good result written back. A failed
+validation is never kept. Settings that do not survive the round trip through JSON unchanged
+(user quotas, ``[quotas.*]``, are models) are not kept either: those are validated every time.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ FORMAT = 1
 #: settings fields whose values are enums (JSON holds their value); a field of another
 #: non-JSON type makes the round trip fail, and such settings are then not kept
 ENUMS: dict[str, type[Enum]] = {"notify_ntfy_min_kind": Kind, "notify_webhook_min_kind": Kind}
-_SCHEMA = Path(__file__).with_name("schema.py")
+#: the core's top (the sources the key digests are named relative to it)
+_CORE = Path(__file__).resolve().parents[1]
 _PREFIX = "GOALKEEPER_"
 
 
@@ -93,10 +94,11 @@ def recall(config_file: Path, snapshot_file: Path,
             if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
                 return None
             held = json.loads(handle.read())
-        values = held["values"]
-        if held["format"] != FORMAT or not isinstance(values, dict):
+        values, sources = held["values"], held["sources"]
+        if held["format"] != FORMAT or not isinstance(values, dict) or not isinstance(
+                sources, list):
             return None
-        if held["key"] != _key(config_file, environ, values):
+        if held["key"] != _key(config_file, environ, values, sources):
             return None
         restored = {name: ENUMS[name](value) if name in ENUMS else value
                     for name, value in values.items()}
@@ -121,20 +123,40 @@ def remember(settings: Settings, config_file: Path, snapshot_file: Path,
     if not snapshot_file.parent.is_dir():
         return
     try:
-        key = _key(config_file, environ, values)
-        held = {"format": FORMAT, "key": key, "values": values}
+        sources = _validating_sources()
+        key = _key(config_file, environ, values, sources)
+        held = {"format": FORMAT, "key": key, "sources": sources, "values": values}
         atomic_write_text(snapshot_file, json.dumps(held, sort_keys=True), mode=0o600,
                           durable=False)
     except OSError:
         return
 
 
-def _key(config_file: Path, environ: Mapping[str, str], fields: Mapping[str, Any]) -> str:
-    """A digest of everything validation read: the schema's source, Goalkeeper's version, the
-    file's path and bytes, and the ``GOALKEEPER_*`` variables that name a field."""
+def _validating_sources() -> list[str]:
+    """The files whose code validates the settings: the schema, this module and the core's
+    modules the schema imports its checks from (a changed check validates again, even within
+    one version)."""
+    import re
+
+    schema = _CORE / "settings" / "schema.py"
+    names = re.findall(r"^from (core(?:\.\w+)+) import", schema.read_text(encoding="utf-8"),
+                       re.MULTILINE)
+    files = {schema, _CORE / "settings" / "snapshot.py"}
+    for name in names:
+        base = _CORE.joinpath(*name.split(".")[1:])
+        files.add(base / "__init__.py" if base.is_dir() else base.with_suffix(".py"))
+    return sorted(path.relative_to(_CORE).as_posix() for path in files)
+
+
+def _key(config_file: Path, environ: Mapping[str, str], fields: Mapping[str, Any],
+         sources: list[str]) -> str:
+    """A digest of everything validation read: Goalkeeper's version, the sources of the checks,
+    the file's path and bytes, and the ``GOALKEEPER_*`` variables that name a field."""
     digest = hashlib.sha256()
     digest.update(f"{FORMAT}\0{__version__}\0".encode())
-    digest.update(hashlib.sha256(_SCHEMA.read_bytes()).digest())
+    for source in sources:
+        digest.update(source.encode() + b"\0")
+        digest.update(hashlib.sha256((_CORE / source).read_bytes()).digest())
     digest.update(os.fsencode(config_file) + b"\0")
     try:
         digest.update(b"file\0" + hashlib.sha256(config_file.read_bytes()).digest())
