@@ -11,10 +11,13 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from core.health import HealthChanged
-from core.models import Goal, HistoryRow, QuotaReading
 from core.notices import ChannelHealth, Notification
+
+if TYPE_CHECKING:
+    from core.models import Goal, HistoryRow, QuotaReading
 
 log = logging.getLogger(__name__)
 

@@ -48,6 +48,12 @@ class Paths:
         return self.data_dir / "goalkeeper.db"
 
     @property
+    def settings_snapshot(self) -> Path:
+        """The settings as last validated, for commands that only read them
+        (:mod:`core.settings.snapshot`)."""
+        return self.data_dir / "settings-snapshot.json"
+
+    @property
     def lock_file(self) -> Path:
         return self.data_dir / "host.lock"
 

@@ -21,17 +21,18 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from core.clock import Clock
 from core.goals.rules import ResumeRules
-from core.health import HostHealth
-from core.hosts.listing import HostLine, host_lines
 from core.identity import account_of
-from core.models import Goal, HistoryEvent, HistoryRow, QuotaReading
+from core.models import HistoryEvent
 from core.quota.forecast import Forecast, ForecastBook
 from core.quota.machine import QuotaManager, effective
-from core.settings import Settings
 from core.store import Store, StoreThread
 
 if TYPE_CHECKING:  # a read of the store (``status``) loads no provider (issue 24)
+    from core.health import HostHealth
+    from core.hosts.listing import HostLine
+    from core.models import Goal, HistoryRow, QuotaReading
     from core.providers.base import Provider
+    from core.settings import Settings
 
 T = TypeVar("T")
 #: history scanned at most this far back for chart markers
@@ -80,6 +81,8 @@ def history_page(store: Store, goal: str | None, limit: int, offset: int
 
 def hosts_of(store: Store, now: datetime, lease_seconds: float, me: str) -> list[HostLine]:
     """The store's hosts as ``goalkeeper hosts`` lists them, judged at ``now``."""
+    from core.hosts.listing import host_lines  # the hosts' lines: not loaded by ``status``
+
     return host_lines(store.list_hosts(), (g.host for g in store.list_goals()), now,
                       lease_seconds, me)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import VERBS
+from tests.support.status_store import seed_status_home
 
 WRAPPER = ("import atexit, json, sys; "
            "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr)); "
@@ -81,3 +82,43 @@ def test_the_table_of_commands_says_what_each_module_registers() -> None:
         sub = argparse.ArgumentParser().add_subparsers(dest="command")
         importlib.import_module(f"core.cli.{module}").register(sub, common)
         assert [(a.dest, a.help) for a in sub._choices_actions] == list(verbs)
+
+
+@pytest.mark.parametrize(("argv", "data"), [(["status"], False), (["status", "--json"], False),
+                                            (["history"], False), (["status"], True),
+                                            (["status", "--json"], True)])
+def test_read_only_commands_load_no_pydantic_once_the_settings_are_validated(
+        tmp_path: Path, argv: list[str], data: bool) -> None:
+    """The first run validates ``config.toml`` (pydantic) and keeps a snapshot of the result;
+    the next ones read it and build no model (:mod:`core.settings.snapshot`); ``status``
+    reads the goals and readings of a store as plain records (:mod:`core.models.plain`)."""
+    if data:
+        seed_status_home(tmp_path / "gk")
+    else:
+        (tmp_path / "gk").mkdir()
+        (tmp_path / "gk" / "config.toml").write_text("max_auto_attempts = 4\n",
+                                                     encoding="utf-8")
+    assert "pydantic" in loaded(tmp_path, *argv)[1]
+    code, modules = loaded(tmp_path, *argv)
+    assert code == 0
+    assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")}
+    assert not {"core.settings.schema", "core.models.records"} & modules
+
+
+def test_the_language_is_looked_for_in_toml_only_where_a_key_could_name_it(
+        tmp_path: Path) -> None:
+    """``config.toml`` is parsed early for its ``language`` only when the word (or an escape
+    that could spell it) is in it; a snapshot's settings then need no TOML at all."""
+    from core.i18n import language_setting
+
+    config = tmp_path / "config.toml"
+    config.write_text('"\\u006canguage" = "zh_CN"\n', encoding="utf-8")
+    assert language_setting(config, {}) == "zh_CN"
+    config.write_text('[x]\nlanguage = "zh_CN"\n', encoding="utf-8")
+    assert language_setting(config, {}) == ""
+    config.write_text("max_auto_attempts = 4\n", encoding="utf-8")
+    assert language_setting(config, {}) == ""
+    (tmp_path / "gk").mkdir()
+    (tmp_path / "gk" / "config.toml").write_text("max_auto_attempts = 4\n", encoding="utf-8")
+    loaded(tmp_path, "status")
+    assert "tomllib" not in loaded(tmp_path, "status")[1]

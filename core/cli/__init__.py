@@ -21,6 +21,8 @@ from core import __version__
 if TYPE_CHECKING:
     import argparse
 
+    from core.clock import Clock
+
 #: every command, in the order ``--help`` lists them, under the module that adds it (with
 #: ``register(subparsers, common_parent)``) and with its one-line help. Only the module of the
 #: command being run is imported: ``--help``, an unknown command and the other commands'
@@ -105,7 +107,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, clock: Clock | None = None) -> int:
+    """Run the command ``argv`` names (``sys.argv`` by default); ``clock``: the time the
+    read-only commands show (a test's fixed clock; the system's by default)."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["--version"]:  # what scripts ask most: nothing to translate, nothing to load
         print(f"goalkeeper {__version__}")  # i18n: ignore (a name and a version)
@@ -116,10 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the language first (the setting, else the system's): help, errors and output use it
     i18n.setup(resolve_paths(os.environ).config_file, os.environ)
     with i18n.argparse_translated():
-        return _main(args)
+        return _main(args, clock)
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], clock: Clock | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
@@ -132,7 +136,7 @@ def _main(argv: list[str]) -> int:
         return 2  # EXIT_USAGE (core.cli.common), without loading what the commands share
     from core.cli.common import CliError, make_context, warn
 
-    ctx = make_context(args)
+    ctx = make_context(args, clock)
     try:
         code: int = args.func(ctx)
         return code

@@ -9,21 +9,24 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.clock import SystemClock
-from core.health import HostHealth
+from core.clock import Clock, SystemClock
 from core.hosts.lease import HostInfo, host_running
 from core.i18n import N_, _, localized
 from core.identity import host_id_of
 from core.paths import Paths, UnsafeDirectory, check_socket, resolve_paths
-from core.settings import Settings, SettingsError, load_settings
+from core.settings import SettingsError, load_settings, read_settings
 from core.store import NoData, Store, StoreError
 from core.store.sqlite import describe_failure
 from core.store.target import StoreTarget, open_reader, open_writer
+
+if TYPE_CHECKING:
+    from core.health import HostHealth
+    from core.settings import Settings
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -53,12 +56,19 @@ class Context:
     paths: Paths
     _settings: Settings | None = None
     request_timeout: float = 120.0
+    #: what the read-only commands ask the time of (a test hands a fixed one)
+    clock: Clock = field(default_factory=SystemClock)
 
     @property
     def settings(self) -> Settings:
         if self._settings is None:
             try:
-                self._settings = load_settings(self.paths.config_file)
+                # a command that only reads them (``set_defaults(reads_settings_only=True)``)
+                # takes them from the snapshot of their last validation, without pydantic
+                self._settings = (read_settings(self.paths.config_file,
+                                                self.paths.settings_snapshot)
+                                  if getattr(self.args, "reads_settings_only", False)
+                                  else load_settings(self.paths.config_file))
             except SettingsError as exc:
                 raise CliError(str(exc), EXIT_USAGE) from None
         return self._settings
@@ -86,14 +96,15 @@ class Context:
         return host_id_of(self.settings.host_id, self.paths.data_dir)
 
     @contextmanager
-    def reader(self) -> Iterator[Store | None]:
+    def reader(self, plain_reads: bool = False) -> Iterator[Store | None]:
         """The store opened read-only, or None when there is no data yet.
 
         Read-only commands never create, convert, migrate, check or move the database: that
         is the host's (under its lease), so a command can never disturb a running host.
+        ``plain_reads``: for a command that only shows goals and readings (no pydantic).
         """
         try:
-            store = open_reader(self.target)
+            store = open_reader(self.target, plain_reads)
         except NoData:
             yield None
             return
@@ -132,7 +143,8 @@ class Context:
         info = host_running(self.paths)
         if info is None:
             return HostView("not_running")
-        from core.hosts.control import NoHostRunning, send_request  # a host: worth loading
+        from core.health import HostHealth  # a host: worth loading
+        from core.hosts.control import NoHostRunning, send_request
 
         try:
             reply = send_request(self._socket(info), {"op": "ping"}, timeout=self.ping_timeout)
@@ -239,8 +251,8 @@ def not_responding_head(host: str, info: HostInfo | None, waited: float, now: da
         host=host, waited=f"{waited:g}", since=since)
 
 
-def make_context(args: argparse.Namespace) -> Context:
-    return Context(args, resolve_paths(os.environ))
+def make_context(args: argparse.Namespace, clock: Clock | None = None) -> Context:
+    return Context(args, resolve_paths(os.environ), clock=clock or SystemClock())
 
 
 def warn(message: str) -> None:

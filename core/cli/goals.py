@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import (
     EXIT_OK,
@@ -23,19 +23,22 @@ from core.i18n import _, localized
 from core.i18n.textfmt import local_time
 from core.i18n.words import origin_word, word
 from core.limits import MAX_PAGE
-from core.models import HistoryRow
+
+if TYPE_CHECKING:
+    from core.models import HistoryRow
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("status", parents=[common], help=_("the host, goals and quota windows"))
-    p.set_defaults(func=cmd_status)
+    # status and history only read the settings: from their snapshot (core.settings.snapshot)
+    p.set_defaults(func=cmd_status, reads_settings_only=True)
     p = sub.add_parser("history", parents=[common], help=_("the resume history, newest first"))
     p.add_argument("goal", nargs="?", help=_("only this goal"))
     p.add_argument("--limit", type=int, default=50,
                    help=_("at most N rows (default 50, at most {most}: page with --offset)"
                           ).format(most=MAX_PAGE))
     p.add_argument("--offset", type=int, default=0, help=_("skip the N newest rows (paging)"))
-    p.set_defaults(func=cmd_history)
+    p.set_defaults(func=cmd_history, reads_settings_only=True)
     for name, text in (("resume", _("resume a paused goal now")),
                        ("pause", _("pause a goal (it is never auto-resumed)")),
                        ("cancel", _("cancel a goal for good")),

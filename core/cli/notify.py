@@ -21,10 +21,10 @@ from core.i18n.words import word
 from core.notices import ChannelHealth, ChannelState
 from core.notify.channels import channels_from
 from core.paths import check_socket
-from core.settings import Settings
 
 if TYPE_CHECKING:
     from core.notify.delivery import DeliveryReport
+    from core.settings import Settings
 
 #: ``status`` waits this long for the host's answer about its channels
 STATUS_TIMEOUT_SECONDS = 3.0

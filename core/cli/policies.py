@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import EXIT_USAGE, CliError, Context
 from core.clock import iso
@@ -15,13 +15,17 @@ from core.goals.marks import last_run_seconds
 from core.goals.rules import ResumeRules
 from core.i18n import _, localized
 from core.i18n.textfmt import duration, short_time
-from core.models import Goal, QuotaReading
-from core.policies.goal_policy import GOAL_KEYS, GoalPolicy, PolicyValueError
 from core.quota.forecast import LOOKBACK, forecast
 from core.store import Store
 
+if TYPE_CHECKING:
+    from core.models import Goal, QuotaReading
+
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    # the goal's policy is a pydantic model: loaded by ``goal set``, not by ``status`` (issue 24)
+    from core.policies.goal_policy import GOAL_KEYS
+
     goal = sub.add_parser("goal", parents=[common], help=_("a goal's own resume policy"))
     verbs = goal.add_subparsers(dest="goal_command", metavar="VERB", required=True)
     p = verbs.add_parser("set", parents=[common], help=_("set priority, budget_percent or "
@@ -33,6 +37,8 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
 
 
 def cmd_goal_set(ctx: Context) -> int:
+    from core.policies.goal_policy import GoalPolicy, PolicyValueError
+
     try:
         GoalPolicy().with_value(ctx.args.key, ctx.args.value)  # the same check the host makes
     except PolicyValueError as exc:

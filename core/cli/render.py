@@ -4,12 +4,14 @@ pipelines' ``quota list``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import Context
 from core.clock import iso
 from core.i18n import _
-from core.models import Goal, QuotaReading
+
+if TYPE_CHECKING:
+    from core.models import Goal, QuotaReading
 
 
 def goal_json(goal: Goal, max_attempts: int) -> dict[str, Any]:

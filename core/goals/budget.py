@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from core.models import BudgetEntry, Goal, GoalState, QuotaReading
+from core.models import GoalState
 from core.quota.machine import used_percent
+
+if TYPE_CHECKING:
+    from core.models import BudgetEntry, Goal, QuotaReading
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ def charge(goal: Goal, previous: QuotaReading | None, reading: QuotaReading
     used = used_percent(reading)
     if used is None:
         return None
+    from core.models import BudgetEntry  # a model: built when a budget is charged
+
     entries = goal.steering.budget
     entry = entries.get(reading.window_id)
     before = entry.spent if entry is not None and reading.observed_at < entry.until else 0.0

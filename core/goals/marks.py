@@ -13,8 +13,12 @@ how they read it back.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from core.models import Goal, GoalState, LastRun, PauseReason, PolicyPause, Steering, Trigger
+from core.models import GoalState, PauseReason, Trigger
+
+if TYPE_CHECKING:
+    from core.models import Goal, PolicyPause, Steering
 
 #: triggers of automatic resumes (a manual one is ``manual``)
 AUTO_TRIGGERS = frozenset({Trigger.AUTO, Trigger.WAKE, Trigger.STARTUP})
@@ -25,6 +29,8 @@ def with_last_run(goal: Goal, now: datetime) -> Steering:
     pause; else its steering unchanged."""
     if goal.state is not GoalState.RUNNING or goal.state_since is None:
         return goal.steering
+    from core.models import LastRun  # a model: built when a mark is written (issue 24)
+
     seconds = max(0.0, (now - goal.state_since).total_seconds())
     return goal.steering.model_copy(
         update={"last_run": LastRun(seconds=round(seconds, 1), ended_at=now)})
@@ -36,6 +42,8 @@ def last_run_seconds(goal: Goal) -> float | None:
 
 
 def policy_pause_mark(rule: str, at: datetime) -> PolicyPause:
+    from core.models import PolicyPause  # a model: built when a mark is written (issue 24)
+
     return PolicyPause(rule=rule, at=at)
 
 

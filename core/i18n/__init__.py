@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -114,8 +113,15 @@ def language_setting(config_file: Path, environ: Mapping[str, str]) -> str:
         text = raw.removeprefix(codecs.BOM_UTF8).decode("utf-8")
         if len(raw) > MAX_CONFIG_FILE_BYTES or nesting_line(text, MAX_TOML_DEPTH) is not None:
             return ""
-        value = tomllib.loads(text).get("language", "")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        if "language" not in text and "\\" not in text:
+            return ""  # no key can spell it (an escape could): not worth loading TOML (issue 24)
+        import tomllib
+
+        try:
+            value = tomllib.loads(text).get("language", "")
+        except tomllib.TOMLDecodeError:
+            return ""
+    except (OSError, UnicodeDecodeError):
         return ""
     return value if isinstance(value, str) else ""
 

@@ -30,10 +30,10 @@ from core import __version__
 from core.clock import iso
 from core.i18n import N_
 from core.notices import SPECS, Kind, Notification, at_least, ntfy_root_and_topic, redact
-from core.settings import Settings
 
 if TYPE_CHECKING:  # sending loads HTTP; listing the channels (``status``) does not (issue 24)
     from core.notify.http import Request
+    from core.settings import Settings
 
 NTFY_TOKEN = "ntfy-token"
 WEBHOOK_SECRET = "webhook-secret"

@@ -23,13 +23,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.clock import iso
 from core.i18n import N_, _
 from core.i18n.textfmt import short_time
-from core.models import QuotaReading
 from core.quota.machine import used_percent
+
+if TYPE_CHECKING:
+    from core.models import QuotaReading
 
 LOOKBACK = timedelta(minutes=30)
 _MIN_SPAN = 120.0

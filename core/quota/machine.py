@@ -21,9 +21,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
-from core.events import QuotaExhausted, QuotaRecovered
-from core.models import Exactness, QuotaKind, QuotaReading
+from core.models import Exactness, QuotaKind
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from core.events import QuotaExhausted, QuotaRecovered
+    from core.models import QuotaReading
+
+    QuotaEdge: TypeAlias = QuotaExhausted | QuotaRecovered
+else:
+    def __getattr__(name: str) -> Any:
+        """``QuotaEdge``: the events are loaded by what announces edges, not by a command
+        that only shows a window (``effective``, issue 24)."""
+        if name == "QuotaEdge":
+            from core.events import QuotaExhausted, QuotaRecovered
+
+            return QuotaExhausted | QuotaRecovered
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -225,9 +242,6 @@ def next_window_state(state: WindowState, event: QuotaEvent) -> tuple[WindowStat
         raise IllegalQuotaMove(state, event) from None
 
 
-QuotaEdge = QuotaExhausted | QuotaRecovered
-
-
 @dataclass
 class WindowTracker:
     """The hysteresis state of one window; fed readings and re-evaluated as time passes."""
@@ -262,6 +276,8 @@ class WindowTracker:
         )
 
     def evaluate(self, now: datetime) -> list[QuotaEdge]:
+        from core.events import QuotaExhausted, QuotaRecovered
+
         if self.reading is None:
             return []
         current = effective(self.reading, now, self.policy)

@@ -25,10 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from core.i18n import N_
-from core.models import Goal, GoalState, HistoryRow, PauseReason, QuotaReading
+from core.models import GoalState, PauseReason
+
+if TYPE_CHECKING:
+    from core.models import Goal, HistoryRow, QuotaReading
 
 T = TypeVar("T")
 

@@ -10,11 +10,13 @@ started from was taken for a secret and every Claude session under it was stored
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.models import Goal, HistoryRow
 from core.redact import KNOWN, is_path
 from core.store.base import NotOwner
+
+if TYPE_CHECKING:
+    from core.models import Goal, HistoryRow
 
 #: the channel every PostgreSQL notification of Goalkeeper goes out on
 CHANNEL = "goalkeeper"
@@ -44,6 +46,8 @@ def validated(goal: Goal | None) -> Goal | None:
     of over-long texts), so it runs again here — the engine's copy then equals the row."""
     if goal is None:
         return None
+    from core.models import Goal  # the write path validates (issue 24: reads load no model)
+
     return Goal.model_validate(masked_data(goal.model_dump(mode="json")))
 
 

@@ -19,13 +19,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 from core.atomic import private_dir, private_file, tighten
 from core.clock import iso, parse_iso
 from core.i18n import N_
-from core.models import Exactness, Goal, GoalState, HistoryRow, PauseReason, QuotaReading
+from core.models import Exactness, GoalState, PauseReason
 from core.store.base import (
     Committed,
     LeaseLost,
@@ -43,9 +43,14 @@ from core.store.sqlite_rows import (
     HISTORY_COLUMNS,
     goal_from_row,
     goal_params,
+    goal_record_from_row,
     history_from_row,
     history_params,
+    reading_from_json,
 )
+
+if TYPE_CHECKING:
+    from core.models import Goal, HistoryRow, QuotaReading
 
 T = TypeVar("T")
 
@@ -74,6 +79,9 @@ class SqliteStore(SqliteHosts):
         self.host_id: str | None = None
         self.authority_seconds = 600.0
         self.lease_seconds = 30.0
+        #: goals and latest readings are read as plain records, without pydantic
+        #: (:mod:`core.models.plain`; a command that only shows them, issue 24)
+        self.plain_reads = False
         if not (read_only or uri_given or str(path) == ":memory:"):
             _make_private(Path(path))
         if uri_given:
@@ -225,7 +233,8 @@ class SqliteStore(SqliteHosts):
 
     def list_goals(self) -> list[Goal]:
         rows = self._con.execute(f"SELECT {GOAL_COLUMNS} FROM goals ORDER BY id").fetchall()
-        return [goal_from_row(row) for row in rows]
+        read = goal_record_from_row if self.plain_reads else goal_from_row
+        return [read(row) for row in rows]
 
     def goals_on_window(self, window_id: str, states: Sequence[GoalState],
                         peers: bool = False) -> list[Goal]:
@@ -365,13 +374,13 @@ class SqliteStore(SqliteHosts):
     def latest_readings(self, accounts: Sequence[str] | None = None) -> list[QuotaReading]:
         rows = self._con.execute(
             "SELECT account, reading FROM quota_latest ORDER BY window_id, account").fetchall()
-        return [QuotaReading.model_validate_json(r[1]) for r in rows
+        return [reading_from_json(r[1], self.plain_reads) for r in rows
                 if accounts is None or r[0] in accounts]
 
     def latest_reading(self, account: str, window_id: str) -> QuotaReading | None:
         row = self._con.execute("SELECT reading FROM quota_latest WHERE account = ? AND "
                                 "window_id = ?", (account, window_id)).fetchone()
-        return QuotaReading.model_validate_json(row[0]) if row else None
+        return reading_from_json(row[0]) if row else None
 
     def series(self, window_id: str, since: datetime | None = None,
                account: str = "") -> list[tuple[datetime, float]]:
@@ -496,11 +505,11 @@ def open_store(path: Path, now: datetime) -> tuple[SqliteStore, str | None]:
         raise StoreError(describe_failure(path, exc)) from None
 
 
-def open_read_only(path: Path) -> SqliteStore:
+def open_read_only(path: Path, plain_reads: bool = False) -> SqliteStore:
     """Open the database for reading only: never creates, converts, migrates or checks it.
 
     :class:`NoData` when there is no database yet; :class:`StoreError` (with the reason) when
-    the file cannot be read.
+    the file cannot be read. ``plain_reads``: see :attr:`SqliteStore.plain_reads`.
     """
     try:
         if not path.exists() or path.stat().st_size == 0:
@@ -509,9 +518,11 @@ def open_read_only(path: Path) -> SqliteStore:
         raise StoreError(N_("cannot read the database {file}: {error}").format(
             file=path, error=exc.strerror or exc)) from None
     try:
-        return SqliteStore(path, read_only=True)
+        store = SqliteStore(path, read_only=True)
     except sqlite3.DatabaseError as exc:
         raise StoreError(describe_failure(path, exc)) from None
+    store.plain_reads = plain_reads
+    return store
 
 
 def describe_failure(path: Path, exc: sqlite3.Error) -> str:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from core.clock import iso
 from core.limits import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, clip
-from core.models import Goal, HistoryRow
 from core.store.common import masked, masked_data
+
+if TYPE_CHECKING:
+    from core.models import Goal, HistoryRow, QuotaReading
 
 GOAL_COLUMNS = (
     "id, provider, title, state, pause_reason, pause_detail, windows, auto_resume, "
@@ -25,6 +27,23 @@ _HISTORY_NAMES = [c.strip() for c in HISTORY_COLUMNS.split(",")]
 
 
 def goal_from_row(row: Sequence[Any]) -> Goal:
+    from core.models import Goal  # built on first use (issue 24)
+
+    return Goal.model_validate(_goal_raw(row))
+
+
+def goal_record_from_row(row: Sequence[Any]) -> Goal:
+    """The goal as a plain record (:mod:`core.models.plain`), without pydantic; a row the
+    record does not take as it is becomes the model, which says what is wrong as always."""
+    from core.models.plain import PlainGoal
+
+    try:
+        return cast("Goal", PlainGoal.load(_goal_raw(row)))
+    except (ValueError, TypeError):
+        return goal_from_row(row)
+
+
+def _goal_raw(row: Sequence[Any]) -> dict[str, Any]:
     raw = dict(zip(_GOAL_NAMES, row, strict=True))
     raw["windows"] = tuple(json.loads(raw["windows"]))
     raw["data"] = json.loads(raw["data"])
@@ -33,7 +52,22 @@ def goal_from_row(row: Sequence[Any]) -> Goal:
     raw["policy"] = json.loads(raw["policy"])
     raw["deferral"] = json.loads(raw["deferral"]) if raw["deferral"] else None
     raw["steering"] = json.loads(raw["steering"])
-    return Goal.model_validate(raw)
+    return raw
+
+
+def reading_from_json(text: str, plain: bool = False) -> QuotaReading:
+    """A stored reading: the model, or with ``plain`` a record (:mod:`core.models.plain`) when
+    the record takes it as it is."""
+    if plain:
+        from core.models.plain import PlainQuotaReading
+
+        try:
+            return cast("QuotaReading", PlainQuotaReading.load(json.loads(text)))
+        except (ValueError, TypeError):
+            pass
+    from core.models import QuotaReading
+
+    return QuotaReading.model_validate_json(text)
 
 
 def goal_params(goal: Goal) -> tuple[Any, ...]:
@@ -66,6 +100,8 @@ def goal_params(goal: Goal) -> tuple[Any, ...]:
 
 
 def history_from_row(row: Sequence[Any]) -> HistoryRow:
+    from core.models import HistoryRow  # built on first use (issue 24)
+
     raw = dict(zip(_HISTORY_NAMES, row, strict=True))
     raw["quotas"] = tuple(json.loads(raw["quotas"]))
     raw["detail"] = json.loads(raw["detail"])

@@ -77,12 +77,13 @@ def open_shared(url: str, *, read_only: bool = False, migrate: bool = True,
     return PostgresStore(url, read_only=read_only, migrate=migrate, password=password)
 
 
-def open_reader(target: StoreTarget) -> Store:
+def open_reader(target: StoreTarget, plain_reads: bool = False) -> Store:
     """For read-only commands: never creates, converts or migrates anything (:class:`NoData`
-    when nothing is stored yet)."""
+    when nothing is stored yet). ``plain_reads``: goals and readings as plain records
+    (this machine's file; :attr:`core.store.sqlite.SqliteStore.plain_reads`)."""
     if target.shared:
         return open_shared(target.url, read_only=True)
-    return open_read_only(target.database)
+    return open_read_only(target.database, plain_reads)
 
 
 def open_writer(target: StoreTarget, now: datetime, host_id: str | None) -> Store:

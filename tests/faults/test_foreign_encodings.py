@@ -70,7 +70,12 @@ def test_a_command_says_what_is_wrong_with_config_toml(config: Path, case: Case)
         assert "Traceback" not in run.stderr
     else:
         assert_refused(run, expected(case, config, CONFIG, CONFIG_KEY))
-    assert fingerprint(config.parent) == before
+    after = fingerprint(config.parent)
+    # settings it validated are kept for the next read-only command (core.settings.snapshot);
+    # settings it refused never are
+    snapshot = after.pop("settings-snapshot.json", None)
+    assert (snapshot is None) == (case.expected is not None)
+    assert after == before
 
 
 @pytest.mark.parametrize("case", [CASES[0], CASES[4]], ids=[CASES[0].name, CASES[4].name])
