@@ -21,11 +21,12 @@ from core.models.plain import (
     PlainGoalPolicy,
     PlainLastRun,
     PlainPolicyPause,
+    PlainQueuedStart,
     PlainQuotaReading,
     PlainRecord,
     PlainSteering,
 )
-from core.models.records import BudgetEntry, LastRun, PolicyPause
+from core.models.records import BudgetEntry, LastRun, PolicyPause, QueuedStart
 from core.policies.goal_policy import GoalPolicy
 from core.quota.machine import HysteresisPolicy, effective
 from core.store import Mutation, SqliteStore
@@ -35,7 +36,8 @@ from tests.support.status_store import NOW, goals, readings
 PAIRS: list[tuple[type[PlainRecord], type[BaseModel]]] = [
     (PlainGoal, Goal), (PlainSteering, Steering), (PlainGoalPolicy, GoalPolicy),
     (PlainDeferral, Deferral), (PlainBudgetEntry, BudgetEntry), (PlainLastRun, LastRun),
-    (PlainPolicyPause, PolicyPause), (PlainQuotaReading, QuotaReading)]
+    (PlainPolicyPause, PolicyPause), (PlainQueuedStart, QueuedStart),
+    (PlainQuotaReading, QuotaReading)]
 
 
 @pytest.mark.parametrize(("record", "model"), PAIRS)

@@ -193,6 +193,11 @@ class PlainDeferral(PlainRecord):
     FIELDS: ClassVar[Fields] = {"rule": (_str, REQUIRED), "until": (_instant, REQUIRED)}
 
 
+class PlainQueuedStart(PlainRecord):
+    __slots__ = ()
+    FIELDS: ClassVar[Fields] = {"window": (_str, REQUIRED), "after": (_instant, REQUIRED)}
+
+
 class PlainSteering(PlainRecord):
     __slots__ = ()
     FIELDS: ClassVar[Fields] = {
@@ -203,6 +208,7 @@ class PlainSteering(PlainRecord):
         "budget": (_table(_record(PlainBudgetEntry)), dict),
         "last_run": (_optional(_record(PlainLastRun)), None),
         "policy_pause": (_optional(_record(PlainPolicyPause)), None),
+        "queued": (_optional(_record(PlainQueuedStart)), None),
     }
 
     def stored(self) -> dict[str, Any]:
@@ -294,5 +300,6 @@ __all__ = [
     "PlainPolicyPause",
     "PlainQuotaReading",
     "PlainRecord",
+    "PlainQueuedStart",
     "PlainSteering",
 ]
