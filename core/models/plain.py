@@ -298,8 +298,8 @@ __all__ = [
     "PlainGoalPolicy",
     "PlainLastRun",
     "PlainPolicyPause",
+    "PlainQueuedStart",
     "PlainQuotaReading",
     "PlainRecord",
-    "PlainQueuedStart",
     "PlainSteering",
 ]
