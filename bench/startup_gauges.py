@@ -181,12 +181,13 @@ def _timed_start(tmp: Path, env: dict[str, str], settle: float) -> dict[str, Any
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system, fields 14 and 15) the process has used so far (Linux; NaN
+    """CPU time the process has used so far: its own (user + system, fields 14 and 15) and its
+    children's that it waited for (16 and 17: the Codex start-up read's worker) (Linux; NaN
     elsewhere)."""
     fields = stat_fields(pid)
     if fields is None:
         return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
