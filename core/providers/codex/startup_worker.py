@@ -48,7 +48,7 @@ def read_start(files: list[RolloutFileState], sqlite_home: Path,
     import subprocess  # imported here: only a cold start needs it
 
     try:
-        done = subprocess.run([sys.executable, "-c", _WORKER], check=False, timeout=600,
+        done = subprocess.run([sys.executable, "-c", _WORKER], check=False, timeout=120,
                               input=pickle.dumps((files, sqlite_home, cached)),
                               stdout=subprocess.PIPE)
     except (OSError, subprocess.SubprocessError) as exc:
