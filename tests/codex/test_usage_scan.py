@@ -122,7 +122,8 @@ def two_rollouts(home: CodexHome) -> list[Path]:
 def test_a_scan_started_early_answers_as_one_run_here(home: CodexHome):
     paths = two_rollouts(home)
     pending = start_scan(paths, 2)
-    assert isinstance(pending, PendingScan) and len(pending.procs) == 2
+    assert isinstance(pending, PendingScan) and len(pending.procs) == 1  # + one share here
+    assert len(pending.here) == 1
     assert pending.result().daily == scan_usage(paths).daily
     assert start_scan(paths, 1) is None and start_scan(paths[:1], 2) is None
 

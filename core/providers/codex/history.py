@@ -134,26 +134,29 @@ def scan_usage(paths: Iterable[Path], workers: int = 1) -> UsageHistory:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
             return _combine(list(pool.map(_scan_serial, groups)))
-    pending = PendingScan(groups[1:])
-    here = _scan_serial(groups[0])  # meanwhile
-    return _combine([here, *pending.parts()])
+    return PendingScan(groups[1:], here=groups[0]).result()
 
 
 def start_scan(paths: Iterable[Path], workers: int) -> PendingScan | None:
-    """The whole scan of ``paths`` started in ``workers`` worker interpreters, for a caller
-    with other work to do meanwhile (``codex-usage`` loading its settings); None where workers
-    cannot be started so (one worker asked for, fewer than two files, a frozen app)."""
+    """The scan of ``paths`` shared out to ``workers``, all but one share started at once in
+    worker interpreters, for a caller with other work to do meanwhile (``codex-usage`` loading
+    its settings); the last share is scanned by :meth:`PendingScan.result`. (All shares in
+    workers would leave this process idle later and cost one more interpreter's start: on a
+    loaded machine the CPU spent decides.) None where workers cannot be started so (one
+    worker asked for, fewer than two files, a frozen app)."""
     files = list(paths)
     if workers <= 1 or len(files) < 2 or getattr(sys, "frozen", False):
         return None
-    return PendingScan(_share_out(files, workers))
+    groups = _share_out(files, workers)
+    return PendingScan(groups[1:], here=groups[0])
 
 
 _WORKER = "from core.providers.codex.history import worker_main; worker_main()"
 
 
 class PendingScan:
-    """Groups of files being scanned, each by a worker interpreter started at once.
+    """Groups of files being scanned, each by a worker interpreter started at once, and
+    ``here``: the group this process scans when asked for the :meth:`result`.
 
     The file lists are written to the workers' stdin by a thread, so that starting them never
     waits for an interpreter to come up (a long list fills the pipe before the worker reads
@@ -161,10 +164,11 @@ class PendingScan:
     here instead (the chart shows what could be read) — and :meth:`cancel` ends them.
     """
 
-    def __init__(self, groups: list[list[Path]]) -> None:
+    def __init__(self, groups: list[list[Path]], here: list[Path] | None = None) -> None:
         import subprocess  # imported here: workers must start fast
         import threading
 
+        self.here = here or []
         self.groups = groups
         self.procs = [subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -194,7 +198,9 @@ class PendingScan:
         return parts
 
     def result(self) -> UsageHistory:
-        return _combine(self.parts())
+        """The whole answer: the share kept for this process scanned now, then the workers'."""
+        here = _scan_serial(self.here)
+        return _combine([here, *self.parts()])
 
     def cancel(self) -> None:
         """End the workers (their answer is not wanted any more)."""
