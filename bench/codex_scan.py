@@ -15,6 +15,7 @@ RSS is its own:
      database in a generated tree); warm: with the start index a previous start left;
   b. the full-history scan behind the usage chart, in one process and with one worker per CPU
      (target ≥ 1,000 MiB/s); its token totals are checked against the generator's manifest;
+     Then the scan's own time per phase (walk, read, search, decode, sum), one process;
   c. one incremental update after a 1 KB append to the newest rollout: ``provider.poll()``
      end to end (target < 5 ms); the file is truncated back afterwards.
 
@@ -243,6 +244,61 @@ def _kilobyte_line(i: int) -> bytes:
     return (text + "\n").encode()
 
 
+#: the scan's own phases, and the functions of :mod:`core.providers.codex.history` each is
+#: timed in (a function of one phase called inside another's counts as its own phase only)
+SCAN_PHASES = {"walk": ("rollouts",), "read": ("_window",),
+               "search": ("_lines", "_segments"), "decode": ("_usage", "_quota_point"),
+               "sum": ("TokenCounts.add_sums", "_combine")}
+
+
+def phase_breakdown(home: Path, repeat: int) -> dict[str, Any]:
+    """The scan's own time per phase, in one process (no workers): walk (the file list), read
+    (mapping each window, pre-faulted), search (finding the lines that count, their days and
+    models), decode (the calls' usage objects — summed column by column as they are decoded —
+    and the quota points' JSON), sum (adding each run's sums into the day × model table, and
+    combining); "other" is the rest of the scan (its loops, opening files). Each phase's
+    functions are wrapped with a timer."""
+    from core.providers.codex import history
+
+    spent: dict[str, float] = dict.fromkeys(SCAN_PHASES, 0.0)
+    depth = [0]
+
+    def timed(phase: str, function: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if depth[0]:
+                return function(*args, **kwargs)
+            depth[0] += 1
+            began = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[phase] += time.perf_counter() - began
+                depth[0] -= 1
+        return wrapper
+
+    for phase, names in SCAN_PHASES.items():
+        for name in names:
+            owner: Any = history
+            if "." in name:
+                cls, name = name.split(".")
+                owner = getattr(history, cls)
+            setattr(owner, name, timed(phase, getattr(owner, name)))
+    runs = []
+    for _ in range(repeat):
+        for phase in spent:
+            spent[phase] = 0.0
+        began = time.perf_counter()
+        paths = history.rollouts(home / "sessions")
+        history._combine([history._scan_serial(paths)])
+        total = time.perf_counter() - began
+        runs.append({**spent, "other": total - sum(spent.values()), "total": total})
+    best = min(runs, key=lambda run: run["total"])
+    return {"times": [run["total"] for run in runs], "ok": True, "phases": best,
+            "rss": peak_rss_mib(), "what": "  ".join(
+                f"{phase} {seconds:.3f} s ({seconds / best['total']:.0%})"
+                for phase, seconds in best.items() if phase != "total")}
+
+
 def phase_calibrate(home: Path, repeat: int) -> dict[str, Any]:
     """This machine's yardsticks: one plain ``find`` pass over the tree (memory-mapped), and
     plain ``for line in file`` iteration — the two figures the issue quotes for its machine."""
@@ -292,6 +348,8 @@ def child(args: argparse.Namespace) -> None:
         result = phase_calibrate(home, args.repeat)
     elif name == "start":
         result = phase_start(home, args.repeat, args.phase[1] == "warm")
+    elif name == "phases":
+        result = phase_breakdown(home, args.repeat)
     elif name == "history":
         result = phase_history(home, args.repeat, int(args.phase[1]))
     else:
@@ -338,6 +396,8 @@ def main() -> int:
     show("(a) start → gauges + goal list, cold", run_phase(args, home, "start", "cold"),
          "< 0.5 s")
     show("(a) start, warm (start index kept)", run_phase(args, home, "start", "warm"), "< 0.5 s")
+    show("(b) the scan's own time per phase, 1 process", run_phase(args, home, "phases"),
+         "(where)")
     cpus = os.cpu_count() or 1
     for workers in sorted({1, cpus}):
         result = run_phase(args, home, "history", str(workers))

@@ -2,6 +2,7 @@
 """Benchmark: daemon start → correct gauges and goal list in ``goalkeeper status --json``.
 
     python bench/startup_gauges.py [TREE] [--generate] [--repeat N] [--settle S] [--restart]
+    python bench/startup_gauges.py [TREE] --compare [--rounds 3] [--best-of 2]
 
 TREE (default /tmp/gk-trees) holds ``codex/`` (a CODEX_HOME) and ``claude/`` (a Claude config
 dir) as written by ``bench/gen_usage_trees.py`` (``--generate`` makes the 1 GiB +
@@ -24,6 +25,11 @@ takes little of the CPU the daemon is timed on. The daemon runs with compiled by
 under ``~/.cache/goalkeeper-bench/pyc``, filled before the first run), as an installed
 Goalkeeper does; ``--no-bytecode`` times it compiling every module on each start, as a checkout
 run with ``PYTHONDONTWRITEBYTECODE`` does.
+
+``--compare`` times TREE against its Codex tree alone (``TREE-codex-alone``: a link to TREE's
+``codex/``, an empty Claude directory and a manifest saying so, made beside TREE on first use):
+each round runs both trees alternately ``--best-of`` times each and prints the ratio of the
+best correct-view times (both trees ÷ Codex alone; issue 24's target: ≤ 1.3 in every round).
 
 Printed per run: seconds from the daemon's spawn to its phases (from its log: daemon up, the
 Claude first pass, the Codex start, the engine started), the first goal and gauge, the correct
@@ -175,12 +181,13 @@ def _timed_start(tmp: Path, env: dict[str, str], settle: float) -> dict[str, Any
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system, fields 14 and 15) the process has used so far (Linux; NaN
+    """CPU time the process has used so far: its own (user + system, fields 14 and 15) and its
+    children's that it waited for (16 and 17: the Codex start-up read's worker) (Linux; NaN
     elsewhere)."""
     fields = stat_fields(pid)
     if fields is None:
         return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -266,6 +273,48 @@ def report(i: int, r: dict[str, Any]) -> None:
         print("   ", line)
 
 
+def codex_alone(tree: Path) -> Path:
+    """TREE's Codex history without its Claude one (made once, beside TREE)."""
+    alone = tree.with_name(tree.name + "-codex-alone")
+    manifest = json.loads((tree / "manifest.json").read_text())
+    manifest["claude"] = {**manifest["claude"], "files": 0, "api_error_lines": 0}
+    (alone / "claude" / "projects").mkdir(parents=True, exist_ok=True)
+    if not (alone / "codex").exists():
+        (alone / "codex").symlink_to((tree / "codex").resolve(), target_is_directory=True)
+    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    if not (alone / "manifest.json").exists() or (alone / "manifest.json").read_text() != text:
+        (alone / "manifest.json").write_text(text)
+    return alone
+
+
+def compare(args: argparse.Namespace) -> int:
+    """Rounds of both trees against the Codex tree alone, alternating, best of N each."""
+    alone = codex_alone(args.tree)
+    trees = {"both": args.tree, "codex alone": alone}
+    wrong = False
+    ratios = []
+    for round_ in range(1, args.rounds + 1):
+        load = os.getloadavg()
+        best: dict[str, float] = {}
+        for _ in range(args.best_of):
+            for label, tree in trees.items():
+                run = judge(one_run(tree, args.settle, args.bytecode, args.restart),
+                            expected(tree, datetime.now(UTC)))
+                wrong |= bool(run["wrong"]) or not run["status_matches"]
+                print(f"  round {round_} {label:<11}: correct view {run['correct']:.2f} s "
+                      f"(first goal+gauge {run['first']:.2f} s; CPU {run['cpu']:.2f} s; "
+                      f"{run['goals']} goals, {run['gauges']} gauges, "
+                      f"{len(run['wrong'])} disagreements)")
+                best[label] = min(best.get(label, float("inf")), run["correct"])
+        ratios.append(best["both"] / best["codex alone"])
+        print(f"round {round_}: best correct view, both trees {best['both']:.2f} s, Codex alone "
+              f"{best['codex alone']:.2f} s: ratio {ratios[-1]:.2f}  (target <= 1.30; load "
+              "average {:.2f} {:.2f} {:.2f} before the round)".format(*load))
+    print("ratios: " + ", ".join(f"{r:.2f}" for r in ratios) + "; load average now "
+          "{:.2f} {:.2f} {:.2f} ({} CPUs)".format(*os.getloadavg(), os.cpu_count()))
+    return 1 if wrong else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("tree", nargs="?", default="/tmp/gk-trees", type=Path)
@@ -276,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="time a second start on the data directory of a first one")
     parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
                         help="compile every module on each start (no bytecode cache)")
+    parser.add_argument("--compare", action="store_true",
+                        help="rounds of TREE against its Codex tree alone (see above)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--best-of", type=int, default=2)
     args = parser.parse_args(argv)
     if args.generate and not (args.tree / "manifest.json").exists():
         subprocess.run([sys.executable, str(GENERATOR), "--out", str(args.tree), "--quiet"],
@@ -283,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.bytecode:
         compile_bytecode(daemon_env(args.tree, Path(tempfile.gettempdir()), Path("/nonexistent"),
                                     True))
+    if args.compare:
+        return compare(args)
     load_before = os.getloadavg()
     runs = []
     for i in range(1, args.repeat + 1):

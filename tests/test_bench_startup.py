@@ -51,3 +51,23 @@ def test_no_view_yet_is_never_settled(bench: ModuleType) -> None:
     quiet = bench.Quiet(0.5)
     assert not quiet.over(10.0, None, scanned=True)
     assert quiet.over(10.5, 9.0, scanned=True)
+
+
+def test_the_codex_tree_alone_is_made_beside_the_tree(bench: ModuleType, tmp_path: Path):
+    """``--compare``'s other side: TREE's Codex history, an empty Claude one, a manifest whose
+    Claude counts say so (the oracle checks its reading against them)."""
+    import json
+
+    tree = tmp_path / "trees"
+    (tree / "codex" / "sessions").mkdir(parents=True)
+    (tree / "claude" / "projects").mkdir(parents=True)
+    (tree / "manifest.json").write_text(json.dumps(
+        {"codex": {"files": 3}, "claude": {"files": 9, "api_error_lines": 4, "mib": 1.0}}))
+    alone = bench.codex_alone(tree)
+    assert alone == tmp_path / "trees-codex-alone"
+    assert (alone / "codex").resolve() == (tree / "codex").resolve()
+    assert list((alone / "claude" / "projects").iterdir()) == []
+    manifest = json.loads((alone / "manifest.json").read_text())
+    assert manifest["codex"] == {"files": 3}
+    assert manifest["claude"] == {"files": 0, "api_error_lines": 0, "mib": 1.0}
+    assert bench.codex_alone(tree) == alone  # made once, used again

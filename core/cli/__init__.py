@@ -134,6 +134,8 @@ def _main(argv: list[str], clock: Clock | None) -> int:
             return frontend([])
         parser.print_help()
         return 2  # EXIT_USAGE (core.cli.common), without loading what the commands share
+    if (prepare := getattr(args, "prepare", None)) is not None:
+        prepare(args)  # work a command starts before what commands share loads (codex-usage's scan)
     from core.cli.common import CliError, make_context, warn
 
     ctx = make_context(args, clock)

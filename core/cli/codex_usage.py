@@ -2,18 +2,27 @@
 
 The same full-history scan that feeds the usage chart (:mod:`core.providers.codex.history`). It
 needs no running host: it only reads the session files.
+
+A large history's scan starts before what every command shares is loaded (the ``prepare`` step
+of :func:`core.cli.main`): on the Codex home the ``codex_home`` setting names when read
+leniently, the environment's otherwise. Its workers scan while this process loads and validates
+the settings; the scan is kept when the validated settings name the same home, and ended
+otherwise — a settings error still ends the command with its message.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from core.cli.common import EXIT_OK, EXIT_USAGE, CliError, Context
-from core.clock import iso
 from core.i18n import _
 from core.i18n.textfmt import pad, rpad
+
+if TYPE_CHECKING:
+    from core.cli.common import Context
+    from core.providers.codex.history import PendingScan, UsageHistory
 
 #: below this much history one process is faster than starting workers
 PARALLEL_BYTES = 256 << 20
@@ -25,20 +34,66 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
     p.add_argument("--since", metavar="YYYY-MM-DD", help=_("only days from this one on"))
     p.add_argument("--workers", type=int, default=0,
                    help=_("processes to scan with (default: one per CPU for large histories)"))
-    p.set_defaults(func=cmd_codex_usage)
+    p.set_defaults(func=cmd_codex_usage, prepare=start_early)
+
+
+def start_early(args: argparse.Namespace) -> None:
+    """Start a large history's scan in worker processes before the settings load (see the
+    module's docstring); ``args.early`` is (the home it scans, the scan) or None."""
+    from core.i18n import early_setting
+    from core.paths import resolve_paths
+    from core.providers.codex.config import home_from
+    from core.providers.codex.history import rollouts, start_scan
+
+    args.early = None
+    home = home_from(early_setting(resolve_paths(os.environ).config_file, os.environ,
+                                   "codex_home"), os.environ)
+    if not home.is_dir():
+        return
+    paths = rollouts(home / "sessions")
+    workers = args.workers or _default_workers(sum(_size(p) for p in paths))
+    scan = start_scan(paths, workers)
+    if scan is not None:
+        args.early = (home, scan)
 
 
 def cmd_codex_usage(ctx: Context) -> int:
+    from core.cli.common import EXIT_USAGE, CliError
+
+    early: tuple[Path, PendingScan] | None = getattr(ctx.args, "early", None)
+    try:
+        home = _home(ctx)
+        if not home.is_dir():
+            raise CliError(_("no Codex home at {dir} (set CODEX_HOME or codex_home)").format(
+                dir=home), EXIT_USAGE)
+        if early is not None and early[0] == home:
+            history, early = early[1].result(), None
+        else:
+            history = _scan(ctx, home)
+    finally:
+        if early is not None:  # not the validated settings' home, or an error
+            early[1].cancel()
+    return _report(ctx, home, history)
+
+
+def _home(ctx: Context) -> Path:
     from core.providers.codex.config import codex_home
+
+    return codex_home(ctx.settings, os.environ)
+
+
+def _scan(ctx: Context, home: Path) -> UsageHistory:
     from core.providers.codex.history import rollouts, scan_usage
 
-    home = codex_home(ctx.settings, os.environ)
-    if not home.is_dir():
-        raise CliError(_("no Codex home at {dir} (set CODEX_HOME or codex_home)").format(dir=home),
-                       EXIT_USAGE)
     paths = rollouts(home / "sessions")
     workers = ctx.args.workers or _default_workers(sum(_size(p) for p in paths))
-    history = scan_usage(paths, workers)
+    return scan_usage(paths, workers)
+
+
+def _report(ctx: Context, home: Path, history: UsageHistory) -> int:
+    from core.cli.common import EXIT_OK
+    from core.clock import iso
+
     since = ctx.args.since or ""
     rows: list[dict[str, Any]] = [
         {"date": day, "model": model, "calls": u.calls, "input_tokens": u.input_tokens,

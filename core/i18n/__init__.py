@@ -102,8 +102,16 @@ def resolve_language(setting: str, environ: Mapping[str, str]) -> str:
 def language_setting(config_file: Path, environ: Mapping[str, str]) -> str:
     """The ``language`` setting, read early and leniently (before the settings are validated,
     so that even a message about a bad setting is in the right language)."""
-    if "GOALKEEPER_LANGUAGE" in environ:
-        return environ["GOALKEEPER_LANGUAGE"]
+    return early_setting(config_file, environ, "language")
+
+
+def early_setting(config_file: Path, environ: Mapping[str, str], name: str) -> str:
+    """A text setting read early and leniently: ``GOALKEEPER_<NAME>``, else the file's value,
+    else "" — also when the file cannot be read. Only a guess to start work on: the strict
+    read that follows says what is wrong, and decides."""
+    variable = "GOALKEEPER_" + name.upper()
+    if variable in environ:
+        return environ[variable]
     # Whatever is wrong with the file is said by the strict read that follows
     # (core.toml_file, which cannot be used here: its messages need this module); here it
     # only must not end the process first: no BOM trouble, no recursion, no 1 GB read.
@@ -113,12 +121,12 @@ def language_setting(config_file: Path, environ: Mapping[str, str]) -> str:
         text = raw.removeprefix(codecs.BOM_UTF8).decode("utf-8")
         if len(raw) > MAX_CONFIG_FILE_BYTES or nesting_line(text, MAX_TOML_DEPTH) is not None:
             return ""
-        if "language" not in text and "\\" not in text:
+        if name not in text and "\\" not in text:
             return ""  # no key can spell it (an escape could): not worth loading TOML (issue 24)
         import tomllib
 
         try:
-            value = tomllib.loads(text).get("language", "")
+            value = tomllib.loads(text).get(name, "")
         except tomllib.TOMLDecodeError:
             return ""
     except (OSError, UnicodeDecodeError):

@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from core.i18n import _
-
 #: the start index's file name in Goalkeeper's data directory (see :mod:`.startindex`)
 INDEX_NAME = "codex-start-index.json"
 
@@ -42,6 +40,7 @@ def factory(settings: Settings, paths: Paths, clock: Clock,
 
 
 def looked_for(settings: Settings, environ: Mapping[str, str]) -> str:
+    from core.i18n import _
     from core.providers.codex.config import codex_home
 
     home = codex_home(settings, environ)

@@ -13,8 +13,10 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.settings import Settings
+if TYPE_CHECKING:  # not imported: codex-usage reads the home before the settings load
+    from core.settings import Settings
 
 
 class CodexNotFound(Exception):
@@ -22,8 +24,13 @@ class CodexNotFound(Exception):
 
 
 def codex_home(settings: Settings, environ: Mapping[str, str]) -> Path:
-    if settings.codex_home:
-        return Path(settings.codex_home).expanduser()
+    return home_from(settings.codex_home, environ)
+
+
+def home_from(setting: str, environ: Mapping[str, str]) -> Path:
+    """``$CODEX_HOME`` as the ``codex_home`` setting (its text) and the environment say."""
+    if setting:
+        return Path(setting).expanduser()
     if environ.get("CODEX_HOME"):
         return Path(environ["CODEX_HOME"]).expanduser()
     home = environ.get("HOME")

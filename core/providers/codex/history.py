@@ -5,10 +5,12 @@ is a byte-level scan of each memory-mapped file:
 
 * one pass over the lines (``find`` of the newline, then of ``"type":"`` in the line's head —
   every record starts with its timestamp and type): ``token_count`` lines give the position of
-  ``"last_token_usage":{`` — one per model call — whose numbers are read by an anchored regex
-  right there (Codex writes compact JSON with the fields in a fixed order; a line in another
-  order falls back to ``json.loads``), and ``turn_context`` lines say which model the following
-  calls used. A line whose head holds no type is searched whole for both;
+  ``"last_token_usage":{`` — one per model call — and ``turn_context`` lines say which model
+  the following calls used. A line whose head holds no type is searched whole for both;
+* the usage objects of a run of calls are decoded in one call (msgspec, by
+  :mod:`core.providers.codex.usagejson`) and summed column by column; a run holding an object
+  that does not decode is read call by call, and a call whose object cannot be read alone has
+  its whole line decoded;
 * the day of a call is its line's UTC date (the fixed-width ``timestamp`` prefix). Lines are in
   time order, so days are found per *run* of calls by bisection, not line by line;
 * for the quota chart, one ``rate_limits`` object per hour is decoded (the account's quota is
@@ -28,10 +30,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from core.providers import jsonload, lines
 from core.providers.codex.limits import LimitShapeError, from_rollout
+from core.providers.codex.usagejson import FIELDS as _FIELDS
+from core.providers.codex.usagejson import Sums, stamp_and_limits, usage_sums
 
 USAGE = b'"last_token_usage":{'
 TURN = b'"turn_context","payload":{'  # type then payload: serde's tag + content
@@ -42,12 +45,8 @@ HEAD = 96
 _AT = 40  # where ``"type":"`` starts in the usual head (after the fixed-width timestamp)
 _EVENT, _TURN_KIND = b'event_msg","', b'turn_context'
 _TOKEN_COUNT = b'payload":{"type":"token_count"'
-_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens",
-           "total_tokens")
-_USAGE_RE = re.compile(  # 0.169.0 adds cache_write_input_tokens (not counted separately)
-    rb'"last_token_usage":\{"input_tokens":(\d+),"cached_input_tokens":(\d+),'
-    rb'(?:"cache_write_input_tokens":\d+,)?'
-    rb'"output_tokens":(\d+),"reasoning_output_tokens":(\d+),"total_tokens":(\d+)\}')
+#: where a usage object's ``{`` is, from the start of :data:`USAGE`
+_OBJECT = len(USAGE) - 1
 _MODEL_RE = re.compile(rb'"model":"([^"]*)"')
 UNKNOWN_MODEL = "unknown"
 #: every n-th call's hour is checked for a quota point (one point per hour is kept)
@@ -72,15 +71,14 @@ class TokenCounts:
         for name in _FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
-    def add_many(self, calls: list[tuple[bytes | int, ...]]) -> None:
-        """Add calls given as (input, cached, output, reasoning, total) — digits or ints."""
-        self.calls += len(calls)
-        columns = list(zip(*calls, strict=True)) or [()] * 5
-        self.input_tokens += sum(map(int, columns[0]))
-        self.cached_input_tokens += sum(map(int, columns[1]))
-        self.output_tokens += sum(map(int, columns[2]))
-        self.reasoning_output_tokens += sum(map(int, columns[3]))
-        self.total_tokens += sum(map(int, columns[4]))
+    def add_sums(self, calls: int, sums: Sums) -> None:
+        """Add ``calls`` calls whose (input, cached, output, reasoning, total) sum to ``sums``."""
+        self.calls += calls
+        self.input_tokens += sums[0]
+        self.cached_input_tokens += sums[1]
+        self.output_tokens += sums[2]
+        self.reasoning_output_tokens += sums[3]
+        self.total_tokens += sums[4]
 
 
 @dataclass
@@ -136,36 +134,84 @@ def scan_usage(paths: Iterable[Path], workers: int = 1) -> UsageHistory:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
             return _combine(list(pool.map(_scan_serial, groups)))
-    return _combine(_scan_in_workers(groups))
+    return PendingScan(groups[1:], here=groups[0]).result()
+
+
+def start_scan(paths: Iterable[Path], workers: int) -> PendingScan | None:
+    """The scan of ``paths`` shared out to ``workers``, all but one share started at once in
+    worker interpreters, for a caller with other work to do meanwhile (``codex-usage`` loading
+    its settings); the last share is scanned by :meth:`PendingScan.result`. (All shares in
+    workers would leave this process idle later and cost one more interpreter's start: on a
+    loaded machine the CPU spent decides.) None where workers cannot be started so (one
+    worker asked for, fewer than two files, a frozen app)."""
+    files = list(paths)
+    if workers <= 1 or len(files) < 2 or getattr(sys, "frozen", False):
+        return None
+    groups = _share_out(files, workers)
+    return PendingScan(groups[1:], here=groups[0])
 
 
 _WORKER = "from core.providers.codex.history import worker_main; worker_main()"
 
 
-def _scan_in_workers(groups: list[list[Path]]) -> list[UsageHistory]:
-    """The first group is scanned here, each other one by a worker interpreter meanwhile; a
-    failed worker's files are scanned here too (the chart shows what could be read)."""
-    import subprocess  # imported here: workers must start fast
+class PendingScan:
+    """Groups of files being scanned, each by a worker interpreter started at once, and
+    ``here``: the group this process scans when asked for the :meth:`result`.
 
-    others = groups[1:]
-    procs = [subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-             for _ in others]
-    for proc, group in zip(procs, others, strict=True):
-        assert proc.stdin is not None
-        with contextlib.suppress(OSError):
-            proc.stdin.write("\n".join(str(p) for p in group).encode())
-            proc.stdin.close()
-    parts = [_scan_serial(groups[0])]
-    for proc, group in zip(procs, others, strict=True):
-        assert proc.stdout is not None
-        with proc.stdout:
-            data = proc.stdout.read()
-        proc.wait()
-        # our own worker's answer: the same code, run by the same interpreter
-        part = pickle.loads(data) if proc.returncode == 0 and data else None
-        parts.append(part if isinstance(part, UsageHistory) else _scan_serial(group))
-    return parts
+    The file lists are written to the workers' stdin by a thread, so that starting them never
+    waits for an interpreter to come up (a long list fills the pipe before the worker reads
+    it). Owns the processes: :meth:`parts` collects them — a failed worker's files are scanned
+    here instead (the chart shows what could be read) — and :meth:`cancel` ends them.
+    """
+
+    def __init__(self, groups: list[list[Path]], here: list[Path] | None = None) -> None:
+        import subprocess  # imported here: workers must start fast
+        import threading
+
+        self.here = here or []
+        self.groups = groups
+        self.procs = [subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                      for _ in groups]
+        self._writer = threading.Thread(target=self._send, name="codex-scan-lists", daemon=True)
+        self._writer.start()
+
+    def _send(self) -> None:
+        for proc, group in zip(self.procs, self.groups, strict=True):
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError):
+                proc.stdin.write("\n".join(str(p) for p in group).encode())
+                proc.stdin.close()
+
+    def parts(self) -> list[UsageHistory]:
+        """Each group's answer, waiting for the workers."""
+        parts = []
+        for proc, group in zip(self.procs, self.groups, strict=True):
+            assert proc.stdout is not None
+            with proc.stdout:
+                data = proc.stdout.read()
+            proc.wait()
+            # our own worker's answer: the same code, run by the same interpreter
+            part = pickle.loads(data) if proc.returncode == 0 and data else None
+            parts.append(part if isinstance(part, UsageHistory) else _scan_serial(group))
+        self._writer.join()
+        return parts
+
+    def result(self) -> UsageHistory:
+        """The whole answer: the share kept for this process scanned now, then the workers'."""
+        here = _scan_serial(self.here)
+        return _combine([here, *self.parts()])
+
+    def cancel(self) -> None:
+        """End the workers (their answer is not wanted any more)."""
+        for proc in self.procs:
+            with contextlib.suppress(OSError):
+                proc.kill()
+        for proc in self.procs:
+            if proc.stdout is not None:
+                proc.stdout.close()
+            proc.wait()
+        self._writer.join()
 
 
 def worker_main() -> None:
@@ -318,17 +364,32 @@ def _scan_region(data: mmap.mmap, lo: int, hi: int, model: str, history: UsageHi
     hits, turns = _lines(data, lo, hi)
     segments, model_after = _segments(data, hits, turns, model)
     ends = [first for first, _, _ in segments[1:]] + ([len(hits)] if segments else [])
-    match = _USAGE_RE.match
     for (first, day, name), end in zip(segments, ends, strict=True):
-        rows: list[Any] = [found.groups() if (found := match(data, at))
-                           else _slow_usage(data, at) for at in hits[first:end]]
-        if None in rows:  # rare: a line neither layout could read
-            rows = [row for row in rows if row is not None]
-        if rows and day[4:5] == b"-":
-            history.daily.setdefault((day.decode(), name), TokenCounts()).add_many(rows)
+        calls, sums = _usage(data, hits[first:end])
+        if calls and day[4:5] == b"-":
+            history.daily.setdefault((day.decode(), name), TokenCounts()).add_sums(calls, sums)
     for at in hits[::QUOTA_SAMPLE]:
         _quota_point(data, at, history)
     return model_after
+
+
+def _usage(data: mmap.mmap, hits: list[int]) -> tuple[int, Sums]:
+    """How many of the calls at ``hits`` could be read, and their counts summed: their usage
+    objects decoded in one go, else one by one; a call whose object will not decode alone (a
+    nested value, an unexpected layout) has its line decoded, and one that cannot be read at
+    all is left out."""
+    find = data.find
+    objects = [data[at + _OBJECT: find(b"}", at) + 1] for at in hits]
+    sums = usage_sums(objects)
+    if sums is not None:
+        return len(objects), sums
+    rows = [usage_sums([one]) or _slow_usage(data, at)
+            for at, one in zip(hits, objects, strict=True)]
+    read = [row for row in rows if row is not None]
+    if not read:
+        return 0, (0, 0, 0, 0, 0)
+    a, b, c, d, e = (sum(column) for column in zip(*read, strict=True))
+    return len(read), (a, b, c, d, e)
 
 
 def _segments(data: mmap.mmap, hits: list[int], turns: list[int],
@@ -359,7 +420,7 @@ def _model(data: mmap.mmap, turn: int) -> str | None:
     return found.group(1).decode() if found else None
 
 
-def _slow_usage(data: mmap.mmap, at: int) -> tuple[int, ...] | None:
+def _slow_usage(data: mmap.mmap, at: int) -> Sums | None:
     """The same numbers from a line in an unexpected layout (decoded properly)."""
     start = data.rfind(b"\n", 0, at) + 1
     end = data.find(b"\n", start)
@@ -368,7 +429,7 @@ def _slow_usage(data: mmap.mmap, at: int) -> tuple[int, ...] | None:
     try:
         record = jsonload.loads(data[start:end])
         usage = record["payload"]["info"]["last_token_usage"]
-        return tuple(int(usage.get(name) or 0) for name in _FIELDS)
+        return tuple(int(usage.get(name) or 0) for name in _FIELDS)  # type: ignore[return-value]
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -382,10 +443,12 @@ def _quota_point(data: mmap.mmap, at: int, history: UsageHistory) -> None:
     end = data.find(b"\n", at)
     if data.find(b'"rate_limits":{', at, end) < 0 or lines.too_long(start, end):
         return  # a line over the limit is never sliced out whole (core.providers.lines)
+    found = stamp_and_limits(data[start:end])
+    if found is None:
+        return
     try:
-        record = jsonload.loads(data[start:end])
-        when = datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00")).astimezone(UTC)
-        snapshot = from_rollout(record["payload"]["rate_limits"], when)
+        when = datetime.fromisoformat(found[0].replace("Z", "+00:00")).astimezone(UTC)
+        snapshot = from_rollout(found[1], when)
     except (ValueError, KeyError, TypeError, LimitShapeError):
         return
     for window_id, window in snapshot.windows.items():

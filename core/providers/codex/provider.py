@@ -54,7 +54,8 @@ from core.providers.codex.rollout import (
     TurnLimited,
 )
 from core.providers.codex.runner import CodexRunner
-from core.providers.codex.startup import StartupState, read_startup, session_meta
+from core.providers.codex.startup import StartupState, session_meta
+from core.providers.codex.startup_worker import read_start
 from core.providers.codex.state import CodexState
 from core.providers.codex.version import VersionCheck, identity, read_version
 
@@ -126,7 +127,7 @@ class CodexProvider(Provider):
         files = self.index.list_all()
         self._db_signature = signature(self.config.sqlite_home)
         cached = startindex.load(self.index_file)
-        return read_startup(files, self.config.sqlite_home, cached), cached
+        return read_start(files, self.config.sqlite_home, cached), cached
 
     async def stop(self) -> None:
         if self._index_task is not None:

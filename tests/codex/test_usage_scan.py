@@ -1,0 +1,231 @@
+"""The usage scan's decoder (msgspec, and the standard library when msgspec is missing), its
+workers started early, and ``codex-usage`` starting them before the settings load."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from core.cli import codex_usage
+from core.i18n import early_setting
+from core.providers.codex import history, usagejson
+from core.providers.codex.history import PendingScan, rollouts, scan_usage, start_scan
+from tests.codex.fixtures import (
+    T0,
+    THREAD_A,
+    THREAD_B,
+    CodexHome,
+    five_and_week,
+    line,
+    meta,
+    stamp,
+)
+
+M = timedelta(minutes=1)
+
+USAGE = {"input_tokens": 30, "cached_input_tokens": 10, "output_tokens": 5,
+         "reasoning_output_tokens": 1, "total_tokens": 35}
+
+
+@pytest.fixture(params=["msgspec", "json"])
+def decoder(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test runs with msgspec and again as without it (the standard library's json)."""
+    if request.param == "json":
+        monkeypatch.setattr(usagejson, "_FAST", None)
+    else:
+        assert usagejson._FAST is not None, "msgspec is a dependency: it must be installed"
+    return str(request.param)
+
+
+def turn(model: str, at) -> str:
+    return line("turn_context", {"cwd": "/repo", "model": model}, at)
+
+
+def call(at, n: int, limits=None, reorder: bool = False) -> str:
+    usage = {"input_tokens": 100 * n, "cached_input_tokens": 10 * n, "output_tokens": n,
+             "reasoning_output_tokens": 2 * n, "total_tokens": 101 * n}
+    if reorder:
+        usage = dict(reversed(list(usage.items())))
+    return line("event_msg", {"type": "token_count", "info": {
+        "total_token_usage": usage, "last_token_usage": usage}, "rate_limits": limits}, at)
+
+
+def objects(*usages: object) -> list[bytes]:
+    return [json.dumps(u, separators=(",", ":")).encode() for u in usages]
+
+
+def test_usage_objects_are_summed_in_any_field_order(decoder: str):
+    reordered = dict(reversed(list(USAGE.items())))
+    newer = {**USAGE, "cache_write_input_tokens": 4}  # 0.169.0: not counted separately
+    assert usagejson.usage_sums(objects(USAGE, reordered, newer)) == (90, 30, 15, 3, 105)
+    assert usagejson.usage_sums([]) == (0, 0, 0, 0, 0)
+
+
+def test_a_missing_or_null_count_is_zero_and_a_non_object_is_unreadable(decoder: str):
+    assert usagejson.usage_sums(objects({"input_tokens": 7, "output_tokens": None})) == (
+        7, 0, 0, 0, 0)
+    assert usagejson.usage_sums([b'{"input_tokens":1', *objects(USAGE)]) is None
+    assert usagejson.usage_sums(objects([1, 2])) is None
+    assert usagejson.usage_sums(objects({"input_tokens": {"nested": 1}})) is None
+
+
+def test_stamp_and_limits(decoder: str):
+    limits = {"primary": {"used_percent": 12.0, "window_minutes": 300}}
+    raw = line("event_msg", {"type": "token_count", "info": None, "rate_limits": limits}, T0)
+    assert usagejson.stamp_and_limits(raw.strip().encode()) == (stamp(T0), limits)
+    assert usagejson.stamp_and_limits(b'{"timestamp":"x","payload":{}}') is None
+    assert usagejson.stamp_and_limits(b"not json") is None
+
+
+def odd_call(at, usage: dict) -> str:
+    payload = {"type": "token_count", "info": {"total_token_usage": usage,
+                                               "last_token_usage": usage}, "rate_limits": None}
+    return line("event_msg", payload, at)
+
+
+def test_a_run_with_an_unreadable_call_counts_the_others(home: CodexHome, decoder: str):
+    """One object that does not decode makes its run be read call by call: a null count is 0,
+    a nested value leaves only its own call out (its line cannot be read either)."""
+    home.rollout(THREAD_A, T0, meta(THREAD_A, T0), turn("gpt-5.2", T0), call(T0 + M, 1),
+                 odd_call(T0 + 2 * M, {**USAGE, "output_tokens": None}),
+                 odd_call(T0 + 3 * M, {**USAGE, "input_tokens": {"n": 1}}),
+                 call(T0 + 4 * M, 2))
+    [(key, got)] = scan_usage(rollouts(home.sessions)).daily.items()
+    assert key == (T0.date().isoformat(), "gpt-5.2")
+    assert (got.calls, got.input_tokens, got.output_tokens, got.total_tokens) == (
+        3, 100 + 30 + 200, 1 + 0 + 2, 101 + 35 + 202)
+
+
+def test_the_scan_is_the_same_with_either_decoder(home: CodexHome,
+                                                  monkeypatch: pytest.MonkeyPatch):
+    for i, thread in enumerate((THREAD_A, THREAD_B)):
+        at = T0 + i * 60 * M
+        quota = [five_and_week(10.0 + k, T0 + 300 * M, 2.0, T0 + 90 * 60 * M) for k in range(20)]
+        home.rollout(thread, at, meta(thread, at), turn("gpt-5.2", at), *(
+            call(at + (k + 1) * M, k + i, quota[k], reorder=k % 2 == 1) for k in range(20)))
+    fast = scan_usage(rollouts(home.sessions))
+    monkeypatch.setattr(usagejson, "_FAST", None)
+    slow = scan_usage(rollouts(home.sessions))
+    assert fast.daily == slow.daily and fast.quota == slow.quota and fast.quota
+
+
+def two_rollouts(home: CodexHome) -> list[Path]:
+    for i, thread in enumerate((THREAD_A, THREAD_B)):
+        home.rollout(thread, T0 + i * M, meta(thread, T0), call(T0 + (i + 1) * M, 3 + i))
+    return rollouts(home.sessions)
+
+
+def test_a_scan_started_early_answers_as_one_run_here(home: CodexHome):
+    paths = two_rollouts(home)
+    pending = start_scan(paths, 2)
+    assert isinstance(pending, PendingScan) and len(pending.procs) == 1  # + one share here
+    assert len(pending.here) == 1
+    assert pending.result().daily == scan_usage(paths).daily
+    assert start_scan(paths, 1) is None and start_scan(paths[:1], 2) is None
+
+
+def test_a_cancelled_scan_ends_its_workers(home: CodexHome, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(history, "_WORKER", "import time; time.sleep(60)")
+    pending = start_scan(two_rollouts(home), 2)
+    assert pending is not None
+    pending.cancel()
+    assert all(proc.returncode is not None for proc in pending.procs)
+
+
+def test_early_setting_reads_the_environment_then_the_file(tmp_path: Path):
+    config = tmp_path / "config.toml"
+    assert early_setting(config, {}, "codex_home") == ""  # no file
+    config.write_text('codex_home = "/from/file"\n')
+    assert early_setting(config, {}, "codex_home") == "/from/file"
+    assert early_setting(config, {"GOALKEEPER_CODEX_HOME": "/env"}, "codex_home") == "/env"
+    config.write_text('codex_home = [\n')  # the strict read says what is wrong
+    assert early_setting(config, {}, "codex_home") == ""
+
+
+class Spy:
+    """Records what became of the scans ``codex-usage`` started early."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.kept: list[PendingScan] = []
+        self.cancelled: list[PendingScan] = []
+        result, cancel = PendingScan.result, PendingScan.cancel
+
+        def kept(scan: PendingScan) -> history.UsageHistory:
+            self.kept.append(scan)
+            return result(scan)
+
+        def cancelled(scan: PendingScan) -> None:
+            self.cancelled.append(scan)
+            cancel(scan)
+
+        monkeypatch.setattr(PendingScan, "result", kept)
+        monkeypatch.setattr(PendingScan, "cancel", cancelled)
+
+
+def usage_json(capsys: pytest.CaptureFixture[str]) -> dict:
+    return dict(json.loads(capsys.readouterr().out))
+
+
+def test_codex_usage_keeps_the_early_scan_when_the_settings_agree(
+        home: CodexHome, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    from core.cli import main
+
+    two_rollouts(home)
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    assert main(["codex-usage", "--json"]) == 0  # a small history: scanned here
+    here = usage_json(capsys)
+    spy = Spy(monkeypatch)
+    assert main(["codex-usage", "--json", "--workers", "2"]) == 0
+    assert usage_json(capsys) == here and len(spy.kept) == 1 and not spy.cancelled
+
+
+def test_codex_usage_drops_an_early_scan_of_another_home(
+        home: CodexHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]):
+    """The lenient read guessed one home, the validated settings name another: the early scan
+    is ended and the settings' home is the one scanned."""
+    from core.cli import main
+
+    two_rollouts(home)
+    other = CodexHome(tmp_path / "other")
+    other.rollout(THREAD_A, T0, meta(THREAD_A, T0), call(T0 + M, 9), call(T0 + 2 * M, 9))
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    start = codex_usage.start_early
+
+    def then_move(args: object) -> None:  # the settings change between the two reads
+        start(args)  # type: ignore[arg-type]
+        monkeypatch.setenv("CODEX_HOME", str(other.root))
+
+    monkeypatch.setattr(codex_usage, "start_early", then_move)
+    spy = Spy(monkeypatch)
+    assert main(["codex-usage", "--json", "--workers", "2"]) == 0
+    data = usage_json(capsys)
+    assert data["codex_home"] == str(other.root) and data["total"]["calls"] == 2
+    assert len(spy.cancelled) == 1 and not spy.kept
+
+
+def test_a_settings_error_ends_the_early_scan(
+        home: CodexHome, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    from core.cli import main
+
+    two_rollouts(home)
+    config = Path(os.environ["GOALKEEPER_HOME"]) / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'codex_home = "{home.root}"\nhost_stale_seconds = "soon"\n')
+    spy = Spy(monkeypatch)
+    assert main(["codex-usage", "--json", "--workers", "2"]) == 2
+    assert "host_stale_seconds" in capsys.readouterr().err
+    assert len(spy.cancelled) == 1 and not spy.kept
+
+
+def test_json_nested_too_deep_is_refused_not_a_recursion_error(decoder: str):
+    """msgspec raises RecursionError on deep nesting, as json does: either way the line or the
+    usage object is refused (None), never a traceback (issue 21's deep JSON)."""
+    deep = b"[" * 200_000 + b"]" * 200_000
+    assert usagejson.stamp_and_limits(
+        b'{"timestamp":"x","payload":{"rate_limits":' + deep + b"}}") is None
+    assert usagejson.usage_sums([b'{"input_tokens":1,"extra":' + deep + b"}"]) is None
