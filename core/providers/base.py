@@ -15,7 +15,7 @@ Nothing provider-specific leaks into the engine: it only ever sees these types.
 from __future__ import annotations
 
 import abc
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -187,6 +187,9 @@ class Provider(abc.ABC):
     name: str = ""
     #: human description of where this provider looks, for the first-run screen
     description: str = ""
+    #: its first read holds the host's interpreter for a while (a long history to go through):
+    #: a provider started beside one may read its own first pass in a process of its own
+    heavy_start: bool = False
 
     def __init__(self) -> None:
         self._sink: ProviderSink | None = None
@@ -199,6 +202,10 @@ class Provider(abc.ABC):
         if self._sink is None:
             raise RuntimeError(f"provider {self.name} is not attached to an engine")
         return self._sink
+
+    def started_beside(self, others: Sequence[Provider]) -> None:  # noqa: B027 - optional hook
+        """Told once, before :meth:`start`, which providers the host starts with this one
+        (:func:`core.providers.registry.build_providers`). Default: it does not matter."""
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Begin watching (files, processes). Default: nothing to watch."""

@@ -83,6 +83,8 @@ def build_providers(settings: Settings, paths: Paths, clock: Clock,
         provider = spec.factory(settings, paths, clock, environ)
         if provider is not None:
             providers.append(provider)
+    for provider in providers:
+        provider.started_beside([other for other in providers if other is not provider])
     return providers
 
 

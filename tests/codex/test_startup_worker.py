@@ -16,6 +16,7 @@ from core.providers.codex.startindex import load
 from core.providers.codex.startup import read_startup
 from core.providers.codex.startup_worker import read_start, to_read
 from core.settings import Settings
+from tests.support.fakes import FakeProvider
 from tests.codex.fixtures import (
     T0,
     THREAD_A,
@@ -29,6 +30,12 @@ from tests.codex.fixtures import (
 )
 
 H = timedelta(hours=1)
+
+
+class HeavyStarter(FakeProvider):
+    """A provider whose first pass holds the interpreter, as Claude's does."""
+
+    heavy_start = True
 
 
 def two_goals(home: CodexHome) -> None:
@@ -93,9 +100,50 @@ async def test_the_provider_starts_from_a_worker_and_writes_the_index(
     config = from_settings(Settings(), {"CODEX_HOME": str(home.root)})
     index_file = tmp_path / "gk" / "codex-start-index.json"
     provider = CodexProvider(config, clock, index_file=index_file)
+    provider.started_beside([HeavyStarter(clock)])
     await provider.start()
     await provider.stop()
     assert workers == [1] and set(load(index_file)) == {
         str(f.path) for f in RolloutIndex(home.sessions).list_all()}
     assert provider.state.book.records[THREAD_B].update.status == "complete"
     assert provider.snapshot is not None
+
+
+def test_a_read_that_need_not_be_apart_stays_here(home: CodexHome, workers: list[int]):
+    two_goals(home)
+    files = RolloutIndex(home.sessions).list_all()
+    assert read_start(files, home.root, {}, apart=False).goals == read_startup(
+        files, home.root, {}).goals
+    assert workers == []
+
+
+@pytest.mark.asyncio
+async def test_alone_the_provider_reads_its_start_here(
+        home: CodexHome, tmp_path: Path, workers: list[int], clock):
+    """Alone (or beside providers with a light start) a worker would only add its own start
+    to Codex's: the read stays in the host's process."""
+    two_goals(home)
+    config = from_settings(Settings(), {"CODEX_HOME": str(home.root)})
+    provider = CodexProvider(config, clock, index_file=tmp_path / "gk" / "index.json")
+    provider.started_beside([FakeProvider(clock)])
+    await provider.start()
+    await provider.stop()
+    assert workers == [] and provider.state.book.records[THREAD_B].update.status == "complete"
+
+
+def test_the_registry_tells_codex_it_starts_beside_claude(tmp_path: Path, clock):
+    from core.paths import resolve_paths
+    from core.providers.registry import build_providers
+
+    codex_home, claude_dir = tmp_path / "codex", tmp_path / "claude"
+    (codex_home / "sessions").mkdir(parents=True)
+    (claude_dir / "projects").mkdir(parents=True)
+    environ = {"HOME": str(tmp_path), "CODEX_HOME": str(codex_home),
+               "GOALKEEPER_HOME": str(tmp_path / "gk")}
+    paths = resolve_paths(environ)
+    built = {p.name: p for p in build_providers(
+        Settings(claude_config_dirs=str(claude_dir)), paths, clock, environ)}
+    assert built["codex"]._read_apart and built["claude"].heavy_start
+    alone = {p.name: p for p in build_providers(
+        Settings(claude_enabled=False), paths, clock, environ)}
+    assert not alone["codex"]._read_apart

@@ -86,6 +86,7 @@ class ClaudeProvider(Provider):
 
     name = "claude"
     description = "Claude Code sessions (transcripts under ~/.claude/projects)"
+    heavy_start = True  # its first pass reads the transcripts' history
 
     def __init__(self, settings: Settings, paths: Paths, clock: Clock,
                  environ: Mapping[str, str], roots: list[Path] | None = None) -> None:

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,7 @@ class CodexProvider(Provider):
         self.early = EarlyResetPoll(early_reset or EarlyResetPolicy(), rng or random.Random())
         self._version: tuple[tuple[str, int], VersionCheck] | None = None
         self._db_signature: tuple[tuple[str, int, int], ...] = ()
+        self._read_apart = False  # a cold first read in a worker (startup_worker)
         self._follow_task: asyncio.Task[None] | None = None
         self._index_task: asyncio.Future[None] | None = None
         self._started_at = 0.0
@@ -102,6 +104,11 @@ class CodexProvider(Provider):
         return self.state.snapshot
 
     # -- lifecycle -----------------------------------------------------------------------------
+
+    def started_beside(self, others: Sequence[Provider]) -> None:
+        """A cold first read goes to a worker only beside a provider whose own first pass holds
+        the interpreter (Claude's history): alone, the worker's start would only add to it."""
+        self._read_apart = any(other.heavy_start for other in others)
 
     async def start(self) -> None:
         began = self.clock.monotonic()
@@ -127,7 +134,7 @@ class CodexProvider(Provider):
         files = self.index.list_all()
         self._db_signature = signature(self.config.sqlite_home)
         cached = startindex.load(self.index_file)
-        return read_start(files, self.config.sqlite_home, cached), cached
+        return read_start(files, self.config.sqlite_home, cached, self._read_apart), cached
 
     async def stop(self) -> None:
         if self._index_task is not None:

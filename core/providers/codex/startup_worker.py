@@ -8,7 +8,9 @@ the Codex gauges and goals waited for Claude's work (issue 24: 1.3–1.9× the C
 In a worker process the Codex read has a core of its own — and, on a loaded machine, a share of
 the CPU of its own.
 
-The worker is a fresh interpreter importing only the start-up read (``python -c``, as the usage
+Only beside such a provider: alone, starting the worker (~0.1 s of CPU before it reads a byte)
+would only make the Codex start slower (measured: best 0.91–1.04 s → 1.12–1.24 s on the bench
+tree). The worker is a fresh interpreter importing only the start-up read (``python -c``, as the usage
 scan's workers are: never a fork of the threaded host): the files and the previous start index
 pickled on its stdin, the :class:`~core.providers.codex.startup.StartupState` pickled on its
 stdout. A warm start (the index covers most files) reads little and stays in the host's
@@ -41,9 +43,12 @@ def to_read(files: list[RolloutFileState], cached: dict[str, StartIndexEntry]) -
 
 
 def read_start(files: list[RolloutFileState], sqlite_home: Path,
-               cached: dict[str, StartIndexEntry]) -> StartupState:
-    """:func:`read_startup`, in a worker when many files are to be read (see above)."""
-    if to_read(files, cached) < WORKER_FILES or getattr(sys, "frozen", False):
+               cached: dict[str, StartIndexEntry], apart: bool = True) -> StartupState:
+    """:func:`read_startup`, in a worker when ``apart`` (another provider's first pass would
+    share the interpreter: :meth:`~core.providers.codex.provider.CodexProvider.started_beside`)
+    and many files are to be read (see above)."""
+    if (not apart or to_read(files, cached) < WORKER_FILES
+            or getattr(sys, "frozen", False)):
         return read_startup(files, sqlite_home, cached)
     import subprocess  # imported here: only a cold start needs it
 
