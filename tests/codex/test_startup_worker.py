@@ -16,7 +16,6 @@ from core.providers.codex.startindex import load
 from core.providers.codex.startup import read_startup
 from core.providers.codex.startup_worker import read_start, to_read
 from core.settings import Settings
-from tests.support.fakes import FakeProvider
 from tests.codex.fixtures import (
     T0,
     THREAD_A,
@@ -28,6 +27,7 @@ from tests.codex.fixtures import (
     meta,
     token_count,
 )
+from tests.support.fakes import FakeProvider
 
 H = timedelta(hours=1)
 
