@@ -141,8 +141,11 @@ def test_the_registry_tells_codex_it_starts_beside_claude(tmp_path: Path, clock)
     environ = {"HOME": str(tmp_path), "CODEX_HOME": str(codex_home),
                "GOALKEEPER_HOME": str(tmp_path / "gk")}
     paths = resolve_paths(environ)
-    built = {p.name: p for p in build_providers(
-        Settings(claude_config_dirs=str(claude_dir)), paths, clock, environ)}
+    claude = Settings(claude_config_dirs=str(claude_dir))
+    empty = {p.name: p for p in build_providers(claude, paths, clock, environ)}
+    assert not empty["claude"].heavy_start and not empty["codex"]._read_apart
+    (claude_dir / "projects" / "-repo").mkdir()  # a history to go through at its start
+    built = {p.name: p for p in build_providers(claude, paths, clock, environ)}
     assert built["codex"]._read_apart and built["claude"].heavy_start
     alone = {p.name: p for p in build_providers(
         Settings(claude_enabled=False), paths, clock, environ)}

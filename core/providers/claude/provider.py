@@ -86,7 +86,6 @@ class ClaudeProvider(Provider):
 
     name = "claude"
     description = "Claude Code sessions (transcripts under ~/.claude/projects)"
-    heavy_start = True  # its first pass reads the transcripts' history
 
     def __init__(self, settings: Settings, paths: Paths, clock: Clock,
                  environ: Mapping[str, str], roots: list[Path] | None = None) -> None:
@@ -113,6 +112,12 @@ class ClaudeProvider(Provider):
         #: headless runs being stopped because another process opened their session
         self._yielding: dict[str, asyncio.Task[None]] = {}
         self._host_up = asyncio.Event()
+
+    @property
+    def heavy_start(self) -> bool:  # type: ignore[override]
+        """Its first pass reads the transcripts' history: heavy when there are any (one
+        directory entry looked at per root; an empty config directory is light)."""
+        return any(_has_entries(root / "projects") for root in self.roots)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -567,3 +572,11 @@ def parse_stop(stop: LimitStopRecord, zone: Any) -> ParsedLimit:
     if stop.rate_limit_type is not None or stop.resets_at is not None:
         info = LimitInfo(stop.rate_limit_type, stop.resets_at, stop.using_overage)
     return parse_limit(stop.text, stop.at, zone, info)
+
+
+def _has_entries(directory: Path) -> bool:
+    try:
+        with os.scandir(directory) as entries:
+            return next(entries, None) is not None
+    except OSError:
+        return False

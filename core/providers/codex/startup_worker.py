@@ -10,7 +10,9 @@ the CPU of its own.
 
 Only beside such a provider: alone, starting the worker (~0.1 s of CPU before it reads a byte)
 would only make the Codex start slower (measured: best 0.91–1.04 s → 1.12–1.24 s on the bench
-tree). The worker is a fresh interpreter importing only the start-up read (``python -c``, as the usage
+tree).
+
+The worker is a fresh interpreter importing only the start-up read (``python -c``, as the usage
 scan's workers are: never a fork of the threaded host): the files and the previous start index
 pickled on its stdin, the :class:`~core.providers.codex.startup.StartupState` pickled on its
 stdout. A warm start (the index covers most files) reads little and stays in the host's
