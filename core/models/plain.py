@@ -33,14 +33,29 @@ Fields = dict[str, tuple[Convert, Any]]
 REQUIRED = object()
 
 
-class PlainRecord:
-    """A stored value, read back: attribute access, equality, ``model_copy`` — nothing else."""
+class FrozenValues:
+    """Values read back as frozen attributes (a plain record, the settings' snapshot)."""
 
     __slots__ = ("_values",)
-    FIELDS: ClassVar[Fields] = {}
 
     def __init__(self, values: Mapping[str, Any]) -> None:
         object.__setattr__(self, "_values", dict(values))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: {name}")
+
+
+class PlainRecord(FrozenValues):
+    """A stored value, read back: attribute access, equality, ``model_copy`` — nothing else."""
+
+    __slots__ = ()
+    FIELDS: ClassVar[Fields] = {}
 
     @classmethod
     def load(cls: type[R], raw: Any) -> R:
@@ -55,15 +70,6 @@ class PlainRecord:
             else:
                 values[name] = default() if callable(default) else default
         return cls(values)
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._values[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: {name}")
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other._values == self._values

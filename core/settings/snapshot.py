@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from core import __version__
 from core.atomic import atomic_write_text
+from core.models.plain import FrozenValues
 from core.notices import Kind
 from core.quota.machine import HysteresisPolicy
 
@@ -44,23 +45,11 @@ _CORE = Path(__file__).resolve().parents[1]
 _PREFIX = "GOALKEEPER_"
 
 
-class SettingsSnapshot:
+class SettingsSnapshot(FrozenValues):
     """Settings validated before, read back: the same attributes, values and derived policies
     as :class:`core.settings.schema.Settings`, frozen — for reading only (no pydantic methods)."""
 
-    __slots__ = ("_values",)
-
-    def __init__(self, values: Mapping[str, Any]) -> None:
-        object.__setattr__(self, "_values", dict(values))
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._values[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"settings are frozen: {name}")
+    __slots__ = ()
 
     def auto_resume_for(self, provider: str) -> bool:
         return auto_resume_for(cast("Settings", self), provider)
