@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Protocol
 
 log = logging.getLogger(__name__)
 
@@ -87,3 +88,23 @@ def note_long_line(path: object, size: int, at: int | None = None) -> None:
         _noted.add((str(path), at))
     log.warning("skipping a line of %s: %d bytes, over the %d-byte limit of one line", path,
                 size, LINE_LIMIT)
+
+
+class Passing(Protocol):
+    """A followed file's place: its path, the offset read to, the bytes of a long line passed."""
+
+    offset: int
+    skipping: int
+
+    @property
+    def path(self) -> object: ...
+
+
+def passed_on(state: Passing, passed: int, ended: bool) -> None:
+    """Move ``state`` past ``passed`` bytes of a long line (:func:`pass_line`), with its one
+    note once the line's end was passed."""
+    state.offset += passed
+    state.skipping += passed
+    if ended:
+        note_long_line(state.path, state.skipping)
+        state.skipping = 0

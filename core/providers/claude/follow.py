@@ -136,11 +136,7 @@ def _skip_long_line(state: TranscriptFileState, size: int) -> int:
         passed, ended = lines.pass_line(fd, state.offset, size)
     finally:
         os.close(fd)
-    state.offset += passed
-    state.skipping += passed
-    if ended:
-        lines.note_long_line(state.path, state.skipping)
-        state.skipping = 0
+    lines.passed_on(state, passed, ended)
     return passed
 
 

@@ -223,11 +223,7 @@ class RolloutIndex:
     def _pass_long_line(fd: int, state: RolloutFileState, size: int) -> bool:
         """Pass (part of) the line at ``state.offset``; True once its end was passed."""
         passed, ended = lines.pass_line(fd, state.offset, size)
-        state.offset += passed
-        state.skipping += passed
-        if ended:
-            lines.note_long_line(state.path, state.skipping)
-            state.skipping = 0
+        lines.passed_on(state, passed, ended)
         return ended
 
     @staticmethod
