@@ -40,7 +40,9 @@ def notification_for(row: HistoryRow, goal: Goal | None, now: datetime,
                      zone: tzinfo | None = None) -> Notification | None:
     """The notification ``row`` calls for, or None. ``goal`` is the goal as it stands after the
     row (its title, provider, next resume); times in the text are local to ``zone``."""
-    found = _kind_and_text(row, goal.title if goal else (row.goal or _("a goal")), now, zone)
+    title = goal.title if goal else (row.goal or _("a goal"))
+    found = (_queued(row, goal, title, now, zone) if goal is not None and goal.steering.queued
+             else _kind_and_text(row, title, now, zone))
     if found is None:
         return None
     kind, title, message = found
@@ -86,6 +88,20 @@ def _kind_and_text(row: HistoryRow, title: str, now: datetime,
                 _("{reason} It is paused again and will be retried automatically if auto-resume "
                   "is on.").format(reason=_sentence(reason)).strip())
     return None
+
+
+def _queued(row: HistoryRow, goal: Goal, title: str, now: datetime,
+            zone: tzinfo | None) -> tuple[Kind, str, str] | None:
+    """New work queued for a window's reset (``goalkeeper queue``): it *starts* then; nothing
+    ran out of quota. Its other rows read as any goal's."""
+    queued = goal.steering.queued
+    when = _not_before(row)
+    if row.event is not HistoryEvent.RESUME_SCHEDULED or queued is None or when is None:
+        return _kind_and_text(row, title, now, zone)
+    return (Kind.SCHEDULED, _("{title} will start at {time}").format(
+                title=title, time=short_time(when, now, zone)),
+            _("Queued to start right after {window} resets, once a fresh reading shows the new "
+              "period.").format(window=queued.window))
 
 
 def _scheduled(row: HistoryRow, title: str, now: datetime,

@@ -139,3 +139,21 @@ def test_scheduled_notifications_say_which_rule_planned_the_resume() -> None:
     assert hours.message.endswith("That is the start of its allowed hours.")
     assert note("quota exhausted").message.startswith("Out of quota")
     assert note("a resume slot is free: fake:5h", slot_free=["fake:5h"]) is None
+
+
+def test_a_queued_start_is_announced_as_a_start_not_as_a_resume() -> None:
+    """New work queued for a reset (issue 23) ran out of nothing: its scheduled row says when it
+    starts and why, and its other rows read as any goal's."""
+    from core.models import QueuedStart, Steering
+
+    after = NOW + timedelta(hours=2, minutes=40)
+    queued = GOAL.model_copy(update={"steering": Steering(
+        queued=QueuedStart(window="codex:5h", after=after))})
+    planned = row("resume_scheduled", reason="starts after codex:5h resets",
+                  detail={"not_before": after.isoformat()})
+    assert note(planned, queued) == (
+        Kind.SCHEDULED, "Refactor will start at 20:40",
+        "Queued to start right after codex:5h resets, once a fresh reading shows the new "
+        "period.")
+    assert note(row("done", reason="all 6 units done"), queued) == (
+        Kind.DONE, "Done: Refactor", "All 6 units done.")
