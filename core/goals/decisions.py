@@ -114,20 +114,31 @@ def decide_auto_resume(goal_id: str, enabled: bool, ctx: IntakeContext, origin: 
 NOTE_SKIPPED = N_("this reset skipped: not resumed automatically until the next limit")
 
 
-def decide_skip_reset(goal_id: str, now: datetime, origin: str) -> Decide:
-    """Drop the pending automatic resume of a goal paused for a reset; auto-resume stays on."""
+def decide_skip_reset(goal_id: str, following: datetime | None, ctx: IntakeContext,
+                      origin: str) -> Decide:
+    """Skip the reset a paused goal waits for ("Skip this window"): its automatic resume moves
+    to ``following``, the reset after it (the skipped one plus the window's period), planned
+    as any quota pause is (margin, allowed hours…); when that is not known, the pending resume
+    is dropped. Auto-resume stays on either way."""
     event = HistoryEvent.AUTO_RESUME_CHANGED
 
     def decide(current: Goal | None) -> Mutation[ActionResult]:
         if current is None:
             return Mutation(None, result(goal_id, Outcome.UNKNOWN_GOAL, N_("unknown goal")))
         if current.state is not GoalState.PAUSED or current.next_resume_at is None:
-            return answer(goal_id, current, event, now, origin, Outcome.UNCHANGED,
+            return answer(goal_id, current, event, ctx.now, origin, Outcome.UNCHANGED,
                           N_("no automatic resume is scheduled"))
-        new = unschedule(current, NOTE_SKIPPED).model_copy(
-            update={"deferral": None, "updated_at": now})
-        done = answer(goal_id, new, event, now, origin, Outcome.UPDATED, NOTE_SKIPPED)
-        return Mutation(new, done.result, done.history)
+        if following is None:
+            new = unschedule(current, NOTE_SKIPPED).model_copy(
+                update={"deferral": None, "updated_at": ctx.now})
+            done = answer(goal_id, new, event, ctx.now, origin, Outcome.UPDATED, NOTE_SKIPPED)
+            return Mutation(new, done.result, done.history)
+        new, planned = schedule(current.model_copy(update={"deferral": None,
+                                                           "updated_at": ctx.now}),
+                                following, ctx)
+        why = N_("this reset skipped: resumes after the next one")
+        done = answer(goal_id, new, event, ctx.now, origin, Outcome.UPDATED, why)
+        return Mutation(new, done.result, [*done.history, planned])
 
     return decide
 

@@ -56,6 +56,7 @@ from core.goals.intake import IntakeContext, decide_report
 from core.goals.machine import GoalEvent
 from core.goals.policy_setting import decide_goal_policy
 from core.goals.queued import decide_queue, queue_problem
+from core.goals.rules import following_reset
 from core.i18n import N_
 from core.models import Goal, GoalState, HistoryEvent, Outcome
 from core.policies.reserve_table import known_windows
@@ -206,7 +207,11 @@ class GoalDoor:
         return reply
 
     async def _skip_reset(self, command: SkipReset, origin: str) -> ActionResult:
-        decide = decide_skip_reset(command.goal, self._clock.now(), origin)
+        ctx = self._ctx()
+        goal = self._book.goals.get(command.goal)
+        following = None if goal is None else following_reset(
+            goal.resets_at, self._levels.levels(goal.windows, ctx.now))
+        decide = decide_skip_reset(command.goal, following, ctx, origin)
         return (await self._writer.transact(command.goal, decide)).result
 
     async def _set_goal_policy(self, command: SetGoalPolicy, origin: str) -> ActionResult:

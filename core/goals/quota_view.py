@@ -60,7 +60,7 @@ class QuotaView:
     def levels(self, windows: tuple[str, ...], now: datetime) -> tuple[WindowLevel, ...]:
         """How full each window is now, for the reserve and budget rules."""
         readings = (self.quotas.effective(w, now) for w in windows)
-        return tuple(WindowLevel(r.window_id, used_percent(r), r.resets_at)
+        return tuple(WindowLevel(r.window_id, used_percent(r), r.resets_at, r.window_seconds)
                      for r in readings if r is not None)
 
 

@@ -8,7 +8,7 @@ sees the same rules.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
@@ -38,11 +38,30 @@ class Hold:
 
 @dataclass(frozen=True)
 class WindowLevel:
-    """What a decision knows of one of the goal's windows: used % (None: unknown), next reset."""
+    """What a decision knows of one of the goal's windows: used % (None: unknown), next reset,
+    and the length of its period (None: not periodic, or unknown)."""
 
     window_id: str
     used_percent: float | None
     resets_at: datetime | None
+    window_seconds: float | None = None
+
+
+#: how far a window's next reset may sit from a goal's own and still be the same reset (a reset
+#: read from Claude's text is the last second of its minute; readings round differently)
+SAME_RESET = timedelta(minutes=5)
+
+
+def following_reset(resets_at: datetime | None,
+                    levels: Iterable[WindowLevel]) -> datetime | None:
+    """The reset after ``resets_at``: that reset plus the period of the window resetting then;
+    None when no such window has a known period."""
+    if resets_at is None:
+        return None
+    periods = [level.window_seconds for level in levels
+               if level.window_seconds and level.resets_at is not None
+               and abs(level.resets_at - resets_at) <= SAME_RESET]
+    return resets_at + timedelta(seconds=max(periods)) if periods else None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from core.notify.listen import (
     command_server,
 )
 from core.settings import Settings
-from tests.support.fakes import FakeProvider, until
+from tests.support.fakes import FakeProvider, reading, until
 
 KEY = "ab" * 32
 EXPIRY = timedelta(minutes=30)
@@ -254,6 +254,30 @@ async def test_skip_this_window_drops_the_coming_resume_and_keeps_auto_resume(
     assert [r.outcome for r in rows] == [Outcome.UNCHANGED, Outcome.UPDATED]
     unknown = await engine.perform(SkipReset("fake:none"), "phone")
     assert unknown.outcome is Outcome.UNKNOWN_GOAL
+
+
+@pytest.mark.asyncio
+async def test_skip_this_window_resumes_at_the_reset_after_it(
+        make_engine: Any, fake: FakeProvider, clock: FakeClock) -> None:
+    """With the window's period known (its reading says 5 h), the skipped reset's resume moves
+    to the next one: not at the skipped reset, once after the one that follows."""
+    reset = clock.now() + timedelta(hours=2)
+    fake.readings = [reading("fake:5h", 100.0, clock.now(), reset)]
+    fake.observe("fake:g", GoalState.PAUSED, reason=PauseReason.QUOTA, resets_at=reset,
+                 auto_resume=True)
+    engine = await make_engine(fake, settings=Settings(auto_resume_default=True,
+                                                       resume_jitter_seconds=0))
+    await engine.refresh()
+    planned = engine.goals["fake:g"].next_resume_at
+    assert planned is not None and planned >= reset
+    result = await engine.perform(SkipReset("fake:g"), "phone")
+    assert result.outcome is Outcome.UPDATED and "after the next one" in (result.reason or "")
+    after = engine.goals["fake:g"]
+    assert after.resets_at == reset + timedelta(hours=5) and after.auto_resume
+    assert after.next_resume_at is not None and after.next_resume_at - planned == timedelta(
+        hours=5)
+    rows = await engine.reads.history("fake:g")
+    assert rows[0].event == "resume_scheduled" and rows[1].origin == "phone"
 
 
 class _BrokenKeyring(_Keyring):
