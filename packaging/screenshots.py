@@ -109,12 +109,8 @@ def demo_session(home: str) -> tuple[Any, Any]:
     return session, clock
 
 
-async def shoot_translated(out: Path, language: str, every_tab: bool = False) -> int:
-    """In ``language``: the main window while the goals wait for quota, a goal's details with
-    its resume policy, the settings' Resuming and Resume policies tabs (each with an inline
-    message), the history after the resumes, and the notifications (a failing webhook, the
-    Notifications tab)."""
-    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+def _speak(language: str) -> None:
+    """The core's and the app's words in ``language`` (as ``goalkeeper gui`` sets them)."""
     from PySide6.QtWidgets import QApplication
 
     from core import i18n
@@ -124,6 +120,17 @@ async def shoot_translated(out: Path, language: str, every_tab: bool = False) ->
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     gui_i18n.install(app, language)
+
+
+async def shoot_translated(out: Path, language: str, every_tab: bool = False) -> int:
+    """In ``language``: the main window while the goals wait for quota, a goal's details with
+    its resume policy, the settings' Resuming and Resume policies tabs (each with an inline
+    message), the history after the resumes, and the notifications (a failing webhook, the
+    Notifications tab)."""
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+
+
+    _speak(language)
     out.mkdir(parents=True, exist_ok=True)
     home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
     session, clock = demo_session(home)
@@ -328,23 +335,16 @@ async def shoot_setup(out: Path, language: str) -> int:
     notifications, whose URL is being typed."""
     import random
 
-    from PySide6.QtWidgets import QApplication
-
-    from core import i18n
     from core.clock import SystemClock
     from core.engine import Engine
     from core.paths import resolve_paths
     from core.settings import Settings
-    from gui import i18n as gui_i18n
     from gui.bridge import Bridge
     from gui.dialogs.setup_dialog import SetupDialog
     from tests.support.setup import agent_homes
 
     if language != "en":
-        i18n.use_language(language)
-        app = QApplication.instance()
-        assert isinstance(app, QApplication)
-        gui_i18n.install(app, language)
+        _speak(language)
     out.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="goalkeeper-screenshots-"))
     user = root / "me"
@@ -376,17 +376,10 @@ async def shoot_queue(out: Path, language: str) -> int:
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     from datetime import timedelta
 
-    from PySide6.QtWidgets import QApplication
-
-    from core import i18n
     from core.models import QuotaReading
-    from gui import i18n as gui_i18n
 
     if language != "en":
-        i18n.use_language(language)
-        app = QApplication.instance()
-        assert isinstance(app, QApplication)
-        gui_i18n.install(app, language)
+        _speak(language)
     out.mkdir(parents=True, exist_ok=True)
     home = tempfile.mkdtemp(prefix="goalkeeper-screenshots-")
     session, clock = demo_session(home)
@@ -417,14 +410,11 @@ async def shoot_hosts(out: Path, language: str) -> int:
     """The Hosts dialog of host ``laptop`` on a shared store with ``desk`` (online, another
     account) and ``build-box`` (stopped a moment ago)."""
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
-    from PySide6.QtWidgets import QApplication
 
-    from core import i18n
     from core.clock import SystemClock
     from core.engine import Engine
     from core.paths import resolve_paths
     from core.settings import Settings
-    from gui import i18n as gui_i18n
     from gui.bridge import Bridge
     from gui.dialogs.hosts import HostsDialog
     from tests.support.fakes import FakeProvider
@@ -435,10 +425,7 @@ async def shoot_hosts(out: Path, language: str) -> int:
         print("screenshots: --hosts needs the PostgreSQL server binaries", file=sys.stderr)
         return 2
     if language != "en":
-        i18n.use_language(language)
-        app = QApplication.instance()
-        assert isinstance(app, QApplication)
-        gui_i18n.install(app, language)
+        _speak(language)
     out.mkdir(parents=True, exist_ok=True)
     home = Path(tempfile.mkdtemp(prefix="goalkeeper-screenshots-"))
     server = PgServer(bindir).init()
