@@ -43,16 +43,14 @@ def start_early(args: argparse.Namespace) -> None:
     from core.i18n import early_setting
     from core.paths import resolve_paths
     from core.providers.codex.config import home_from
-    from core.providers.codex.history import rollouts, start_scan
+    from core.providers.codex.history import start_scan
 
     args.early = None
     home = home_from(early_setting(resolve_paths(os.environ).config_file, os.environ,
                                    "codex_home"), os.environ)
     if not home.is_dir():
         return
-    paths = rollouts(home / "sessions")
-    workers = args.workers or _default_workers(sum(_size(p) for p in paths))
-    scan = start_scan(paths, workers)
+    scan = start_scan(*_plan(home, args.workers))
     if scan is not None:
         args.early = (home, scan)
 
@@ -83,11 +81,18 @@ def _home(ctx: Context) -> Path:
 
 
 def _scan(ctx: Context, home: Path) -> UsageHistory:
-    from core.providers.codex.history import rollouts, scan_usage
+    from core.providers.codex.history import scan_usage
+
+    return scan_usage(*_plan(home, ctx.args.workers))
+
+
+def _plan(home: Path, asked: int) -> tuple[list[Path], int]:
+    """The rollouts under ``home`` and how many processes scan them (``--workers``, else one
+    per CPU for a large history)."""
+    from core.providers.codex.history import rollouts
 
     paths = rollouts(home / "sessions")
-    workers = ctx.args.workers or _default_workers(sum(_size(p) for p in paths))
-    return scan_usage(paths, workers)
+    return paths, asked or _default_workers(sum(_size(p) for p in paths))
 
 
 def _report(ctx: Context, home: Path, history: UsageHistory) -> int:

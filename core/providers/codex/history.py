@@ -124,17 +124,17 @@ def scan_usage(paths: Iterable[Path], workers: int = 1) -> UsageHistory:
     ``spawn``.
     """
     files = list(paths)
+    if (pending := start_scan(files, workers)) is not None:
+        return pending.result()
     if workers <= 1 or len(files) < 2:
         return _scan_serial(files)
-    groups = _share_out(files, workers)
-    if getattr(sys, "frozen", False):
-        import multiprocessing  # imported here: workers must start fast
-        from concurrent.futures import ProcessPoolExecutor
+    groups = _share_out(files, workers)  # a frozen app: no ``python -c``, so ``spawn``
+    import multiprocessing  # imported here: workers must start fast
+    from concurrent.futures import ProcessPoolExecutor
 
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
-            return _combine(list(pool.map(_scan_serial, groups)))
-    return PendingScan(groups[1:], here=groups[0]).result()
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
+        return _combine(list(pool.map(_scan_serial, groups)))
 
 
 def start_scan(paths: Iterable[Path], workers: int) -> PendingScan | None:
