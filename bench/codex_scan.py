@@ -174,7 +174,8 @@ def phase_start(home: Path, repeat: int, warm: bool) -> dict[str, Any]:
 
 
 def phase_history(home: Path, repeat: int, workers: int) -> dict[str, Any]:
-    from core.providers.codex.history import rollouts, scan_usage
+    from core.providers.codex.history import rollouts
+    from core.providers.codex.usage_workers import scan_usage
 
     manifest = json.loads((home.parent / "manifest.json").read_text())["codex"]
     paths = rollouts(home / "sessions")
@@ -247,8 +248,8 @@ def _kilobyte_line(i: int) -> bytes:
 #: the scan's own phases, and the functions of :mod:`core.providers.codex.history` each is
 #: timed in (a function of one phase called inside another's counts as its own phase only)
 SCAN_PHASES = {"walk": ("rollouts",), "read": ("_window",),
-               "search": ("_lines", "_segments"), "decode": ("_usage", "_quota_point"),
-               "sum": ("TokenCounts.add_sums", "_combine")}
+               "search": ("_calls", "_segments"), "decode": ("_usage", "_quota_point"),
+               "sum": ("TokenCounts.add_sums", "combine")}
 
 
 def phase_breakdown(home: Path, repeat: int) -> dict[str, Any]:
@@ -289,7 +290,7 @@ def phase_breakdown(home: Path, repeat: int) -> dict[str, Any]:
             spent[phase] = 0.0
         began = time.perf_counter()
         paths = history.rollouts(home / "sessions")
-        history._combine([history._scan_serial(paths)])
+        history.combine([history.scan_files(paths)])
         total = time.perf_counter() - began
         runs.append({**spent, "other": total - sum(spent.values()), "total": total})
     best = min(runs, key=lambda run: run["total"])

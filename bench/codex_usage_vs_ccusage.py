@@ -8,8 +8,9 @@ Run from the repository root:
 
 Both whole processes, on the same ``$CODEX_HOME`` (the 1 GiB Codex tree of
 ``bench/gen_usage_trees.py``, generated under ``/tmp`` if missing — never inside the
-repository), alternating run by run so both see the same machine; a fresh Goalkeeper data
-directory every run; the page cache warmed by one untimed run of each first. ccusage 20.0.24
+repository), alternating run by run so both see the same machine; one Goalkeeper home kept
+across the runs as a user's is (``--fresh-home``: a new one every run, each run then its first
+ever); the page cache (and the kept home) warmed by one untimed run of each first. ccusage 20.0.24
 comes from npm into ``~/.cache/goalkeeper-bench/ccusage`` (outside the repository) on first use,
 unless ``--anchor`` names a ccusage executable. Goalkeeper is the ``goalkeeper`` script beside
 the interpreter running this bench (the README's ``.venv/bin/python``, wherever that venv is),
@@ -70,10 +71,13 @@ def goalkeeper_script(given: Path | None) -> Path:
              "run with the project's venv (README), or pass --goalkeeper")
 
 
-def goalkeeper(script: Path, home: Path) -> tuple[float, bytes]:
-    with tempfile.TemporaryDirectory(prefix="gk-bench-") as data:
-        env = {**os.environ, "CODEX_HOME": str(home), "GOALKEEPER_HOME": data}
-        return timed([str(script), "codex-usage", "--json"], env)
+def goalkeeper(script: Path, home: Path, data: str | None) -> tuple[float, bytes]:
+    """One timed run on ``data`` as Goalkeeper's home (a fresh one when None)."""
+    if data is None:
+        with tempfile.TemporaryDirectory(prefix="gk-bench-") as fresh:
+            return goalkeeper(script, home, fresh)
+    env = {**os.environ, "CODEX_HOME": str(home), "GOALKEEPER_HOME": data}
+    return timed([str(script), "codex-usage", "--json"], env)
 
 
 def main() -> int:
@@ -85,20 +89,26 @@ def main() -> int:
                         help="the ccusage executable to compare with (default: ccusage 20.0.24 "
                              "installed under ~/.cache/goalkeeper-bench)")
     parser.add_argument("--goalkeeper", type=Path, help="the goalkeeper script to time")
+    parser.add_argument("--fresh-home", action="store_true",
+                        help="a new Goalkeeper home every run (its first run ever: no snapshot "
+                             "of validated settings yet) instead of one home kept across runs")
     args = parser.parse_args()
     home = ensure_tree(args.tree, args.codex_mb)
     cc = args.anchor or ccusage()
     script = goalkeeper_script(args.goalkeeper)
     cc_env = {**os.environ, "CODEX_HOME": str(home)}
     cc_argv = [str(cc), "codex", "daily", "--json", "--offline"]
-    _, gk_out = goalkeeper(script, home)  # warm the page cache, keep the answers to compare
-    _, cc_out = timed(cc_argv, cc_env)
-    load_before = os.getloadavg()
-    gk_times, cc_times = [], []
-    for _ in range(args.runs):
-        gk_times.append(goalkeeper(script, home)[0])
-        cc_times.append(timed(cc_argv, cc_env)[0])
-    load_after = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="gk-bench-") as kept:
+        data = None if args.fresh_home else kept
+        # warm the page cache (and a kept home), keep the answers to compare
+        _, gk_out = goalkeeper(script, home, data)
+        _, cc_out = timed(cc_argv, cc_env)
+        load_before = os.getloadavg()
+        gk_times, cc_times = [], []
+        for _ in range(args.runs):
+            gk_times.append(goalkeeper(script, home, data)[0])
+            cc_times.append(timed(cc_argv, cc_env)[0])
+        load_after = os.getloadavg()
     gk, cc_median = statistics.median(gk_times), statistics.median(cc_times)
     pairs = statistics.median(g / c for g, c in zip(gk_times, cc_times, strict=True))
     gk_total = json.loads(gk_out)["total"]
@@ -110,7 +120,8 @@ def main() -> int:
     print(f"Codex tree {home} ({sum(p.stat().st_size for p in home.rglob('*.jsonl')) >> 20:,}"
           f" MiB), {os.cpu_count()} CPUs, {args.runs} alternating pairs; load average before "
           "{:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(*load_before, *load_after))
-    print(f"goalkeeper: {script}; anchor: {cc}")
+    print(f"goalkeeper: {script}; anchor: {cc}; Goalkeeper's home: "
+          + ("a fresh one every run" if args.fresh_home else "one kept across the runs"))
     print(f"goalkeeper codex-usage --json        median {gk:.3f} s  "
           f"(min {min(gk_times):.3f}, max {max(gk_times):.3f})")
     print(f"ccusage codex daily --json --offline median {cc_median:.3f} s  "

@@ -22,7 +22,8 @@ from core.i18n.textfmt import pad, rpad
 
 if TYPE_CHECKING:
     from core.cli.common import Context
-    from core.providers.codex.history import PendingScan, UsageHistory
+    from core.providers.codex.history import UsageHistory
+    from core.providers.codex.usage_workers import ForkedScan, PendingScan
 
 #: below this much history one process is faster than starting workers
 PARALLEL_BYTES = 256 << 20
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
     p.add_argument("--since", metavar="YYYY-MM-DD", help=_("only days from this one on"))
     p.add_argument("--workers", type=int, default=0,
                    help=_("processes to scan with (default: one per CPU for large histories)"))
-    p.set_defaults(func=cmd_codex_usage, prepare=start_early)
+    p.set_defaults(func=cmd_codex_usage, prepare=start_early, reads_settings_only=True)
 
 
 def start_early(args: argparse.Namespace) -> None:
@@ -43,7 +44,7 @@ def start_early(args: argparse.Namespace) -> None:
     from core.i18n import early_setting
     from core.paths import resolve_paths
     from core.providers.codex.config import home_from
-    from core.providers.codex.history import start_scan
+    from core.providers.codex.usage_workers import start_scan
 
     args.early = None
     home = home_from(early_setting(resolve_paths(os.environ).config_file, os.environ,
@@ -58,7 +59,7 @@ def start_early(args: argparse.Namespace) -> None:
 def cmd_codex_usage(ctx: Context) -> int:
     from core.cli.common import EXIT_USAGE, CliError
 
-    early: tuple[Path, PendingScan] | None = getattr(ctx.args, "early", None)
+    early: tuple[Path, ForkedScan | PendingScan] | None = getattr(ctx.args, "early", None)
     try:
         home = _home(ctx)
         if not home.is_dir():
@@ -81,7 +82,7 @@ def _home(ctx: Context) -> Path:
 
 
 def _scan(ctx: Context, home: Path) -> UsageHistory:
-    from core.providers.codex.history import scan_usage
+    from core.providers.codex.usage_workers import scan_usage
 
     return scan_usage(*_plan(home, ctx.args.workers))
 

@@ -7,8 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from core.providers.codex import history
-from core.providers.codex.history import rollouts, scan_usage
+from core.providers.codex import history, usage_workers
+from core.providers.codex.history import rollouts
+from core.providers.codex.usage_workers import scan_usage
 from tests.codex.fixtures import (
     T0,
     THREAD_A,
@@ -161,7 +162,8 @@ def test_a_failing_worker_is_made_up_for_here(home: CodexHome, monkeypatch: pyte
     for i, thread in enumerate((THREAD_A, THREAD_B)):
         home.rollout(thread, T0 + i * H, meta(thread, T0 + i * H), call(T0 + i * H + M, 3 + i))
     whole = scan_usage(rollouts(home.sessions))
-    monkeypatch.setattr(history, "_WORKER", "import sys; sys.exit(3)")
+    monkeypatch.setattr(usage_workers, "can_fork", lambda: False)  # fresh interpreters
+    monkeypatch.setattr(usage_workers, "_WORKER", "import sys; sys.exit(3)")
     parallel = scan_usage(rollouts(home.sessions), workers=2)
     assert parallel.daily == whole.daily and parallel.files == 2
 

@@ -135,7 +135,7 @@ def test_the_usage_history_takes_no_quota_point_from_a_line_over_the_limit(
     monkeypatch.setattr(history, "QUOTA_SAMPLE", 1)
     home.rollout(THREAD_A, T0, meta(THREAD_A, T0), huge_snap(99.0, T0 + M),
                  snap(10.0, T0 + H + M))
-    found, peak = peak_of(lambda: history.scan_usage(history.rollouts(home.sessions)))
+    found, peak = peak_of(lambda: history.scan_files(history.rollouts(home.sessions)))
     assert [round(u) for _, u in found.quota["codex:5h"]] == [10]
     assert peak < 3 * LIMIT, peak
 

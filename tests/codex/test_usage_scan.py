@@ -12,8 +12,9 @@ import pytest
 
 from core.cli import codex_usage
 from core.i18n import early_setting
-from core.providers.codex import history, usagejson
-from core.providers.codex.history import PendingScan, rollouts, scan_usage, start_scan
+from core.providers.codex import history, usage_workers, usagejson
+from core.providers.codex.history import rollouts
+from core.providers.codex.usage_workers import ForkedScan, PendingScan, scan_usage, start_scan
 from tests.codex.fixtures import (
     T0,
     THREAD_A,
@@ -119,21 +120,128 @@ def two_rollouts(home: CodexHome) -> list[Path]:
     return rollouts(home.sessions)
 
 
-def test_a_scan_started_early_answers_as_one_run_here(home: CodexHome):
+@pytest.fixture
+def forking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked workers, as in the command (no other thread): each test's only other thread is
+    its watchdog (tests/support/timeouts.py), which waits on an event and is not copied."""
+    monkeypatch.setattr(usage_workers, "can_fork", lambda: True)
+
+
+def test_only_a_process_without_threads_forks(tmp_path: Path):
+    import subprocess
+    import sys
+
+    code = ("import threading; from core.providers.codex.usage_workers import can_fork; "
+            "alone = can_fork(); t = threading.Thread(target=threading.Event().wait, "
+            "daemon=True); t.start(); print(alone, can_fork())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.split() == ["True", "False"]
+
+
+def test_a_scan_started_early_answers_as_one_run_here(home: CodexHome, forking: None):
     paths = two_rollouts(home)
     pending = start_scan(paths, 2)
-    assert isinstance(pending, PendingScan) and len(pending.procs) == 1  # + one share here
-    assert len(pending.here) == 1
+    assert isinstance(pending, ForkedScan) and len(pending.children) == 1  # + this process
     assert pending.result().daily == scan_usage(paths).daily
     assert start_scan(paths, 1) is None and start_scan(paths[:1], 2) is None
 
 
+def test_with_another_thread_running_the_workers_are_fresh_interpreters(home: CodexHome):
+    """A fork copies a lock another thread holds, held for ever: a threaded caller's workers
+    are interpreters of their own, each given a share."""
+    import threading
+
+    paths = two_rollouts(home)
+    done = threading.Event()
+    thread = threading.Thread(target=done.wait)
+    thread.start()
+    try:
+        pending = start_scan(paths, 2)
+        assert isinstance(pending, PendingScan) and len(pending.procs) == 1
+        assert len(pending.here) == 1
+        assert pending.result().daily == scan_usage(paths).daily  # this thread's scan: forked
+    finally:
+        done.set()
+        thread.join()
+
+
 def test_a_cancelled_scan_ends_its_workers(home: CodexHome, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(history, "_WORKER", "import time; time.sleep(60)")
+    monkeypatch.setattr(usage_workers, "_WORKER", "import time; time.sleep(60)")
     pending = start_scan(two_rollouts(home), 2)
-    assert pending is not None
+    assert isinstance(pending, PendingScan)
     pending.cancel()
     assert all(proc.returncode is not None for proc in pending.procs)
+
+
+def test_a_cancelled_forked_scan_ends_its_children(home: CodexHome, forking: None,
+                                                  monkeypatch: pytest.MonkeyPatch):
+    import time
+
+    monkeypatch.setattr(usage_workers, "add_file", lambda history, path: time.sleep(60))
+    pending = start_scan(two_rollouts(home), 3)
+    assert isinstance(pending, ForkedScan)
+    pids = [pid for pid, _, _ in pending.children]
+    assert len(pids) == 2
+    pending.cancel()
+    for pid in pids:  # reaped: no child of that number is left
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def many_rollouts(home: CodexHome, count: int = 12) -> list[Path]:
+    for i in range(count):
+        thread = f"019a{i:04x}-0000-7000-8000-000000000000"
+        at = T0 + i * 10 * M
+        home.rollout(thread, at, meta(thread, at), turn(f"gpt-5.{i % 3}", at),
+                     *(call(at + (k + 1) * M, i + k) for k in range(i + 1)))
+    return rollouts(home.sessions)
+
+
+@pytest.mark.parametrize("workers", [2, 3, 5])
+def test_forked_workers_answer_as_one_process(home: CodexHome, workers: int, forking: None):
+    paths = many_rollouts(home)
+    alone = history.scan_files(paths)
+    shared = scan_usage(paths, workers)
+    assert shared.daily == alone.daily and shared.quota == alone.quota
+    assert (shared.files, shared.size) == (alone.files, alone.size) == (12, alone.size)
+
+
+def test_a_failed_child_has_its_files_scanned_here(home: CodexHome, forking: None,
+                                                   monkeypatch: pytest.MonkeyPatch):
+    """A child that dies halfway (its answer never comes) leaves the files it marked, and the
+    one it was in, to this process."""
+    paths = many_rollouts(home)
+    parent = os.getpid()
+    scanned: list[int] = []
+
+    def dying(history_: history.UsageHistory, path: Path) -> None:
+        if os.getpid() != parent and len(scanned) == 2:
+            os._exit(7)
+        scanned.append(1)
+        history.add_file(history_, path)
+
+    monkeypatch.setattr(usage_workers, "add_file", dying)
+    shared = scan_usage(paths, 3)
+    alone = history.scan_files(paths)
+    assert shared.daily == alone.daily and shared.files == 12
+
+
+def test_a_file_nobody_took_is_scanned_here(home: CodexHome, forking: None,
+                                            monkeypatch: pytest.MonkeyPatch):
+    """Entries that did not fit in the queue's pipe are not lost: their files are scanned by
+    this process at the end."""
+    paths = many_rollouts(home)
+
+    def short_queue(scan: ForkedScan) -> int:
+        read, write = os.pipe()
+        os.write(write, (0).to_bytes(4, "little"))  # only the first batch
+        os.close(write)
+        return read
+
+    monkeypatch.setattr(ForkedScan, "_fill_queue", short_queue)
+    shared = scan_usage(paths, 2)
+    assert shared.daily == history.scan_files(paths).daily and shared.files == 12
 
 
 def test_early_setting_reads_the_environment_then_the_file(tmp_path: Path):
@@ -150,20 +258,24 @@ class Spy:
     """Records what became of the scans ``codex-usage`` started early."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.kept: list[PendingScan] = []
-        self.cancelled: list[PendingScan] = []
-        result, cancel = PendingScan.result, PendingScan.cancel
+        self.kept: list[object] = []
+        self.cancelled: list[object] = []
+        for kind in (ForkedScan, PendingScan):
+            self._watch(monkeypatch, kind)
 
-        def kept(scan: PendingScan) -> history.UsageHistory:
+    def _watch(self, monkeypatch: pytest.MonkeyPatch, kind: type) -> None:
+        result, cancel = kind.result, kind.cancel
+
+        def kept(scan: object) -> history.UsageHistory:
             self.kept.append(scan)
-            return result(scan)
+            return result(scan)  # type: ignore[no-any-return]
 
-        def cancelled(scan: PendingScan) -> None:
+        def cancelled(scan: object) -> None:
             self.cancelled.append(scan)
             cancel(scan)
 
-        monkeypatch.setattr(PendingScan, "result", kept)
-        monkeypatch.setattr(PendingScan, "cancel", cancelled)
+        monkeypatch.setattr(kind, "result", kept)
+        monkeypatch.setattr(kind, "cancel", cancelled)
 
 
 def usage_json(capsys: pytest.CaptureFixture[str]) -> dict:

@@ -19,13 +19,9 @@ is a byte-level scan of each memory-mapped file:
 
 from __future__ import annotations
 
-import bisect
-import contextlib
 import mmap
 import os
-import pickle
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,8 +39,14 @@ TYPE = b'"type":"'
 #: newer builds, the ``ordinal``)
 HEAD = 96
 _AT = 40  # where ``"type":"`` starts in the usual head (after the fixed-width timestamp)
-_EVENT, _TURN_KIND = b'event_msg","', b'turn_context'
-_TOKEN_COUNT = b'payload":{"type":"token_count"'
+#: what a line is, by the ``_KEY`` bytes from its ``"type":"`` on
+_SKIP, _EVENT, _TURN, _UNUSUAL = "skip", "event", "turn", "unusual"
+_KEY = 22
+_KINDS = {b'"type":"response_item"': _SKIP, b'"type":"event_msg","pa': _EVENT,
+          b'"type":"turn_context",': _TURN, b'"type":"session_meta",': _SKIP,
+          b'"type":"compacted","pa': _SKIP}
+_PAYLOAD = len(b'"type":"event_msg",')  # where an event's payload starts, from its type
+_TOKEN_COUNT = b'"payload":{"type":"token_count"'
 #: where a usage object's ``{`` is, from the start of :data:`USAGE`
 _OBJECT = len(USAGE) - 1
 _MODEL_RE = re.compile(rb'"model":"([^"]*)"')
@@ -113,134 +115,8 @@ def rollouts(sessions: Path) -> list[Path]:
     return sorted(found)
 
 
-def scan_usage(paths: Iterable[Path], workers: int = 1) -> UsageHistory:
-    """Scan ``paths``; with ``workers`` > 1 the files are shared out to that many processes.
-
-    Worker processes are never forked from the caller (it may be a threaded host). They are
-    fresh interpreters that import only this module (``python -c``, the file list on stdin, the
-    result pickled on stdout): multiprocessing's ``spawn`` and ``forkserver`` would also
-    re-import the caller's main module in every worker — for the ``goalkeeper`` command the
-    whole CLI, which cost more than the workers saved. A frozen app (no ``python -c``) uses
-    ``spawn``.
-    """
-    files = list(paths)
-    if (pending := start_scan(files, workers)) is not None:
-        return pending.result()
-    if workers <= 1 or len(files) < 2:
-        return _scan_serial(files)
-    groups = _share_out(files, workers)  # a frozen app: no ``python -c``, so ``spawn``
-    import multiprocessing  # imported here: workers must start fast
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
-        return _combine(list(pool.map(_scan_serial, groups)))
-
-
-def start_scan(paths: Iterable[Path], workers: int) -> PendingScan | None:
-    """The scan of ``paths`` shared out to ``workers``, all but one share started at once in
-    worker interpreters, for a caller with other work to do meanwhile (``codex-usage`` loading
-    its settings); the last share is scanned by :meth:`PendingScan.result`. (All shares in
-    workers would leave this process idle later and cost one more interpreter's start: on a
-    loaded machine the CPU spent decides.) None where workers cannot be started so (one
-    worker asked for, fewer than two files, a frozen app)."""
-    files = list(paths)
-    if workers <= 1 or len(files) < 2 or getattr(sys, "frozen", False):
-        return None
-    groups = _share_out(files, workers)
-    return PendingScan(groups[1:], here=groups[0])
-
-
-_WORKER = "from core.providers.codex.history import worker_main; worker_main()"
-
-
-class PendingScan:
-    """Groups of files being scanned, each by a worker interpreter started at once, and
-    ``here``: the group this process scans when asked for the :meth:`result`.
-
-    The file lists are written to the workers' stdin by a thread, so that starting them never
-    waits for an interpreter to come up (a long list fills the pipe before the worker reads
-    it). Owns the processes: :meth:`parts` collects them — a failed worker's files are scanned
-    here instead (the chart shows what could be read) — and :meth:`cancel` ends them.
-    """
-
-    def __init__(self, groups: list[list[Path]], here: list[Path] | None = None) -> None:
-        import subprocess  # imported here: workers must start fast
-        import threading
-
-        self.here = here or []
-        self.groups = groups
-        self.procs = [subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-                      for _ in groups]
-        self._writer = threading.Thread(target=self._send, name="codex-scan-lists", daemon=True)
-        self._writer.start()
-
-    def _send(self) -> None:
-        for proc, group in zip(self.procs, self.groups, strict=True):
-            assert proc.stdin is not None
-            with contextlib.suppress(OSError):
-                proc.stdin.write("\n".join(str(p) for p in group).encode())
-                proc.stdin.close()
-
-    def parts(self) -> list[UsageHistory]:
-        """Each group's answer, waiting for the workers."""
-        parts = []
-        for proc, group in zip(self.procs, self.groups, strict=True):
-            assert proc.stdout is not None
-            with proc.stdout:
-                data = proc.stdout.read()
-            proc.wait()
-            # our own worker's answer: the same code, run by the same interpreter
-            part = pickle.loads(data) if proc.returncode == 0 and data else None
-            parts.append(part if isinstance(part, UsageHistory) else _scan_serial(group))
-        self._writer.join()
-        return parts
-
-    def result(self) -> UsageHistory:
-        """The whole answer: the share kept for this process scanned now, then the workers'."""
-        here = _scan_serial(self.here)
-        return _combine([here, *self.parts()])
-
-    def cancel(self) -> None:
-        """End the workers (their answer is not wanted any more)."""
-        for proc in self.procs:
-            with contextlib.suppress(OSError):
-                proc.kill()
-        for proc in self.procs:
-            if proc.stdout is not None:
-                proc.stdout.close()
-            proc.wait()
-        self._writer.join()
-
-
-def worker_main() -> None:
-    """A worker: the paths on stdin, one a line; the pickled :class:`UsageHistory` on stdout."""
-    paths = [Path(line) for line in sys.stdin.read().splitlines() if line]
-    sys.stdout.buffer.write(pickle.dumps(_scan_serial(paths)))
-    sys.stdout.flush()
-
-
-def _share_out(files: list[Path], workers: int) -> list[list[Path]]:
-    """Groups of about equal size in bytes, largest files first."""
-    sized = sorted(((_size(p), p) for p in files), reverse=True)
-    groups: list[tuple[int, list[Path]]] = [(0, []) for _ in range(min(workers, len(files)))]
-    for size, path in sized:
-        total, members = min(groups, key=lambda group: group[0])
-        groups.remove((total, members))
-        members.append(path)
-        groups.append((total + size, members))
-    return [members for _, members in groups if members]
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-def _combine(parts: list[UsageHistory]) -> UsageHistory:
+def combine(parts: list[UsageHistory]) -> UsageHistory:
+    """One history of the parts scanned apart (one quota point an hour kept)."""
     history = UsageHistory()
     for part in parts:
         history.files += part.files
@@ -257,46 +133,169 @@ def _combine(parts: list[UsageHistory]) -> UsageHistory:
     return history
 
 
-def _scan_serial(paths: list[Path]) -> UsageHistory:
+def scan_files(paths: Iterable[Path]) -> UsageHistory:
+    """Scan ``paths`` in this process, one after the other."""
     history = UsageHistory()
     for path in paths:
-        try:
-            with open(path, "rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
-                if size == 0:
-                    continue
-                _scan_file(handle.fileno(), size, history)
-                history.size += size
-                history.files += 1
-        except OSError:
-            continue  # vanished or unreadable: the chart shows what could be read
+        add_file(history, path)
     for points in history.quota.values():
         points.sort()
     return history
 
 
-def _day(data: mmap.mmap, at: int) -> bytes:
-    """The ``YYYY-MM-DD`` of the line holding ``at`` (its fixed-width timestamp prefix)."""
-    start = data.rfind(b"\n", 0, at) + 1
-    return data[start + 14: start + 24]
+def add_file(history: UsageHistory, path: Path) -> None:
+    """Add the calls and quota points of the rollout at ``path`` to ``history`` (one that has
+    vanished or cannot be read adds nothing: the chart shows what could be read)."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size == 0:
+                return
+            _scan_file(handle.fileno(), size, history, path)
+            history.size += size
+            history.files += 1
+    except OSError:
+        return
 
 
-def _day_runs(data: mmap.mmap, hits: list[int]) -> list[tuple[int, bytes]]:
-    """(first hit index, day) of each run of hits on one day.
+def _scan_file(fd: int, size: int, history: UsageHistory, path: Path) -> None:
+    """Scan one file in line-aligned windows, each mapped (pre-faulted) and unmapped in turn:
+    the process never holds more than a window of any file. A window is at most the limit of
+    one line (:mod:`core.providers.lines`), so a line that does not end within one is over the
+    limit: it is passed unread, never mapped or copied whole (one note)."""
+    model, lo = UNKNOWN_MODEL, 0
+    span = min(WINDOW, lines.LINE_LIMIT)
+    while lo < size:
+        base = lo - lo % mmap.ALLOCATIONGRANULARITY
+        length = min(size - base, lo - base + span)
+        with _window(fd, base, length) as data:
+            start = lo - base
+            end = data.rfind(b"\n", start) + 1
+            if end > start:
+                model = _scan_region(data, start, model, history)
+        if end <= start:  # no newline within a window of ``lo``
+            if base + length >= size:
+                return  # the file's last line is still being written
+            passed, ended = lines.pass_line(fd, lo, size)
+            if not ended:
+                return  # a long line still being written: the next scan meets it again
+            lines.note_long_line(path, passed, lo)
+            lo += passed
+        else:
+            lo = base + end
 
-    A rollout is written in time order, so the day changes rarely: the first and last hit of a
+
+def _window(fd: int, offset: int, length: int) -> mmap.mmap:
+    populate = getattr(mmap, "MAP_POPULATE", 0)  # Linux: fault the window in one go
+    return mmap.mmap(fd, length, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ,
+                     offset=offset)
+
+
+@dataclass
+class _Calls:
+    """The calls of a window, in order: each one's line and usage object, and where a
+    ``turn_context`` line names the model of the calls after it."""
+
+    lines: list[bytes] = field(default_factory=list)
+    objects: list[bytes] = field(default_factory=list)
+    #: (index of the first call after it, the turn_context line, where its type is)
+    turns: list[tuple[int, bytes, int]] = field(default_factory=list)
+
+    def call(self, line: bytes, at: int) -> None:
+        """The call whose ``"last_token_usage":{`` is at ``at`` of ``line``."""
+        self.lines.append(line)
+        self.objects.append(line[at + _OBJECT: line.find(b"}", at) + 1])
+
+    def unusual(self, line: bytes) -> None:
+        """A line whose head holds no known type: searched whole for both."""
+        usage, turn = line.find(USAGE), line.find(TURN)
+        if turn >= 0 and not 0 <= usage < turn:
+            self.turns.append((len(self.lines), line, turn))
+        if usage >= 0:
+            self.call(line, usage)
+        if 0 <= usage < turn:
+            self.turns.append((len(self.lines), line, turn))
+
+
+def _calls(data: mmap.mmap, start: int) -> _Calls:
+    """The calls and turns in the complete lines of ``data`` from ``start`` — one pass over the
+    lines (``readline``: the newline found and the line copied in C, the one Python step a
+    line being a dict lookup of its type). Lines are at most a window long (one line's limit).
+    """
+    found = _Calls()
+    data.seek(start)
+    kinds, call, turns = _KINDS.get, found.call, found.turns
+    for line in iter(data.readline, b""):
+        # the usual head: {"timestamp":"<24 chars>","type":"<kind> — else look for the type
+        kind, at = kinds(line[_AT:_AT + _KEY]), _AT
+        if kind is None:
+            at = line.find(TYPE, 0, HEAD)
+            kind = _UNUSUAL if at < 0 else kinds(line[at:at + _KEY], _UNUSUAL)
+        if kind is _SKIP:
+            continue
+        if line[-1:] != b"\n":
+            break  # the last line, still being written: the next window or scan reads it
+        if kind is _EVENT:
+            if line.startswith(_TOKEN_COUNT, at + _PAYLOAD) and (
+                    hit := line.find(USAGE, at + _PAYLOAD + len(_TOKEN_COUNT))) >= 0:
+                call(line, hit)
+        elif kind is _TURN:
+            turns.append((len(found.lines), line, at))
+        else:
+            found.unusual(line)
+    return found
+
+
+def _scan_region(data: mmap.mmap, start: int, model: str, history: UsageHistory) -> str:
+    """Count the calls in the complete lines of ``data`` from ``start``; returns the model in
+    force after them."""
+    found = _calls(data, start)
+    segments, model_after = _segments(found, model)
+    ends = [first for first, _, _ in segments[1:]] + ([len(found.lines)] if segments else [])
+    for (first, day, name), end in zip(segments, ends, strict=True):
+        calls, sums = _usage(found, first, end)
+        if calls and day[4:5] == b"-":
+            history.daily.setdefault((day.decode(), name), TokenCounts()).add_sums(calls, sums)
+    for line in found.lines[::QUOTA_SAMPLE]:
+        _quota_point(line, history)
+    return model_after
+
+
+def _usage(found: _Calls, first: int, end: int) -> tuple[int, Sums]:
+    """How many of the calls ``[first, end)`` could be read, and their counts summed: their
+    usage objects decoded in one go, else one by one; a call whose object will not decode
+    alone (a nested value, an unexpected layout) has its line decoded, and one that cannot be
+    read at all is left out."""
+    objects = found.objects[first:end]
+    sums = usage_sums(objects)
+    if sums is not None:
+        return len(objects), sums
+    rows = [usage_sums([one]) or _slow_usage(line)
+            for line, one in zip(found.lines[first:end], objects, strict=True)]
+    read = [row for row in rows if row is not None]
+    if not read:
+        return 0, (0, 0, 0, 0, 0)
+    a, b, c, d, e = (sum(column) for column in zip(*read, strict=True))
+    return len(read), (a, b, c, d, e)
+
+
+def _day_runs(lines_: list[bytes]) -> list[tuple[int, bytes]]:
+    """(first call index, day) of each run of calls on one day — the ``YYYY-MM-DD`` of a
+    line's fixed-width timestamp prefix.
+
+    A rollout is written in time order, so the day changes rarely: the first and last call of a
     range are compared and only a range that spans midnight is bisected — a handful of lookups
     per file instead of one per line.
     """
     runs: list[tuple[int, bytes]] = []
     lo = 0
-    while lo < len(hits):
-        day, hi = _day(data, hits[lo]), len(hits) - 1
-        if _day(data, hits[hi]) != day:
+    while lo < len(lines_):
+        day, hi = lines_[lo][14:24], len(lines_) - 1
+        if lines_[hi][14:24] != day:
             left, right = lo, hi  # day(left) == day, day(right) != day
             while right - left > 1:
                 middle = (left + right) // 2
-                if _day(data, hits[middle]) == day:
+                if lines_[middle][14:24] == day:
                     left = middle
                 else:
                     right = middle
@@ -306,97 +305,10 @@ def _day_runs(data: mmap.mmap, hits: list[int]) -> list[tuple[int, bytes]]:
     return runs
 
 
-def _scan_file(fd: int, size: int, history: UsageHistory) -> None:
-    """Scan one file in line-aligned windows, each mapped (pre-faulted) and unmapped in turn:
-    the process never holds more than a window of any file."""
-    model, lo, span = UNKNOWN_MODEL, 0, WINDOW
-    while lo < size:
-        base = lo - lo % mmap.ALLOCATIONGRANULARITY
-        length = min(size - base, lo - base + span)
-        with _window(fd, base, length) as data:
-            start = lo - base
-            end = data.rfind(b"\n", start) + 1
-            if end <= start:  # no complete line in the window
-                if base + length >= size:
-                    return  # the file's last line is still being written
-                span *= 2  # a line longer than the window
-                continue
-            model = _scan_region(data, start, end, model, history)
-        lo, span = base + end, WINDOW
-
-
-def _window(fd: int, offset: int, length: int) -> mmap.mmap:
-    populate = getattr(mmap, "MAP_POPULATE", 0)  # Linux: fault the window in one go
-    return mmap.mmap(fd, length, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ,
-                     offset=offset)
-
-
-def _lines(data: mmap.mmap, lo: int, hi: int) -> tuple[list[int], list[int]]:
-    """(positions of ``"last_token_usage":{`` in token_count lines, positions of turn_context
-    lines' types) in the complete lines of ``[lo, hi)`` — one pass over the lines."""
-    usage: list[int] = []
-    turns: list[int] = []
-    find, start = data.find, lo
-    while start < hi:
-        end = find(b"\n", start, hi)
-        end = hi if end < 0 else end
-        # the usual head: {"timestamp":"<24 chars>","type":"  — else look for the type
-        at = start + _AT if data[start + _AT: start + _AT + 8] == TYPE else find(
-            TYPE, start, min(start + HEAD, end))
-        if at < 0:  # an unusual head: search the whole line
-            if (hit := find(USAGE, start, end)) >= 0:
-                usage.append(hit)
-            if (hit := find(TURN, start, end)) >= 0:
-                turns.append(hit)
-        else:
-            kind = data[at + 8: at + 20]
-            if kind == _EVENT and data[at + 20: at + 50] == _TOKEN_COUNT:
-                if (hit := find(USAGE, at + 50, end)) >= 0:
-                    usage.append(hit)
-            elif kind == _TURN_KIND:
-                turns.append(at)
-        start = end + 1
-    return usage, turns
-
-
-def _scan_region(data: mmap.mmap, lo: int, hi: int, model: str, history: UsageHistory) -> str:
-    """Count the calls in the complete lines of ``[lo, hi)``; returns the model in force after."""
-    hits, turns = _lines(data, lo, hi)
-    segments, model_after = _segments(data, hits, turns, model)
-    ends = [first for first, _, _ in segments[1:]] + ([len(hits)] if segments else [])
-    for (first, day, name), end in zip(segments, ends, strict=True):
-        calls, sums = _usage(data, hits[first:end])
-        if calls and day[4:5] == b"-":
-            history.daily.setdefault((day.decode(), name), TokenCounts()).add_sums(calls, sums)
-    for at in hits[::QUOTA_SAMPLE]:
-        _quota_point(data, at, history)
-    return model_after
-
-
-def _usage(data: mmap.mmap, hits: list[int]) -> tuple[int, Sums]:
-    """How many of the calls at ``hits`` could be read, and their counts summed: their usage
-    objects decoded in one go, else one by one; a call whose object will not decode alone (a
-    nested value, an unexpected layout) has its line decoded, and one that cannot be read at
-    all is left out."""
-    find = data.find
-    objects = [data[at + _OBJECT: find(b"}", at) + 1] for at in hits]
-    sums = usage_sums(objects)
-    if sums is not None:
-        return len(objects), sums
-    rows = [usage_sums([one]) or _slow_usage(data, at)
-            for at, one in zip(hits, objects, strict=True)]
-    read = [row for row in rows if row is not None]
-    if not read:
-        return 0, (0, 0, 0, 0, 0)
-    a, b, c, d, e = (sum(column) for column in zip(*read, strict=True))
-    return len(read), (a, b, c, d, e)
-
-
-def _segments(data: mmap.mmap, hits: list[int], turns: list[int],
-              model: str) -> tuple[list[tuple[int, bytes, str]], str]:
-    """(first hit index, day, model) wherever the day or the model changes; the last model."""
-    models = [(bisect.bisect_left(hits, turn), _model(data, turn)) for turn in turns]
-    days = _day_runs(data, hits)
+def _segments(found: _Calls, model: str) -> tuple[list[tuple[int, bytes, str]], str]:
+    """(first call index, day, model) wherever the day or the model changes; the last model."""
+    models = [(index, _model(line, at)) for index, line, at in found.turns]
+    days = _day_runs(found.lines)
     points = sorted({0} | {i for i, _ in models} | {i for i, _ in days})
     result: list[tuple[int, bytes, str]] = []
     m = d = 0
@@ -408,42 +320,37 @@ def _segments(data: mmap.mmap, hits: list[int], turns: list[int],
         while d < len(days) and days[d][0] <= point:
             day = days[d][1]
             d += 1
-        if point < len(hits):
+        if point < len(found.lines):
             result.append((point, day, model))
     for _, name in models[m:]:
         model = name or model
     return result, model
 
 
-def _model(data: mmap.mmap, turn: int) -> str | None:
-    found = _MODEL_RE.search(data, turn, data.find(b"\n", turn))
+def _model(line: bytes, at: int) -> str | None:
+    found = _MODEL_RE.search(line, at)
     return found.group(1).decode() if found else None
 
 
-def _slow_usage(data: mmap.mmap, at: int) -> Sums | None:
-    """The same numbers from a line in an unexpected layout (decoded properly)."""
-    start = data.rfind(b"\n", 0, at) + 1
-    end = data.find(b"\n", start)
-    if lines.too_long(start, end):
-        return None  # never sliced out whole (core.providers.lines)
+def _slow_usage(line: bytes) -> Sums | None:
+    """The same numbers from a line in an unexpected layout (decoded properly; the line is at
+    most a window, so within the limit of one line)."""
     try:
-        record = jsonload.loads(data[start:end])
+        record = jsonload.loads(line)
         usage = record["payload"]["info"]["last_token_usage"]
         return tuple(int(usage.get(name) or 0) for name in _FIELDS)  # type: ignore[return-value]
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def _quota_point(data: mmap.mmap, at: int, history: UsageHistory) -> None:
-    start = data.rfind(b"\n", 0, at) + 1
-    hour = data[start + 14: start + 27]
+def _quota_point(line: bytes, history: UsageHistory) -> None:
+    hour = line[14:27]
     if hour in history.hours:
         return
     history.hours.add(hour)
-    end = data.find(b"\n", at)
-    if data.find(b'"rate_limits":{', at, end) < 0 or lines.too_long(start, end):
-        return  # a line over the limit is never sliced out whole (core.providers.lines)
-    found = stamp_and_limits(data[start:end])
+    if b'"rate_limits":{' not in line or lines.too_long(0, len(line)):
+        return  # a line over the limit is never decoded (core.providers.lines)
+    found = stamp_and_limits(line)
     if found is None:
         return
     try:

@@ -1,0 +1,274 @@
+"""The usage scan (:mod:`core.providers.codex.history`) shared out to several processes.
+
+Two ways, one interface (:meth:`result`, :meth:`cancel`):
+
+* :class:`ForkedScan` — where this process may fork (a POSIX system, and no other thread
+  running: ``codex-usage`` before anything else has started). The children are copies of this
+  process, so they start scanning at once, with nothing to import; every process takes the
+  next files from one queue (a pipe of file numbers, largest files first), so they all finish
+  together whatever each file costs and whenever each process joins. A shared board records
+  who scanned each file: a child that fails has its files scanned again here, as has a file
+  nobody took.
+* :class:`PendingScan` — everywhere else (a threaded caller, Windows): fresh interpreters that
+  import only the scan (``python -c``, the file list on stdin, the result pickled on stdout),
+  each given a share of equal size in bytes. multiprocessing's ``spawn`` and ``forkserver``
+  would also re-import the caller's main module in every worker — for the ``goalkeeper``
+  command the whole CLI, which cost more than the workers saved. A frozen app that cannot
+  fork (no ``python -c``) uses ``spawn``.
+
+Measured on the 1 GiB bench tree (docs/notes/issue-24-scan.md): a forked child starts its
+first file ~1 ms after the fork, an interpreter ~60–100 ms after its start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import pickle
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from core.providers.codex.history import UsageHistory, add_file, combine, scan_files
+
+#: bytes of one entry of the queue: the number of the first file of a batch
+_RECORD = 4
+#: at most this many entries, so that all of them fit in a pipe before anyone reads
+_MAX_RECORDS = 8192
+#: the board has a byte per file for the number of the process that scanned it
+_MAX_WORKERS = 64
+
+
+def scan_usage(paths: Iterable[Path], workers: int = 1) -> UsageHistory:
+    """Scan ``paths``; with ``workers`` > 1 shared out to that many processes (this one and
+    ``workers - 1`` others)."""
+    files = list(paths)
+    if (pending := start_scan(files, workers)) is not None:
+        return pending.result()
+    if workers <= 1 or len(files) < 2:
+        return scan_files(files)
+    groups = _share_out(files, workers)  # a frozen app: no ``python -c``, so ``spawn``
+    import multiprocessing  # imported here: workers must start fast
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
+        return combine(list(pool.map(scan_files, groups)))
+
+
+def start_scan(paths: Iterable[Path], workers: int) -> ForkedScan | PendingScan | None:
+    """The scan of ``paths`` by ``workers`` processes, all but this one started now, for a
+    caller with other work to do meanwhile (``codex-usage`` loading its settings); this
+    process joins in when asked for the :meth:`~ForkedScan.result`. None where that cannot
+    be done so (one worker asked for, fewer than two files, a frozen app that cannot fork)."""
+    files = list(paths)
+    if workers <= 1 or len(files) < 2:
+        return None
+    if can_fork():
+        return ForkedScan(files, workers)
+    if getattr(sys, "frozen", False):
+        return None
+    groups = _share_out(files, workers)
+    return PendingScan(groups[1:], here=groups[0])
+
+
+def can_fork() -> bool:
+    """Whether this process may fork and let the child run Python: a POSIX system and no
+    other Python thread (a thread holding a lock at the fork would leave it held forever in
+    the child)."""
+    threading = sys.modules.get("threading")
+    return hasattr(os, "fork") and (threading is None or threading.active_count() == 1)
+
+
+class ForkedScan:
+    """``files`` scanned by this process and ``workers - 1`` forked children, each taking the
+    next batch of files from one queue (see the module's docstring). Owns the children:
+    :meth:`result` joins in and collects them, :meth:`cancel` ends them."""
+
+    def __init__(self, files: list[Path], workers: int) -> None:
+        self.files = sorted(files, key=_size, reverse=True)
+        workers = min(workers, _MAX_WORKERS)
+        self.step = -(-len(self.files) // _MAX_RECORDS)  # files per entry of the queue
+        #: who scanned each file: 0 nobody, else the scanning process's number (this one: 1)
+        self.board = mmap.mmap(-1, len(self.files))
+        self._queue = self._fill_queue()
+        self.children: list[tuple[int, int, int]] = []  # (pid, result pipe, number)
+        for number in range(2, workers + 1):
+            self.children.append(self._fork(number))
+
+    def _fill_queue(self) -> int:
+        """A pipe holding the queue's entries, its writing end closed (an empty queue reads
+        as the end); the read end. Entries that do not fit are left to :meth:`result` (a
+        file nobody scanned is scanned here)."""
+        read, write = os.pipe()
+        try:
+            os.set_blocking(write, False)
+            for first in range(0, len(self.files), self.step):
+                os.write(write, first.to_bytes(_RECORD, "little"))
+        except BlockingIOError:
+            pass
+        finally:
+            os.close(write)
+        return read
+
+    def _fork(self, number: int) -> tuple[int, int, int]:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: scan, send the answer, and leave without running anything
+            code = 1  # of the parent's (no atexit, no buffers flushed twice)
+            try:
+                os.close(read)
+                data = memoryview(pickle.dumps(self._work(number)))
+                while data:
+                    data = data[os.write(write, data):]
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        return pid, read, number
+
+    def _work(self, number: int) -> UsageHistory:
+        """Take batches from the queue until it is empty; each file scanned is marked on the
+        board as this process's."""
+        history = UsageHistory()
+        while len(entry := os.read(self._queue, _RECORD)) == _RECORD:
+            first = int.from_bytes(entry, "little")
+            for index in range(first, min(first + self.step, len(self.files))):
+                add_file(history, self.files[index])
+                self.board[index] = number
+        for points in history.quota.values():
+            points.sort()
+        return history
+
+    def result(self) -> UsageHistory:
+        """The whole answer: this process takes from the queue too, then collects the
+        children's answers; a failed child's files, and any file nobody took, are scanned
+        here."""
+        parts = [self._work(1)]
+        failed: set[int] = set()
+        for pid, pipe, number in self.children:
+            with open(pipe, "rb") as answer:
+                data = answer.read()
+            _, status = os.waitpid(pid, 0)
+            # our own child's answer: the same code, run by a copy of this process
+            part = pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 and data else None
+            if isinstance(part, UsageHistory):
+                parts.append(part)
+            else:
+                failed.add(number)
+        missed = [path for index, path in enumerate(self.files)
+                  if self.board[index] == 0 or self.board[index] in failed]
+        if missed:
+            parts.append(scan_files(missed))
+        self.children = []
+        self._close()
+        return combine(parts)
+
+    def cancel(self) -> None:
+        """End the children (their answer is not wanted any more)."""
+        import signal
+
+        for pid, pipe, _ in self.children:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            os.close(pipe)
+        for pid, _, _ in self.children:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        self.children = []
+        self._close()
+
+    def _close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._queue)
+        self.board.close()
+
+
+_WORKER = "from core.providers.codex.usage_workers import worker_main; worker_main()"
+
+
+class PendingScan:
+    """Groups of files being scanned, each by a worker interpreter started at once, and
+    ``here``: the group this process scans when asked for the :meth:`result`.
+
+    The file lists are written to the workers' stdin by a thread, so that starting them never
+    waits for an interpreter to come up (a long list fills the pipe before the worker reads
+    it). Owns the processes: :meth:`parts` collects them — a failed worker's files are scanned
+    here instead (the chart shows what could be read) — and :meth:`cancel` ends them.
+    """
+
+    def __init__(self, groups: list[list[Path]], here: list[Path] | None = None) -> None:
+        import subprocess  # imported here: workers must start fast
+        import threading
+
+        self.here = here or []
+        self.groups = groups
+        self.procs = [subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                      for _ in groups]
+        self._writer = threading.Thread(target=self._send, name="codex-scan-lists", daemon=True)
+        self._writer.start()
+
+    def _send(self) -> None:
+        for proc, group in zip(self.procs, self.groups, strict=True):
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError):
+                proc.stdin.write("\n".join(str(p) for p in group).encode())
+                proc.stdin.close()
+
+    def parts(self) -> list[UsageHistory]:
+        """Each group's answer, waiting for the workers."""
+        parts = []
+        for proc, group in zip(self.procs, self.groups, strict=True):
+            assert proc.stdout is not None
+            with proc.stdout:
+                data = proc.stdout.read()
+            proc.wait()
+            # our own worker's answer: the same code, run by the same interpreter
+            part = pickle.loads(data) if proc.returncode == 0 and data else None
+            parts.append(part if isinstance(part, UsageHistory) else scan_files(group))
+        self._writer.join()
+        return parts
+
+    def result(self) -> UsageHistory:
+        """The whole answer: the share kept for this process scanned now, then the workers'."""
+        here = scan_files(self.here)
+        return combine([here, *self.parts()])
+
+    def cancel(self) -> None:
+        """End the workers (their answer is not wanted any more)."""
+        for proc in self.procs:
+            with contextlib.suppress(OSError):
+                proc.kill()
+        for proc in self.procs:
+            if proc.stdout is not None:
+                proc.stdout.close()
+            proc.wait()
+        self._writer.join()
+
+
+def worker_main() -> None:
+    """A worker: the paths on stdin, one a line; the pickled :class:`UsageHistory` on stdout."""
+    paths = [Path(line) for line in sys.stdin.read().splitlines() if line]
+    sys.stdout.buffer.write(pickle.dumps(scan_files(paths)))
+    sys.stdout.flush()
+
+
+def _share_out(files: list[Path], workers: int) -> list[list[Path]]:
+    """Groups of about equal size in bytes, largest files first."""
+    sized = sorted(((_size(p), p) for p in files), reverse=True)
+    groups: list[tuple[int, list[Path]]] = [(0, []) for _ in range(min(workers, len(files)))]
+    for size, path in sized:
+        total, members = min(groups, key=lambda group: group[0])
+        groups.remove((total, members))
+        members.append(path)
+        groups.append((total + size, members))
+    return [members for _, members in groups if members]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
