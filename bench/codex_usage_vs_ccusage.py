@@ -4,7 +4,7 @@
 Run from the repository root:
 
     .venv/bin/python bench/codex_usage_vs_ccusage.py [--tree /tmp/gk-bench] [--runs 7]
-        [--anchor PATH/TO/ccusage] [--goalkeeper PATH/TO/goalkeeper]
+        [--anchor PATH/TO/ccusage] [--goalkeeper PATH/TO/goalkeeper] [--ordinals] [--fresh-home]
 
 Both whole processes, on the same ``$CODEX_HOME`` (the 1 GiB Codex tree of
 ``bench/gen_usage_trees.py``, generated under ``/tmp`` if missing — never inside the
@@ -60,6 +60,27 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, bytes]:
     return time.perf_counter() - start, done.stdout
 
 
+def with_ordinals(home: Path) -> Path:
+    """A copy of the Codex tree at ``home`` written as codex-cli 0.169 and later write it: an
+    ``"ordinal":N`` (the line's number in its file) between the timestamp and the type. Made
+    once, beside the tree (``<tree>-ordinal``)."""
+    out = home.parent.with_name(home.parent.name + "-ordinal") / "codex"
+    done = out.parent / "done"
+    if done.exists():
+        return out
+    print(f"writing {out}: the tree with codex-cli 0.169's ordinals ...", file=sys.stderr)
+    for path in sorted(home.rglob("*.jsonl")):
+        target = out / path.relative_to(home)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("rb") as source, target.open("wb") as sink:
+            for number, line in enumerate(source):
+                head = line.find(b'","type":"', 0, 64)
+                sink.write(line if head < 0 else b"%s\",\"ordinal\":%d%s" % (
+                    line[:head], number, line[head + 1:]))
+    done.write_text("")
+    return out
+
+
 def goalkeeper_script(given: Path | None) -> Path:
     """The ``goalkeeper`` script of the venv this bench runs in, else the repository's."""
     name = "goalkeeper.exe" if os.name == "nt" else "goalkeeper"
@@ -89,11 +110,16 @@ def main() -> int:
                         help="the ccusage executable to compare with (default: ccusage 20.0.24 "
                              "installed under ~/.cache/goalkeeper-bench)")
     parser.add_argument("--goalkeeper", type=Path, help="the goalkeeper script to time")
+    parser.add_argument("--ordinals", action="store_true",
+                        help="the tree as codex-cli 0.169 and later write it (an ordinal before "
+                             "each line's type), made once beside --tree")
     parser.add_argument("--fresh-home", action="store_true",
                         help="a new Goalkeeper home every run (its first run ever: no snapshot "
                              "of validated settings yet) instead of one home kept across runs")
     args = parser.parse_args()
     home = ensure_tree(args.tree, args.codex_mb)
+    if args.ordinals:
+        home = with_ordinals(home)
     cc = args.anchor or ccusage()
     script = goalkeeper_script(args.goalkeeper)
     cc_env = {**os.environ, "CODEX_HOME": str(home)}

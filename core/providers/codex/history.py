@@ -3,10 +3,11 @@
 Reading every rollout line with ``json.loads`` is far too slow for gigabytes of history, so this
 is a byte-level scan of each memory-mapped file:
 
-* one pass over the lines (``find`` of the newline, then of ``"type":"`` in the line's head —
-  every record starts with its timestamp and type): ``token_count`` lines give the position of
+* one pass over the lines (``readline``, then a ``find`` of ``"type":"`` in the line's head —
+  every record starts with its timestamp, since 0.169 its ordinal, and its type — and a dict
+  lookup of the type): ``token_count`` lines give the usage object after
   ``"last_token_usage":{`` — one per model call — and ``turn_context`` lines say which model
-  the following calls used. A line whose head holds no type is searched whole for both;
+  the following calls used. A line whose head holds no known type is searched whole for both;
 * the usage objects of a run of calls are decoded in one call (msgspec, by
   :mod:`core.providers.codex.usagejson`) and summed column by column; a run holding an object
   that does not decode is read call by call, and a call whose object cannot be read alone has
@@ -36,9 +37,8 @@ USAGE = b'"last_token_usage":{'
 TURN = b'"turn_context","payload":{'  # type then payload: serde's tag + content
 TYPE = b'"type":"'
 #: ``"type":"`` is found within this many bytes of a line's start (after the timestamp and, in
-#: newer builds, the ``ordinal``)
+#: codex-cli 0.169 and later, the ``ordinal``)
 HEAD = 96
-_AT = 40  # where ``"type":"`` starts in the usual head (after the fixed-width timestamp)
 #: what a line is, by the ``_KEY`` bytes from its ``"type":"`` on
 _SKIP, _EVENT, _TURN, _UNUSUAL = "skip", "event", "turn", "unusual"
 _KEY = 22
@@ -219,18 +219,17 @@ class _Calls:
 
 def _calls(data: mmap.mmap, start: int) -> _Calls:
     """The calls and turns in the complete lines of ``data`` from ``start`` — one pass over the
-    lines (``readline``: the newline found and the line copied in C, the one Python step a
-    line being a dict lookup of its type). Lines are at most a window long (one line's limit).
-    """
+    lines (``readline``: the newline found and the line copied in C; a line's Python steps are
+    a bounded ``find`` of its type in its head and a dict lookup of the type). Lines are at most
+    a window long (one line's limit)."""
     found = _Calls()
     data.seek(start)
-    kinds, call, turns = _KINDS.get, found.call, found.turns
+    kinds, turns = _KINDS.get, found.turns
+    lines_, objects = found.lines, found.objects
     for line in iter(data.readline, b""):
-        # the usual head: {"timestamp":"<24 chars>","type":"<kind> — else look for the type
-        kind, at = kinds(line[_AT:_AT + _KEY]), _AT
-        if kind is None:
-            at = line.find(TYPE, 0, HEAD)
-            kind = _UNUSUAL if at < 0 else kinds(line[at:at + _KEY], _UNUSUAL)
+        # {"timestamp":"<24 chars>",["ordinal":<n>,]"type":"<kind>…
+        at = line.find(TYPE, 0, HEAD)
+        kind = kinds(line[at:at + _KEY], _UNUSUAL) if at >= 0 else _UNUSUAL
         if kind is _SKIP:
             continue
         if line[-1:] != b"\n":
@@ -238,9 +237,10 @@ def _calls(data: mmap.mmap, start: int) -> _Calls:
         if kind is _EVENT:
             if line.startswith(_TOKEN_COUNT, at + _PAYLOAD) and (
                     hit := line.find(USAGE, at + _PAYLOAD + len(_TOKEN_COUNT))) >= 0:
-                call(line, hit)
+                lines_.append(line)
+                objects.append(line[hit + _OBJECT: line.find(b"}", hit) + 1])
         elif kind is _TURN:
-            turns.append((len(found.lines), line, at))
+            turns.append((len(lines_), line, at))
         else:
             found.unusual(line)
     return found
@@ -320,7 +320,9 @@ def _segments(found: _Calls, model: str) -> tuple[list[tuple[int, bytes, str]], 
         while d < len(days) and days[d][0] <= point:
             day = days[d][1]
             d += 1
-        if point < len(found.lines):
+        # a turn of the same model on the same day goes on with the same run (its calls are
+        # decoded in one go)
+        if point < len(found.lines) and (not result or result[-1][1:] != (day, model)):
             result.append((point, day, model))
     for _, name in models[m:]:
         model = name or model
