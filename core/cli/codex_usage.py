@@ -3,10 +3,13 @@
 The same full-history scan that feeds the usage chart (:mod:`core.providers.codex.history`). It
 needs no running host: it only reads the session files.
 
-A large history's scan starts before what every command shares is loaded (the ``prepare`` step
-of :func:`core.cli.main`): on the Codex home the ``codex_home`` setting names when read
-leniently, the environment's otherwise. Its workers scan while this process loads and validates
-the settings; the scan is kept when the validated settings name the same home, and ended
+What each rollout held is kept for the next run (:mod:`core.providers.codex.usage_cache`, in
+the data directory): only rollouts new or changed since are read.
+
+The scan starts before what every command shares is loaded (the ``prepare`` step of
+:func:`core.cli.main`): on the Codex home the ``codex_home`` setting names when read leniently,
+the environment's otherwise. Its workers scan while this process loads and validates the
+settings; the scan is kept when the validated settings name the same home, and ended
 otherwise — a settings error still ends the command with its message.
 """
 
@@ -23,7 +26,7 @@ from core.i18n.textfmt import pad, rpad
 if TYPE_CHECKING:
     from core.cli.common import Context
     from core.providers.codex.history import UsageHistory
-    from core.providers.codex.usage_workers import ForkedScan, PendingScan
+    from core.providers.codex.usage_cache import UsageRun
 
 #: below this much history one process is faster than starting workers
 PARALLEL_BYTES = 256 << 20
@@ -39,36 +42,32 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
 
 
 def start_early(args: argparse.Namespace) -> None:
-    """Start a large history's scan in worker processes before the settings load (see the
-    module's docstring); ``args.early`` is (the home it scans, the scan) or None."""
+    """Start the run (its scan in worker processes) before the settings load (see the
+    module's docstring); ``args.early`` is (the home it reads, the run) or None."""
     from core.i18n import early_setting
     from core.paths import resolve_paths
     from core.providers.codex.config import home_from
-    from core.providers.codex.usage_workers import start_scan
 
     args.early = None
-    home = home_from(early_setting(resolve_paths(os.environ).config_file, os.environ,
-                                   "codex_home"), os.environ)
-    if not home.is_dir():
-        return
-    scan = start_scan(*_plan(home, args.workers))
-    if scan is not None:
-        args.early = (home, scan)
+    paths = resolve_paths(os.environ)
+    home = home_from(early_setting(paths.config_file, os.environ, "codex_home"), os.environ)
+    if home.is_dir():
+        args.early = (home, _start(home, args.workers, paths.data_dir))
 
 
 def cmd_codex_usage(ctx: Context) -> int:
     from core.cli.common import EXIT_USAGE, CliError
 
-    early: tuple[Path, ForkedScan | PendingScan] | None = getattr(ctx.args, "early", None)
+    early: tuple[Path, UsageRun] | None = getattr(ctx.args, "early", None)
     try:
         home = _home(ctx)
         if not home.is_dir():
             raise CliError(_("no Codex home at {dir} (set CODEX_HOME or codex_home)").format(
                 dir=home), EXIT_USAGE)
         if early is not None and early[0] == home:
-            history, early = early[1].result(), None
+            history, early = early[1].history(), None
         else:
-            history = _scan(ctx, home)
+            history = _start(home, ctx.args.workers, ctx.paths.data_dir).history()
     finally:
         if early is not None:  # not the validated settings' home, or an error
             early[1].cancel()
@@ -81,19 +80,14 @@ def _home(ctx: Context) -> Path:
     return codex_home(ctx.settings, os.environ)
 
 
-def _scan(ctx: Context, home: Path) -> UsageHistory:
-    from core.providers.codex.usage_workers import scan_usage
-
-    return scan_usage(*_plan(home, ctx.args.workers))
-
-
-def _plan(home: Path, asked: int) -> tuple[list[Path], int]:
-    """The rollouts under ``home`` and how many processes scan them (``--workers``, else one
-    per CPU for a large history)."""
+def _start(home: Path, asked: int, data_dir: Path) -> UsageRun:
+    """The run over the rollouts under ``home``: ``--workers`` processes, else one per CPU for
+    a large history (the rollouts the cache does not answer for)."""
     from core.providers.codex.history import rollouts
+    from core.providers.codex.usage_cache import FILE_NAME, UsageRun
 
     paths = rollouts(home / "sessions")
-    return paths, asked or _default_workers(sum(_size(p) for p in paths))
+    return UsageRun(paths, lambda todo: asked or _default_workers(todo), data_dir / FILE_NAME)
 
 
 def _report(ctx: Context, home: Path, history: UsageHistory) -> int:
@@ -118,13 +112,15 @@ def _report(ctx: Context, home: Path, history: UsageHistory) -> int:
     return EXIT_OK
 
 
-def _default_workers(size: int) -> int:
+def _default_workers(todo: list[Path]) -> int:
+    """One process per CPU (up to four) for a large history to read, else this one."""
+    size = sum(_size(p) for p in todo)
     return min(4, os.cpu_count() or 1) if size >= PARALLEL_BYTES else 1
 
 
-def _size(path: Any) -> int:
+def _size(path: Path) -> int:
     try:
-        return int(path.stat().st_size)
+        return path.stat().st_size
     except OSError:
         return 0
 

@@ -14,6 +14,7 @@ from core.cli import codex_usage
 from core.i18n import early_setting
 from core.providers.codex import history, usage_workers, usagejson
 from core.providers.codex.history import rollouts
+from core.providers.codex.usage_cache import UsageRun
 from core.providers.codex.usage_workers import ForkedScan, PendingScan, scan_usage, start_scan
 from tests.codex.fixtures import (
     T0,
@@ -143,7 +144,7 @@ def test_a_scan_started_early_answers_as_one_run_here(home: CodexHome, forking: 
     paths = two_rollouts(home)
     pending = start_scan(paths, 2)
     assert isinstance(pending, ForkedScan) and len(pending.children) == 1  # + this process
-    assert pending.result().daily == scan_usage(paths).daily
+    assert combined(pending.parts()).daily == scan_usage(paths).daily
     assert start_scan(paths, 1) is None and start_scan(paths[:1], 2) is None
 
 
@@ -160,7 +161,7 @@ def test_with_another_thread_running_the_workers_are_fresh_interpreters(home: Co
         pending = start_scan(paths, 2)
         assert isinstance(pending, PendingScan) and len(pending.procs) == 1
         assert len(pending.here) == 1
-        assert pending.result().daily == scan_usage(paths).daily  # this thread's scan: forked
+        assert combined(pending.parts()).daily == scan_usage(paths).daily
     finally:
         done.set()
         thread.join()
@@ -178,7 +179,7 @@ def test_a_cancelled_forked_scan_ends_its_children(home: CodexHome, forking: Non
                                                   monkeypatch: pytest.MonkeyPatch):
     import time
 
-    monkeypatch.setattr(usage_workers, "add_file", lambda history, path: time.sleep(60))
+    monkeypatch.setattr(usage_workers, "scan_file", lambda path: time.sleep(60))
     pending = start_scan(two_rollouts(home), 3)
     assert isinstance(pending, ForkedScan)
     pids = [pid for pid, _, _ in pending.children]
@@ -187,6 +188,10 @@ def test_a_cancelled_forked_scan_ends_its_children(home: CodexHome, forking: Non
     for pid in pids:  # reaped: no child of that number is left
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+def combined(parts: list[history.Part]) -> history.UsageHistory:
+    return history.combine(part for _, _, part in parts)
 
 
 def many_rollouts(home: CodexHome, count: int = 12) -> list[Path]:
@@ -215,13 +220,13 @@ def test_a_failed_child_has_its_files_scanned_here(home: CodexHome, forking: Non
     parent = os.getpid()
     scanned: list[int] = []
 
-    def dying(history_: history.UsageHistory, path: Path) -> None:
+    def dying(path: Path) -> tuple[history.Stamp, history.UsageHistory] | None:
         if os.getpid() != parent and len(scanned) == 2:
             os._exit(7)
         scanned.append(1)
-        history.add_file(history_, path)
+        return history.scan_file(path)
 
-    monkeypatch.setattr(usage_workers, "add_file", dying)
+    monkeypatch.setattr(usage_workers, "scan_file", dying)
     shared = scan_usage(paths, 3)
     alone = history.scan_files(paths)
     assert shared.daily == alone.daily and shared.files == 12
@@ -260,22 +265,18 @@ class Spy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.kept: list[object] = []
         self.cancelled: list[object] = []
-        for kind in (ForkedScan, PendingScan):
-            self._watch(monkeypatch, kind)
+        result, cancel = UsageRun.history, UsageRun.cancel
 
-    def _watch(self, monkeypatch: pytest.MonkeyPatch, kind: type) -> None:
-        result, cancel = kind.result, kind.cancel
+        def kept(run: UsageRun) -> history.UsageHistory:
+            self.kept.append(run)
+            return result(run)
 
-        def kept(scan: object) -> history.UsageHistory:
-            self.kept.append(scan)
-            return result(scan)  # type: ignore[no-any-return]
+        def cancelled(run: UsageRun) -> None:
+            self.cancelled.append(run)
+            cancel(run)
 
-        def cancelled(scan: object) -> None:
-            self.cancelled.append(scan)
-            cancel(scan)
-
-        monkeypatch.setattr(kind, "result", kept)
-        monkeypatch.setattr(kind, "cancel", cancelled)
+        monkeypatch.setattr(UsageRun, "history", kept)
+        monkeypatch.setattr(UsageRun, "cancel", cancelled)
 
 
 def usage_json(capsys: pytest.CaptureFixture[str]) -> dict:
@@ -317,7 +318,8 @@ def test_codex_usage_drops_an_early_scan_of_another_home(
     assert main(["codex-usage", "--json", "--workers", "2"]) == 0
     data = usage_json(capsys)
     assert data["codex_home"] == str(other.root) and data["total"]["calls"] == 2
-    assert len(spy.cancelled) == 1 and not spy.kept
+    [early] = spy.cancelled  # the early run ended; a run of the settings' home answered
+    assert len(spy.kept) == 1 and spy.kept[0] is not early
 
 
 def test_a_settings_error_ends_the_early_scan(

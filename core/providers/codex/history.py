@@ -115,7 +115,7 @@ def rollouts(sessions: Path) -> list[Path]:
     return sorted(found)
 
 
-def combine(parts: list[UsageHistory]) -> UsageHistory:
+def combine(parts: Iterable[UsageHistory]) -> UsageHistory:
     """One history of the parts scanned apart (one quota point an hour kept)."""
     history = UsageHistory()
     for part in parts:
@@ -133,29 +133,43 @@ def combine(parts: list[UsageHistory]) -> UsageHistory:
     return history
 
 
+#: what a rollout was when it was scanned: (size, modification time in ns, inode) — a file
+#: with the same stamp has the same complete lines (rollouts are only ever appended to)
+Stamp = tuple[int, int, int]
+#: a rollout, its stamp and what it holds
+Part = tuple[Path, Stamp, UsageHistory]
+
+
 def scan_files(paths: Iterable[Path]) -> UsageHistory:
     """Scan ``paths`` in this process, one after the other."""
-    history = UsageHistory()
+    return combine([part for _, _, part in scan_parts(paths)])
+
+
+def scan_parts(paths: Iterable[Path]) -> list[Part]:
+    """Each of ``paths`` scanned on its own, with its :data:`Stamp` (one that has vanished or
+    cannot be read is left out: the chart shows what could be read)."""
+    parts: list[Part] = []
     for path in paths:
-        add_file(history, path)
-    for points in history.quota.values():
-        points.sort()
-    return history
+        if (found := scan_file(path)) is not None:
+            parts.append((path, *found))
+    return parts
 
 
-def add_file(history: UsageHistory, path: Path) -> None:
-    """Add the calls and quota points of the rollout at ``path`` to ``history`` (one that has
-    vanished or cannot be read adds nothing: the chart shows what could be read)."""
+def scan_file(path: Path) -> tuple[Stamp, UsageHistory] | None:
+    """The calls and quota points of the rollout at ``path`` (one quota point per hour of
+    it), with the stamp of what was read; None when it cannot be read."""
+    history = UsageHistory()
     try:
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size == 0:
-                return
-            _scan_file(handle.fileno(), size, history, path)
-            history.size += size
-            history.files += 1
+            info = os.fstat(handle.fileno())
+            if info.st_size:
+                _scan_file(handle.fileno(), info.st_size, history, path)
     except OSError:
-        return
+        return None
+    history.size, history.files, history.hours = info.st_size, int(info.st_size > 0), set()
+    for points in history.quota.values():
+        points.sort()
+    return (info.st_size, info.st_mtime_ns, info.st_ino), history
 
 
 def _scan_file(fd: int, size: int, history: UsageHistory, path: Path) -> None:

@@ -1,6 +1,6 @@
 """The usage scan (:mod:`core.providers.codex.history`) shared out to several processes.
 
-Two ways, one interface (:meth:`result`, :meth:`cancel`):
+Two ways, one interface (:meth:`parts`: each file's answer; :meth:`cancel`):
 
 * :class:`ForkedScan` — where this process may fork (a POSIX system, and no other thread
   running: ``codex-usage`` before anything else has started). The children are copies of this
@@ -30,7 +30,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from core.providers.codex.history import UsageHistory, add_file, combine, scan_files
+from core.providers.codex.history import Part, Stamp, UsageHistory, combine, scan_file, scan_parts
 
 #: bytes of one entry of the queue: the number of the first file of a batch
 _RECORD = 4
@@ -43,24 +43,29 @@ _MAX_WORKERS = 64
 def scan_usage(paths: Iterable[Path], workers: int = 1) -> UsageHistory:
     """Scan ``paths``; with ``workers`` > 1 shared out to that many processes (this one and
     ``workers - 1`` others)."""
+    return combine(part for _, _, part in scan_usage_parts(paths, workers))
+
+
+def scan_usage_parts(paths: Iterable[Path], workers: int = 1) -> list[Part]:
+    """:func:`scan_usage`, each file's answer apart (:func:`~history.scan_parts`)."""
     files = list(paths)
     if (pending := start_scan(files, workers)) is not None:
-        return pending.result()
+        return pending.parts()
     if workers <= 1 or len(files) < 2:
-        return scan_files(files)
+        return scan_parts(files)
     groups = _share_out(files, workers)  # a frozen app: no ``python -c``, so ``spawn``
     import multiprocessing  # imported here: workers must start fast
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
-        return combine(list(pool.map(scan_files, groups)))
+        return [part for group in pool.map(scan_parts, groups) for part in group]
 
 
 def start_scan(paths: Iterable[Path], workers: int) -> ForkedScan | PendingScan | None:
     """The scan of ``paths`` by ``workers`` processes, all but this one started now, for a
     caller with other work to do meanwhile (``codex-usage`` loading its settings); this
-    process joins in when asked for the :meth:`~ForkedScan.result`. None where that cannot
+    process joins in when asked for the :meth:`~ForkedScan.parts`. None where that cannot
     be done so (one worker asked for, fewer than two files, a frozen app that cannot fork)."""
     files = list(paths)
     if workers <= 1 or len(files) < 2:
@@ -84,7 +89,7 @@ def can_fork() -> bool:
 class ForkedScan:
     """``files`` scanned by this process and ``workers - 1`` forked children, each taking the
     next batch of files from one queue (see the module's docstring). Owns the children:
-    :meth:`result` joins in and collects them, :meth:`cancel` ends them."""
+    :meth:`parts` joins in and collects them, :meth:`cancel` ends them."""
 
     def __init__(self, files: list[Path], workers: int) -> None:
         self.files = sorted(files, key=_size, reverse=True)
@@ -99,7 +104,7 @@ class ForkedScan:
 
     def _fill_queue(self) -> int:
         """A pipe holding the queue's entries, its writing end closed (an empty queue reads
-        as the end); the read end. Entries that do not fit are left to :meth:`result` (a
+        as the end); the read end. Entries that do not fit are left to :meth:`parts` (a
         file nobody scanned is scanned here)."""
         read, write = os.pipe()
         try:
@@ -128,24 +133,23 @@ class ForkedScan:
         os.close(write)
         return pid, read, number
 
-    def _work(self, number: int) -> UsageHistory:
-        """Take batches from the queue until it is empty; each file scanned is marked on the
-        board as this process's."""
-        history = UsageHistory()
+    def _work(self, number: int) -> list[tuple[int, Stamp, UsageHistory]]:
+        """Take batches from the queue until it is empty: (file number, stamp, answer) of each
+        file scanned, each marked on the board as this process's."""
+        found = []
         while len(entry := os.read(self._queue, _RECORD)) == _RECORD:
             first = int.from_bytes(entry, "little")
             for index in range(first, min(first + self.step, len(self.files))):
-                add_file(history, self.files[index])
+                if (part := scan_file(self.files[index])) is not None:
+                    found.append((index, *part))
                 self.board[index] = number
-        for points in history.quota.values():
-            points.sort()
-        return history
+        return found
 
-    def result(self) -> UsageHistory:
-        """The whole answer: this process takes from the queue too, then collects the
+    def parts(self) -> list[Part]:
+        """Each file's answer: this process takes from the queue too, then collects the
         children's answers; a failed child's files, and any file nobody took, are scanned
         here."""
-        parts = [self._work(1)]
+        found = self._work(1)
         failed: set[int] = set()
         for pid, pipe, number in self.children:
             with open(pipe, "rb") as answer:
@@ -153,17 +157,16 @@ class ForkedScan:
             _, status = os.waitpid(pid, 0)
             # our own child's answer: the same code, run by a copy of this process
             part = pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 and data else None
-            if isinstance(part, UsageHistory):
-                parts.append(part)
+            if isinstance(part, list):
+                found.extend(part)
             else:
                 failed.add(number)
+        done = [(self.files[index], stamp, history) for index, stamp, history in found]
         missed = [path for index, path in enumerate(self.files)
                   if self.board[index] == 0 or self.board[index] in failed]
-        if missed:
-            parts.append(scan_files(missed))
         self.children = []
         self._close()
-        return combine(parts)
+        return done + scan_parts(missed)
 
     def cancel(self) -> None:
         """End the children (their answer is not wanted any more)."""
@@ -190,7 +193,7 @@ _WORKER = "from core.providers.codex.usage_workers import worker_main; worker_ma
 
 class PendingScan:
     """Groups of files being scanned, each by a worker interpreter started at once, and
-    ``here``: the group this process scans when asked for the :meth:`result`.
+    ``here``: the group this process scans when asked for the :meth:`parts`.
 
     The file lists are written to the workers' stdin by a thread, so that starting them never
     waits for an interpreter to come up (a long list fills the pipe before the worker reads
@@ -217,24 +220,24 @@ class PendingScan:
                 proc.stdin.write("\n".join(str(p) for p in group).encode())
                 proc.stdin.close()
 
-    def parts(self) -> list[UsageHistory]:
+    def _collect(self) -> list[Part]:
         """Each group's answer, waiting for the workers."""
-        parts = []
+        parts: list[Part] = []
         for proc, group in zip(self.procs, self.groups, strict=True):
             assert proc.stdout is not None
             with proc.stdout:
                 data = proc.stdout.read()
             proc.wait()
             # our own worker's answer: the same code, run by the same interpreter
-            part = pickle.loads(data) if proc.returncode == 0 and data else None
-            parts.append(part if isinstance(part, UsageHistory) else scan_files(group))
+            found = pickle.loads(data) if proc.returncode == 0 and data else None
+            parts.extend(found if isinstance(found, list) else scan_parts(group))
         self._writer.join()
         return parts
 
-    def result(self) -> UsageHistory:
-        """The whole answer: the share kept for this process scanned now, then the workers'."""
-        here = scan_files(self.here)
-        return combine([here, *self.parts()])
+    def parts(self) -> list[Part]:
+        """Each file's answer: the share kept for this process scanned now, then the workers'."""
+        here = scan_parts(self.here)
+        return here + self._collect()
 
     def cancel(self) -> None:
         """End the workers (their answer is not wanted any more)."""
@@ -249,9 +252,10 @@ class PendingScan:
 
 
 def worker_main() -> None:
-    """A worker: the paths on stdin, one a line; the pickled :class:`UsageHistory` on stdout."""
+    """A worker: the paths on stdin, one a line; the pickled list of each file's
+    (path, stamp, :class:`UsageHistory`) on stdout."""
     paths = [Path(line) for line in sys.stdin.read().splitlines() if line]
-    sys.stdout.buffer.write(pickle.dumps(scan_files(paths)))
+    sys.stdout.buffer.write(pickle.dumps(scan_parts(paths)))
     sys.stdout.flush()
 
 
