@@ -4,13 +4,16 @@
 Run from the repository root:
 
     .venv/bin/python bench/codex_usage_vs_ccusage.py [--tree /tmp/gk-bench] [--runs 7]
-        [--anchor PATH/TO/ccusage] [--goalkeeper PATH/TO/goalkeeper] [--ordinals] [--fresh-home]
+        [--anchor PATH/TO/ccusage] [--goalkeeper PATH/TO/goalkeeper] [--ordinals]
+        [--cold | --fresh-home]
 
 Both whole processes, on the same ``$CODEX_HOME`` (the 1 GiB Codex tree of
 ``bench/gen_usage_trees.py``, generated under ``/tmp`` if missing — never inside the
 repository), alternating run by run so both see the same machine; one Goalkeeper home kept
-across the runs as a user's is (``--fresh-home``: a new one every run, each run then its first
-ever); the page cache (and the kept home) warmed by one untimed run of each first. ccusage 20.0.24
+across the runs as a user's is — so unchanged rollouts are answered from its usage cache
+(``--cold``: the cache removed before every run, every rollout read; ``--fresh-home``: a new
+home every run, each run then its first ever); the page cache (and the kept home) warmed by one
+untimed run of each first. ccusage 20.0.24
 comes from npm into ``~/.cache/goalkeeper-bench/ccusage`` (outside the repository) on first use,
 unless ``--anchor`` names a ccusage executable. Goalkeeper is the ``goalkeeper`` script beside
 the interpreter running this bench (the README's ``.venv/bin/python``, wherever that venv is),
@@ -92,11 +95,15 @@ def goalkeeper_script(given: Path | None) -> Path:
              "run with the project's venv (README), or pass --goalkeeper")
 
 
-def goalkeeper(script: Path, home: Path, data: str | None) -> tuple[float, bytes]:
-    """One timed run on ``data`` as Goalkeeper's home (a fresh one when None)."""
+def goalkeeper(script: Path, home: Path, data: str | None,
+               cold: bool = False) -> tuple[float, bytes]:
+    """One timed run on ``data`` as Goalkeeper's home (a fresh one when None); ``cold``: its
+    usage cache removed first (every rollout read)."""
     if data is None:
         with tempfile.TemporaryDirectory(prefix="gk-bench-") as fresh:
             return goalkeeper(script, home, fresh)
+    if cold:
+        Path(data, "codex-usage-cache.json").unlink(missing_ok=True)
     env = {**os.environ, "CODEX_HOME": str(home), "GOALKEEPER_HOME": data}
     return timed([str(script), "codex-usage", "--json"], env)
 
@@ -113,9 +120,14 @@ def main() -> int:
     parser.add_argument("--ordinals", action="store_true",
                         help="the tree as codex-cli 0.169 and later write it (an ordinal before "
                              "each line's type), made once beside --tree")
-    parser.add_argument("--fresh-home", action="store_true",
-                        help="a new Goalkeeper home every run (its first run ever: no snapshot "
-                             "of validated settings yet) instead of one home kept across runs")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--cold", action="store_true",
+                      help="the home kept, but its usage cache removed before every run: "
+                           "every rollout read (the scan's own speed)")
+    mode.add_argument("--fresh-home", action="store_true",
+                      help="a new Goalkeeper home every run (its first run ever: no snapshot "
+                           "of validated settings, no usage cache) instead of one home kept "
+                           "across runs")
     args = parser.parse_args()
     home = ensure_tree(args.tree, args.codex_mb)
     if args.ordinals:
@@ -132,7 +144,7 @@ def main() -> int:
         load_before = os.getloadavg()
         gk_times, cc_times = [], []
         for _ in range(args.runs):
-            gk_times.append(goalkeeper(script, home, data)[0])
+            gk_times.append(goalkeeper(script, home, data, args.cold)[0])
             cc_times.append(timed(cc_argv, cc_env)[0])
         load_after = os.getloadavg()
     gk, cc_median = statistics.median(gk_times), statistics.median(cc_times)
@@ -147,7 +159,9 @@ def main() -> int:
           f" MiB), {os.cpu_count()} CPUs, {args.runs} alternating pairs; load average before "
           "{:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(*load_before, *load_after))
     print(f"goalkeeper: {script}; anchor: {cc}; Goalkeeper's home: "
-          + ("a fresh one every run" if args.fresh_home else "one kept across the runs"))
+          + ("a fresh one every run" if args.fresh_home else "one kept across the runs" + (
+              ", its usage cache removed before each (every rollout read)" if args.cold else
+              " (rollouts unchanged since the last run answered from its usage cache)")))
     print(f"goalkeeper codex-usage --json        median {gk:.3f} s  "
           f"(min {min(gk_times):.3f}, max {max(gk_times):.3f})")
     print(f"ccusage codex daily --json --offline median {cc_median:.3f} s  "
