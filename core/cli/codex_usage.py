@@ -86,8 +86,9 @@ def _start(home: Path, asked: int, data_dir: Path) -> UsageRun:
     from core.providers.codex.history import rollouts
     from core.providers.codex.usage_cache import FILE_NAME, UsageRun
 
-    paths = rollouts(home / "sessions")
-    return UsageRun(paths, lambda todo: asked or _default_workers(todo), data_dir / FILE_NAME)
+    sessions = home / "sessions"
+    return UsageRun(rollouts(sessions), lambda todo: asked or _default_workers(todo),
+                    data_dir / FILE_NAME, sessions)
 
 
 def _report(ctx: Context, home: Path, history: UsageHistory) -> int:

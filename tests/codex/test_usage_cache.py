@@ -153,9 +153,27 @@ def test_a_cache_that_cannot_be_written_costs_nothing(home: CodexHome, tmp_path:
     first = usage(capsys)
     blocked = tmp_path / "not-a-dir"
     blocked.write_text("")
-    run = UsageRun(rollouts(home.sessions), lambda todo: 1, blocked / FILE_NAME)
+    run = UsageRun(rollouts(home.sessions), lambda todo: 1, blocked / FILE_NAME, home.sessions)
     assert run.history().totals() == history.scan_files(rollouts(home.sessions)).totals()
     assert first["total"]["calls"] == 3
+
+
+def test_another_codex_homes_rollouts_stay_kept(home: CodexHome, tmp_path: Path,
+                                               reads: list[Path],
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch):
+    """Two accounts, two homes, asked about in turn: neither's answers push out the other's."""
+    two(home)
+    other = CodexHome(tmp_path / "other")
+    other.rollout(THREAD_A, T0, meta(THREAD_A, T0), call(T0 + M, 7))
+    first = usage(capsys)
+    monkeypatch.setenv("CODEX_HOME", str(other.root))
+    assert usage(capsys)["total"]["calls"] == 1
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    reads.clear()
+    assert usage(capsys) == first and reads == []
+    monkeypatch.setenv("CODEX_HOME", str(other.root))
+    assert usage(capsys)["total"]["calls"] == 1 and reads == []
 
 
 def test_the_scan_key_follows_the_scans_code():

@@ -343,3 +343,32 @@ def test_json_nested_too_deep_is_refused_not_a_recursion_error(decoder: str):
     assert usagejson.stamp_and_limits(
         b'{"timestamp":"x","payload":{"rate_limits":' + deep + b"}}") is None
     assert usagejson.usage_sums([b'{"input_tokens":1,"extra":' + deep + b"}"]) is None
+
+
+def test_no_process_to_fork_means_fewer_children(home: CodexHome, forking: None,
+                                                 monkeypatch: pytest.MonkeyPatch):
+    """fork failing (EAGAIN: the user's process limit) leaves this process to read all: the
+    same answer, no pipe left open."""
+    paths = many_rollouts(home)
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    before = len(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(os, "fork", no_fork)
+    pending = start_scan(paths, 3)
+    assert isinstance(pending, ForkedScan) and pending.children == []
+    assert combined(pending.parts()).daily == history.scan_files(paths).daily
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_no_pipe_means_reading_here(home: CodexHome, forking: None,
+                                    monkeypatch: pytest.MonkeyPatch):
+    paths = many_rollouts(home)
+
+    def no_pipe() -> tuple[int, int]:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(os, "pipe", no_pipe)
+    assert start_scan(paths, 2) is None
+    assert scan_usage(paths, 2).daily == history.scan_files(paths).daily

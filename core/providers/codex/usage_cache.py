@@ -139,19 +139,23 @@ def _int(value: object) -> int:
 
 
 class UsageRun:
-    """One ``codex-usage`` run over ``files``: the cache at ``cache_file`` read, the rollouts
-    it does not answer for read by ``workers(them)`` processes started at once, and the cache
-    written anew when :meth:`history` is asked for."""
+    """One ``codex-usage`` run over ``files``, the rollouts under ``root``: the cache at
+    ``cache_file`` read, the rollouts it does not answer for read by ``workers(them)``
+    processes started at once, and the cache written anew when :meth:`history` is asked for
+    (what it keeps of other Codex homes stays as it was)."""
 
     def __init__(self, files: list[Path], workers: Callable[[list[Path]], int],
-                 cache_file: Path) -> None:
+                 cache_file: Path, root: Path) -> None:
         from core.providers.codex.usage_workers import start_scan
 
         self.cache_file = cache_file
         self.key = scan_key()
         cache = UsageCache.load(cache_file, self.key)
         self.kept, self.todo = cache.split(files)
-        self.stale = len(cache.entries) != len(self.kept)  # it holds rollouts gone since
+        self.others: list[Part] = [(Path(name), *entry) for name, entry in cache.entries.items()
+                                   if not Path(name).is_relative_to(root)]
+        # the cache holds rollouts gone since
+        self.stale = len(cache.entries) != len(self.kept) + len(self.others)
         self.pending = start_scan(self.todo, workers(self.todo))
 
     def history(self) -> UsageHistory:
@@ -162,7 +166,7 @@ class UsageRun:
         self.pending = None
         parts = self.kept + read
         if read or self.stale:
-            UsageCache.save(self.cache_file, self.key, parts)
+            UsageCache.save(self.cache_file, self.key, parts + self.others)
         return combine(part for _, _, part in parts)
 
     def cancel(self) -> None:

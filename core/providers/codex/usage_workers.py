@@ -51,15 +51,18 @@ def scan_usage_parts(paths: Iterable[Path], workers: int = 1) -> list[Part]:
     files = list(paths)
     if (pending := start_scan(files, workers)) is not None:
         return pending.parts()
-    if workers <= 1 or len(files) < 2:
-        return scan_parts(files)
-    groups = _share_out(files, workers)  # a frozen app: no ``python -c``, so ``spawn``
+    if workers <= 1 or len(files) < 2 or can_fork() or not getattr(sys, "frozen", False):
+        return scan_parts(files)  # one process asked for, or none to be had
+    groups = _share_out(files, workers)  # a frozen app that cannot fork: no ``python -c``
     import multiprocessing  # imported here: workers must start fast
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
-        return [part for group in pool.map(scan_parts, groups) for part in group]
+    try:
+        with ProcessPoolExecutor(len(groups), mp_context=context) as pool:
+            return [part for group in pool.map(scan_parts, groups) for part in group]
+    except OSError:
+        return scan_parts(files)
 
 
 def start_scan(paths: Iterable[Path], workers: int) -> ForkedScan | PendingScan | None:
@@ -71,7 +74,10 @@ def start_scan(paths: Iterable[Path], workers: int) -> ForkedScan | PendingScan 
     if workers <= 1 or len(files) < 2:
         return None
     if can_fork():
-        return ForkedScan(files, workers)
+        try:
+            return ForkedScan(files, workers)
+        except OSError:  # no pipe to be had (too many open files): read here, one by one
+            return None
     if getattr(sys, "frozen", False):
         return None
     groups = _share_out(files, workers)
@@ -97,10 +103,17 @@ class ForkedScan:
         self.step = -(-len(self.files) // _MAX_RECORDS)  # files per entry of the queue
         #: who scanned each file: 0 nobody, else the scanning process's number (this one: 1)
         self.board = mmap.mmap(-1, len(self.files))
-        self._queue = self._fill_queue()
+        try:
+            self._queue = self._fill_queue()
+        except OSError:
+            self.board.close()
+            raise
         self.children: list[tuple[int, int, int]] = []  # (pid, result pipe, number)
         for number in range(2, workers + 1):
-            self.children.append(self._fork(number))
+            try:
+                self.children.append(self._fork(number))
+            except OSError:  # no more processes or pipes to be had: fewer children, the
+                break  # queue shares the files out to those there are
 
     def _fill_queue(self) -> int:
         """A pipe holding the queue's entries, its writing end closed (an empty queue reads
@@ -119,7 +132,12 @@ class ForkedScan:
 
     def _fork(self, number: int) -> tuple[int, int, int]:
         read, write = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
         if pid == 0:  # the child: scan, send the answer, and leave without running anything
             code = 1  # of the parent's (no atexit, no buffers flushed twice)
             try:
