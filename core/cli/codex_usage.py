@@ -1,7 +1,7 @@
 """``codex-usage``: Codex token usage per day and model, read from ``$CODEX_HOME`` (read-only).
 
-The same full-history scan that feeds the usage chart (:mod:`core.providers.codex.history`). It
-needs no running host: it only reads the session files.
+The full-history scan of :mod:`core.providers.codex.history`. It needs no running host: it only
+reads the session files.
 
 What each rollout held is kept for the next run (:mod:`core.providers.codex.usage_cache`, in
 the data directory): only rollouts new or changed since are read.

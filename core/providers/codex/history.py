@@ -1,4 +1,4 @@
-"""The full-history scan behind the usage chart: tokens per day and model, and quota over time.
+"""The full-history scan behind ``codex-usage``: tokens per day and model, and quota over time.
 
 Reading every rollout line with ``json.loads`` is far too slow for gigabytes of history, so this
 is a byte-level scan of each memory-mapped file:
