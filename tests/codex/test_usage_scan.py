@@ -372,3 +372,30 @@ def test_no_pipe_means_reading_here(home: CodexHome, forking: None,
     monkeypatch.setattr(os, "pipe", no_pipe)
     assert start_scan(paths, 2) is None
     assert scan_usage(paths, 2).daily == history.scan_files(paths).daily
+
+
+def test_a_scan_cut_short_is_still_ended_cleanly(home: CodexHome, forking: None,
+                                                monkeypatch: pytest.MonkeyPatch):
+    """Ctrl-C while the children's answers are collected: cancelling then closes and reaps what
+    is left, and signals no child already reaped (its pid may be another process's by then)."""
+    import pickle
+
+    paths = many_rollouts(home)
+    pending = start_scan(paths, 3)
+    assert isinstance(pending, ForkedScan)
+    pids = [pid for pid, _, _ in pending.children]
+
+    def interrupted(data: bytes) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pickle, "loads", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        pending.parts()
+    killed: list[int] = []
+    kill = os.kill
+    monkeypatch.setattr(os, "kill", lambda pid, sig: (killed.append(pid), kill(pid, sig)))
+    pending.cancel()
+    assert killed == pids[1:]  # the first was reaped before the interrupt
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)

@@ -169,10 +169,12 @@ class ForkedScan:
         here."""
         found = self._work(1)
         failed: set[int] = set()
-        for pid, pipe, number in self.children:
+        while self.children:
+            pid, pipe, number = self.children[0]
             with open(pipe, "rb") as answer:
                 data = answer.read()
             _, status = os.waitpid(pid, 0)
+            del self.children[0]  # reaped: never signalled again (its pid may be reused)
             # our own child's answer: the same code, run by a copy of this process
             part = pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 and data else None
             if isinstance(part, list):
@@ -182,7 +184,6 @@ class ForkedScan:
         done = [(self.files[index], stamp, history) for index, stamp, history in found]
         missed = [path for index, path in enumerate(self.files)
                   if self.board[index] == 0 or self.board[index] in failed]
-        self.children = []
         self._close()
         return done + scan_parts(missed)
 
@@ -193,7 +194,8 @@ class ForkedScan:
         for pid, pipe, _ in self.children:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            os.close(pipe)
+            with contextlib.suppress(OSError):  # closed already when parts() was cut short
+                os.close(pipe)
         for pid, _, _ in self.children:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
