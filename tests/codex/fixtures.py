@@ -70,6 +70,27 @@ def token_count(at: datetime, rate_limits: dict[str, Any] | None, info: bool = T
     return line("event_msg", payload, at)
 
 
+def turn(model: str, at: datetime) -> str:
+    """A ``turn_context`` line: the calls after it use ``model``."""
+    return line("turn_context", {"cwd": "/repo", "approval_policy": "on-request",
+                                 "model": model, "effort": "medium"}, at)
+
+
+def call(at: datetime, n: int, limits: dict[str, Any] | None = None,
+         reorder: bool = False) -> str:
+    """A model call's ``token_count`` line whose counts are ``n`` times a fixed usage
+    (``reorder``: its fields in another order, as another writer may put them)."""
+    usage = {"input_tokens": 100 * n, "cached_input_tokens": 10 * n, "output_tokens": n,
+             "reasoning_output_tokens": 2 * n, "total_tokens": 101 * n}
+    if reorder:
+        usage = dict(reversed(list(usage.items())))
+    payload = {"type": "token_count",
+               "info": {"total_token_usage": usage, "last_token_usage": usage,
+                        "model_context_window": 258400},
+               "rate_limits": limits}
+    return line("event_msg", payload, at)
+
+
 def goal(thread: str, status: str, at: datetime, objective: str = "Migrate the tests to pytest",
          tokens: int = 1000, budget: int | None = None) -> str:
     return line("event_msg", {

@@ -15,31 +15,16 @@ from tests.codex.fixtures import (
     THREAD_A,
     THREAD_B,
     CodexHome,
+    call,
     five_and_week,
     line,
     meta,
     stamp,
+    turn,
 )
 
 H = timedelta(hours=1)
 M = timedelta(minutes=1)
-
-
-def turn(model: str, at) -> str:
-    return line("turn_context", {"cwd": "/repo", "approval_policy": "on-request",
-                                 "model": model, "effort": "medium"}, at)
-
-
-def call(at, n: int, limits=None, reorder: bool = False) -> str:
-    usage = {"input_tokens": 100 * n, "cached_input_tokens": 10 * n, "output_tokens": n,
-             "reasoning_output_tokens": 2 * n, "total_tokens": 101 * n}
-    if reorder:  # a writer that orders the fields differently must still be counted
-        usage = dict(reversed(list(usage.items())))
-    payload = {"type": "token_count",
-               "info": {"total_token_usage": usage, "last_token_usage": usage,
-                        "model_context_window": 258400},
-               "rate_limits": limits}
-    return line("event_msg", payload, at)
 
 
 def test_tokens_by_day_and_model_across_midnight_and_files(home: CodexHome):

@@ -18,22 +18,23 @@ from core.cli import main
 from core.providers.codex import history, usage_cache, usage_workers
 from core.providers.codex.history import rollouts
 from core.providers.codex.usage_cache import FILE_NAME, UsageCache, UsageRun
-from tests.codex.fixtures import T0, THREAD_A, THREAD_B, CodexHome, five_and_week, line, meta
+from tests.codex.fixtures import (
+    T0,
+    THREAD_A,
+    THREAD_B,
+    CodexHome,
+    call,
+    five_and_week,
+    meta,
+    turn,
+)
 
 M = timedelta(minutes=1)
 H = timedelta(hours=1)
 
 
-def call(at, n: int, used: float | None = None) -> str:
-    usage = {"input_tokens": 100 * n, "cached_input_tokens": 10 * n, "output_tokens": n,
-             "reasoning_output_tokens": 2 * n, "total_tokens": 101 * n}
-    limits = five_and_week(used, T0 + 5 * H, 2.0, T0 + 90 * H) if used is not None else None
-    return line("event_msg", {"type": "token_count", "info": {
-        "total_token_usage": usage, "last_token_usage": usage}, "rate_limits": limits}, at)
-
-
-def turn(model: str, at) -> str:
-    return line("turn_context", {"cwd": "/repo", "model": model}, at)
+def quota(used: float) -> dict:
+    return five_and_week(used, T0 + 5 * H, 2.0, T0 + 90 * H)
 
 
 @pytest.fixture
@@ -60,7 +61,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 def two(home: CodexHome) -> tuple[Path, Path]:
     a = home.rollout(THREAD_A, T0, meta(THREAD_A, T0), turn("gpt-5.2", T0),
-                     call(T0 + M, 1, 10.0), call(T0 + 2 * H, 2, 30.5))
+                     call(T0 + M, 1, quota(10.0)), call(T0 + 2 * H, 2, quota(30.5)))
     b = home.rollout(THREAD_B, T0 + H, meta(THREAD_B, T0 + H), call(T0 + H + M, 4))
     return a, b
 
@@ -188,7 +189,7 @@ def test_the_command_keeps_its_cache_across_processes(home: CodexHome, tmp_path:
         thread = f"019a{i:04x}-0000-7000-8000-000000000000"
         at = T0 + i * H
         home.rollout(thread, at, meta(thread, at), turn("gpt-5.2", at),
-                     *(call(at + (k + 1) * M, k + 1, 5.0 + k) for k in range(i + 2)))
+                     *(call(at + (k + 1) * M, k + 1, quota(5.0 + k)) for k in range(i + 2)))
     env = {**os.environ, "CODEX_HOME": str(home.root), "GOALKEEPER_HOME": str(tmp_path / "gk")}
     code = ("import sys; from core.cli import main; from core.providers.codex import usage_cache; "
             "answer = usage_cache.UsageRun.history; usage_cache.UsageRun.history = "

@@ -21,10 +21,12 @@ from tests.codex.fixtures import (
     THREAD_A,
     THREAD_B,
     CodexHome,
+    call,
     five_and_week,
     line,
     meta,
     stamp,
+    turn,
 )
 
 M = timedelta(minutes=1)
@@ -41,19 +43,6 @@ def decoder(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     else:
         assert usagejson._FAST is not None, "msgspec is a dependency: it must be installed"
     return str(request.param)
-
-
-def turn(model: str, at) -> str:
-    return line("turn_context", {"cwd": "/repo", "model": model}, at)
-
-
-def call(at, n: int, limits=None, reorder: bool = False) -> str:
-    usage = {"input_tokens": 100 * n, "cached_input_tokens": 10 * n, "output_tokens": n,
-             "reasoning_output_tokens": 2 * n, "total_tokens": 101 * n}
-    if reorder:
-        usage = dict(reversed(list(usage.items())))
-    return line("event_msg", {"type": "token_count", "info": {
-        "total_token_usage": usage, "last_token_usage": usage}, "rate_limits": limits}, at)
 
 
 def objects(*usages: object) -> list[bytes]:
