@@ -115,15 +115,10 @@ def _report(ctx: Context, home: Path, history: UsageHistory) -> int:
 
 def _default_workers(todo: list[Path]) -> int:
     """One process per CPU (up to four) for a large history to read, else this one."""
-    size = sum(_size(p) for p in todo)
+    from core.providers.codex.usage_workers import file_size
+
+    size = sum(file_size(p) for p in todo)
     return min(4, os.cpu_count() or 1) if size >= PARALLEL_BYTES else 1
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _table(rows: list[dict[str, Any]], total: dict[str, int]) -> str:

@@ -98,7 +98,7 @@ class ForkedScan:
     :meth:`parts` joins in and collects them, :meth:`cancel` ends them."""
 
     def __init__(self, files: list[Path], workers: int) -> None:
-        self.files = sorted(files, key=_size, reverse=True)
+        self.files = sorted(files, key=file_size, reverse=True)
         workers = min(workers, _MAX_WORKERS)
         self.step = -(-len(self.files) // _MAX_RECORDS)  # files per entry of the queue
         #: who scanned each file: 0 nobody, else the scanning process's number (this one: 1)
@@ -281,7 +281,7 @@ def worker_main() -> None:
 
 def _share_out(files: list[Path], workers: int) -> list[list[Path]]:
     """Groups of about equal size in bytes, largest files first."""
-    sized = sorted(((_size(p), p) for p in files), reverse=True)
+    sized = sorted(((file_size(p), p) for p in files), reverse=True)
     groups: list[tuple[int, list[Path]]] = [(0, []) for _ in range(min(workers, len(files)))]
     for size, path in sized:
         total, members = min(groups, key=lambda group: group[0])
@@ -291,7 +291,8 @@ def _share_out(files: list[Path], workers: int) -> list[list[Path]]:
     return [members for _, members in groups if members]
 
 
-def _size(path: Path) -> int:
+def file_size(path: Path) -> int:
+    """``path``'s size in bytes (0 when it cannot be read: it is then left out of the scan)."""
     try:
         return path.stat().st_size
     except OSError:
