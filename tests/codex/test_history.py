@@ -143,6 +143,48 @@ def test_lines_as_codex_0_169_writes_them_are_read(home: CodexHome,
     assert (got.calls, got.input_tokens, got.output_tokens, got.total_tokens) == (1, 30, 5, 35)
 
 
+def test_a_type_that_moves_from_line_to_line_is_found_on_each(home: CodexHome):
+    """The scan looks for a line's type where the line before had it: ordinals growing a
+    digit (9 → 10, 99 → 100), lines with and without one in the same file, a head in another
+    order, a type it does not know and one cut short all give what reading every line as JSON
+    gives."""
+    usage = {"input_tokens": 7, "cached_input_tokens": 3, "output_tokens": 2,
+             "reasoning_output_tokens": 1, "total_tokens": 9}
+    count = {"type": "token_count", "info": {"last_token_usage": usage}}
+    raw: list[str] = []
+    for n in range(1, 130):
+        at = T0 + n * M
+        record: dict = {"timestamp": stamp(at)}
+        if n % 7:  # most lines as 0.169+ writes them, some without the ordinal
+            record["ordinal"] = n
+        kind, payload = [("turn_context", {"model": f"gpt-{n // 40}"}),
+                         ("response_item", {"type": "message", "content": "x" * n}),
+                         ("event_msg", count), ("event_msg", {"type": "agent_message"}),
+                         ("event_msg", count)][n % 5]
+        record.update({"type": kind, "payload": payload})
+        if n % 11 == 0:  # the type first: another writer's order
+            record = {"type": kind, **record}
+        if n % 13 == 0:
+            record.update(type="turn_aborted", payload={"reason": "interrupted"})
+        raw.append(json.dumps(record, separators=(",", ":")) + "\n")
+    raw.append('{"timestamp":"' + stamp(T0 + 200 * M) + '","ordinal":130,"type":"event_msg"')
+    home.rollout(THREAD_A, T0, *raw)
+
+    expected: dict[tuple[str, str], list[int]] = {}
+    model = "unknown"
+    for text in raw[:-1]:
+        record = json.loads(text)
+        if record["type"] == "turn_context":
+            model = record["payload"]["model"]
+        elif record["type"] == "event_msg" and record["payload"]["type"] == "token_count":
+            row = expected.setdefault((record["timestamp"][:10], model), [0, 0])
+            row[0] += 1
+            row[1] += record["payload"]["info"]["last_token_usage"]["total_tokens"]
+    found = scan_usage(rollouts(home.sessions))
+    assert {k: [u.calls, u.total_tokens] for k, u in found.daily.items()} == expected
+    assert len(expected) == 5  # the calls before the first turn_context: "unknown"
+
+
 def test_a_failing_worker_is_made_up_for_here(home: CodexHome, monkeypatch: pytest.MonkeyPatch):
     for i, thread in enumerate((THREAD_A, THREAD_B)):
         home.rollout(thread, T0 + i * H, meta(thread, T0 + i * H), call(T0 + i * H + M, 3 + i))

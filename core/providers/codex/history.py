@@ -47,6 +47,9 @@ _KINDS = {b'"type":"response_item"': _SKIP, b'"type":"event_msg","pa': _EVENT,
           b'"type":"compacted","pa': _SKIP}
 _PAYLOAD = len(b'"type":"event_msg",')  # where an event's payload starts, from its type
 _TOKEN_COUNT = b'"payload":{"type":"token_count"'
+_AFTER = _PAYLOAD + len(_TOKEN_COUNT)  # where a token count's info starts, from its type
+#: where the type is in a line without an ordinal: after ``{"timestamp":"<24 chars>",``
+_AT = len(b'{"timestamp":"') + 24 + len(b'",')
 #: where a usage object's ``{`` is, from the start of :data:`USAGE`
 _OBJECT = len(USAGE) - 1
 _MODEL_RE = re.compile(rb'"model":"([^"]*)"')
@@ -230,33 +233,50 @@ class _Calls:
         if 0 <= usage < turn:
             self.turns.append((len(self.lines), line, turn))
 
+    def drop(self, line: bytes) -> None:
+        """Forget what ``line`` — the last one read — added."""
+        if self.lines and self.lines[-1] is line:
+            del self.lines[-1], self.objects[-1]
+        while self.turns and self.turns[-1][1] is line:
+            del self.turns[-1]
+
 
 def _calls(data: mmap.mmap, start: int) -> _Calls:
     """The calls and turns in the complete lines of ``data`` from ``start`` — one pass over the
-    lines (``readline``: the newline found and the line copied in C; a line's Python steps are
-    a bounded ``find`` of its type in its head and a dict lookup of the type). Lines are at most
-    a window long (one line's limit)."""
+    lines (``readline``: the newline found and the line copied in C). A line's Python steps are
+    one slice and one dict lookup: its type is looked up where the line before had it (a
+    rollout's lines all start with the same fixed-width timestamp, and since codex-cli 0.169 an
+    ordinal whose width changes only at 10, 100, …); a line whose type is not there has it
+    found (a bounded ``find`` in its head). Lines are at most a window long (one line's
+    limit)."""
     found = _Calls()
     data.seek(start)
     kinds, turns = _KINDS.get, found.turns
     lines_, objects = found.lines, found.objects
+    at, end = _AT, _AT + _KEY  # where the line before had its type
+    line = b""
     for line in iter(data.readline, b""):
         # {"timestamp":"<24 chars>",["ordinal":<n>,]"type":"<kind>…
-        at = line.find(TYPE, 0, HEAD)
-        kind = kinds(line[at:at + _KEY], _UNUSUAL) if at >= 0 else _UNUSUAL
+        kind = kinds(line[at:end])
+        if kind is None:
+            if (where := line.find(TYPE, 0, HEAD)) >= 0 and (
+                    kind := kinds(line[where:where + _KEY])) is not None:
+                at, end = where, where + _KEY
+            else:
+                kind = _UNUSUAL
         if kind is _SKIP:
             continue
-        if line[-1:] != b"\n":
-            break  # the last line, still being written: the next window or scan reads it
         if kind is _EVENT:
             if line.startswith(_TOKEN_COUNT, at + _PAYLOAD) and (
-                    hit := line.find(USAGE, at + _PAYLOAD + len(_TOKEN_COUNT))) >= 0:
+                    hit := line.find(USAGE, at + _AFTER)) >= 0:
                 lines_.append(line)  # _Calls.call, inlined: one call a model call saved
                 objects.append(line[hit + _OBJECT: line.find(b"}", hit) + 1])
         elif kind is _TURN:
             turns.append((len(lines_), line, at))
         else:
             found.unusual(line)
+    if line[-1:] != b"\n":
+        found.drop(line)  # the last line, still being written: the next window or scan reads it
     return found
 
 
