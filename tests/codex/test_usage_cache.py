@@ -114,6 +114,7 @@ def test_new_and_vanished_rollouts(home: CodexHome, reads: list[Path],
 
 @pytest.mark.parametrize("content", [
     b"", b"{", b"\xff\xfe not json", b"[]", b'{"format": 1}', b'{"format": 1, "key": 3}',
+    b"[" * 200_000,  # nested too deep for a parser that recurses
     None,  # a valid cache whose rows are wrong (filled in below)
 ])
 def test_a_corrupt_cache_is_ignored_and_written_anew(home: CodexHome, reads: list[Path],

@@ -332,6 +332,17 @@ def test_json_nested_too_deep_is_refused_not_a_recursion_error(decoder: str):
     assert usagejson.stamp_and_limits(
         b'{"timestamp":"x","payload":{"rate_limits":' + deep + b"}}") is None
     assert usagejson.usage_sums([b'{"input_tokens":1,"extra":' + deep + b"}"]) is None
+    with pytest.raises(ValueError):  # the usage cache's file
+        usagejson.decode(deep)
+
+
+def test_the_usage_caches_json_round_trips(decoder: str):
+    value = {"format": 1, "key": "k", "files": [["/a", [3, 4, 5], 1, [["2026-01-02", "m", 1, 2,
+                                                                        3, 4, 5, 6]],
+                                                 [["codex:5h", 1_000_000, 12.5]]]]}
+    assert usagejson.decode(usagejson.encode(value)) == value
+    with pytest.raises(ValueError):
+        usagejson.decode(b'{"format": ')
 
 
 def test_no_process_to_fork_means_fewer_children(home: CodexHome, forking: None,

@@ -72,9 +72,9 @@ class TokenCounts:
     total_tokens: int = 0
 
     def merge(self, other: TokenCounts) -> None:
-        self.calls += other.calls
-        for name in _FIELDS:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.add_sums(other.calls, (other.input_tokens, other.cached_input_tokens,
+                                    other.output_tokens, other.reasoning_output_tokens,
+                                    other.total_tokens))
 
     def add_sums(self, calls: int, sums: Sums) -> None:
         """Add ``calls`` calls whose (input, cached, output, reasoning, total) sum to ``sums``."""
@@ -129,9 +129,9 @@ def combine(parts: Iterable[UsageHistory]) -> UsageHistory:
         for window, points in part.quota.items():
             history.quota.setdefault(window, []).extend(points)
     for window, points in history.quota.items():
-        hourly: dict[datetime, tuple[datetime, float]] = {}
-        for when, used in sorted(points):
-            hourly.setdefault(when.replace(minute=0, second=0, microsecond=0), (when, used))
+        hourly: dict[tuple[int, int], tuple[datetime, float]] = {}
+        for when, used in sorted(points):  # (all UTC)
+            hourly.setdefault((when.toordinal(), when.hour), (when, used))
         history.quota[window] = list(hourly.values())
     return history
 

@@ -14,7 +14,6 @@ only ever saves time.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from core.providers.codex import history as scan
+from core.providers.codex import usagejson
 from core.providers.codex.history import Part, Stamp, TokenCounts, UsageHistory, combine
 
 FILE_NAME = "codex-usage-cache.json"
@@ -36,7 +36,7 @@ _MICROSECOND = timedelta(microseconds=1)
 def scan_key() -> str:
     """Names the code whose answers are kept: a digest of the scan's modules (a frozen app,
     whose sources cannot be read: its version)."""
-    from core.providers.codex import limits, usagejson
+    from core.providers.codex import limits
 
     digest = hashlib.sha256(str(FORMAT).encode())
     try:
@@ -64,7 +64,7 @@ class UsageCache:
                 info = os.fstat(handle.fileno())
                 if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
                     return cls()
-                held = json.loads(handle.read())
+                held = usagejson.decode(handle.read())
             if held["format"] != FORMAT or held["key"] != key:
                 return cls()
             return cls({str(row[0]): _entry(row) for row in held["files"]})
@@ -93,8 +93,7 @@ class UsageCache:
         held = {"format": FORMAT, "key": key,
                 "files": [_row(file, stamp, part) for file, stamp, part in parts]}
         try:
-            atomic_write_bytes(path, json.dumps(held, separators=(",", ":")).encode(),
-                               mode=0o600, durable=False)
+            atomic_write_bytes(path, usagejson.encode(held), mode=0o600, durable=False)
         except OSError:
             return
 

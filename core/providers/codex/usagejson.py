@@ -1,5 +1,6 @@
 """The few pieces of a rollout the usage scan decodes as JSON: each model call's
-``last_token_usage`` object, and once an hour a ``token_count`` line for its ``rate_limits``.
+``last_token_usage`` object, and once an hour a ``token_count`` line for its ``rate_limits``;
+and the usage cache's own file (:func:`encode`, :func:`decode`).
 
 The byte-level scan (:mod:`core.providers.codex.history`) finds them; this module decodes them
 with msgspec — a maintained C decoder that builds typed structs and skips what it is not asked
@@ -12,6 +13,7 @@ Measured on the 1 GiB bench tree (docs/notes/issue-24-scan.md): msgspec 0.16 s, 
 """
 
 
+import json
 from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
@@ -42,8 +44,13 @@ def _stdlib_line(line: bytes) -> tuple[str, Any] | None:
         return None
 
 
+def _stdlib_encode(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
 def _msgspec_decoders() -> tuple[Callable[[list[bytes]], Sums | None],
-                                 Callable[[bytes], tuple[str, Any] | None]] | None:
+                                 Callable[[bytes], tuple[str, Any] | None],
+                                 Callable[[Any], bytes], Callable[[bytes], Any]] | None:
     try:
         import msgspec
     except ImportError:  # pragma: no cover - msgspec is a dependency; the fallback is tested
@@ -81,7 +88,13 @@ def _msgspec_decoders() -> tuple[Callable[[list[bytes]], Sums | None],
             return _stdlib_line(raw)
         return record.timestamp, record.payload.rate_limits
 
-    return sums, line
+    def plain(raw: bytes) -> Any:
+        try:
+            return msgspec.json.decode(raw)
+        except (msgspec.DecodeError, RecursionError) as exc:
+            raise ValueError(f"not JSON: {type(exc).__name__}") from None
+
+    return sums, line, msgspec.json.encode, plain
 
 
 _FAST = _msgspec_decoders()
@@ -101,4 +114,15 @@ def stamp_and_limits(line: bytes) -> tuple[str, Any] | None:
     return _FAST[1](line) if _FAST is not None else _stdlib_line(line)
 
 
-__all__ = ["FIELDS", "Sums", "stamp_and_limits", "usage_sums"]
+def encode(value: Any) -> bytes:
+    """``value`` (plain lists, dicts, strings and numbers) as compact JSON."""
+    return _FAST[2](value) if _FAST is not None else _stdlib_encode(value)
+
+
+def decode(raw: bytes) -> Any:
+    """The plain value ``raw`` holds; ValueError when it is not JSON or nests too deep (never a
+    ``RecursionError``)."""
+    return _FAST[3](raw) if _FAST is not None else jsonload.loads(raw)
+
+
+__all__ = ["FIELDS", "Sums", "decode", "encode", "stamp_and_limits", "usage_sums"]
