@@ -171,7 +171,7 @@ def test_a_cancelled_forked_scan_ends_its_children(home: CodexHome, forking: Non
     monkeypatch.setattr(usage_workers, "scan_file", lambda path: time.sleep(60))
     pending = start_scan(two_rollouts(home), 3)
     assert isinstance(pending, ForkedScan)
-    pids = [pid for pid, _, _ in pending.children]
+    pids = [child.pid for child, _ in pending.children]
     assert len(pids) == 2
     pending.cancel()
     for pid in pids:  # reaped: no child of that number is left
@@ -383,7 +383,7 @@ def test_a_scan_cut_short_is_still_ended_cleanly(home: CodexHome, forking: None,
     paths = many_rollouts(home)
     pending = start_scan(paths, 3)
     assert isinstance(pending, ForkedScan)
-    pids = [pid for pid, _, _ in pending.children]
+    pids = [child.pid for child, _ in pending.children]
 
     def interrupted(data: bytes) -> object:
         raise KeyboardInterrupt

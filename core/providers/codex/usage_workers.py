@@ -28,8 +28,10 @@ import os
 import pickle
 import sys
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 
+from core.forked import ForkedCall, can_fork
 from core.providers.codex.history import Part, Stamp, UsageHistory, combine, scan_file, scan_parts
 
 #: bytes of one entry of the queue: the number of the first file of a batch
@@ -84,14 +86,6 @@ def start_scan(paths: Iterable[Path], workers: int) -> ForkedScan | PendingScan 
     return PendingScan(groups[1:], here=groups[0])
 
 
-def can_fork() -> bool:
-    """Whether this process may fork and let the child run Python: a POSIX system and no
-    other Python thread (a thread holding a lock at the fork would leave it held forever in
-    the child)."""
-    threading = sys.modules.get("threading")
-    return hasattr(os, "fork") and (threading is None or threading.active_count() == 1)
-
-
 class ForkedScan:
     """``files`` scanned by this process and ``workers - 1`` forked children, each taking the
     next batch of files from one queue (see the module's docstring). Owns the children:
@@ -108,10 +102,11 @@ class ForkedScan:
         except OSError:
             self.board.close()
             raise
-        self.children: list[tuple[int, int, int]] = []  # (pid, result pipe, number)
+        #: (the child, its number) — a child leaves the list once it has answered
+        self.children: list[tuple[ForkedCall[list[tuple[int, Stamp, UsageHistory]]], int]] = []
         for number in range(2, workers + 1):
             try:
-                self.children.append(self._fork(number))
+                self.children.append((ForkedCall(partial(self._work, number)), number))
             except OSError:  # no more processes or pipes to be had: fewer children, the
                 break  # queue shares the files out to those there are
 
@@ -129,27 +124,6 @@ class ForkedScan:
         finally:
             os.close(write)
         return read
-
-    def _fork(self, number: int) -> tuple[int, int, int]:
-        read, write = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read)
-            os.close(write)
-            raise
-        if pid == 0:  # the child: scan, send the answer, and leave without running anything
-            code = 1  # of the parent's (no atexit, no buffers flushed twice)
-            try:
-                os.close(read)
-                data = memoryview(pickle.dumps(self._work(number)))
-                while data:
-                    data = data[os.write(write, data):]
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write)
-        return pid, read, number
 
     def _work(self, number: int) -> list[tuple[int, Stamp, UsageHistory]]:
         """Take batches from the queue until it is empty: (file number, stamp, answer) of each
@@ -170,13 +144,9 @@ class ForkedScan:
         found = self._work(1)
         failed: set[int] = set()
         while self.children:
-            pid, pipe, number = self.children[0]
-            with open(pipe, "rb") as answer:
-                data = answer.read()
-            _, status = os.waitpid(pid, 0)
-            del self.children[0]  # reaped: never signalled again (its pid may be reused)
-            # our own child's answer: the same code, run by a copy of this process
-            part = pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 and data else None
+            child, number = self.children[0]
+            part = child.answer()
+            del self.children[0]  # answered (or failed): never signalled again
             if isinstance(part, list):
                 found.extend(part)
             else:
@@ -189,16 +159,8 @@ class ForkedScan:
 
     def cancel(self) -> None:
         """End the children (their answer is not wanted any more)."""
-        import signal
-
-        for pid, pipe, _ in self.children:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):  # closed already when parts() was cut short
-                os.close(pipe)
-        for pid, _, _ in self.children:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+        for child, _ in self.children:
+            child.cancel()
         self.children = []
         self._close()
 

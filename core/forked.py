@@ -1,0 +1,91 @@
+"""Work done by a forked copy of this process, its answer pickled back through a pipe.
+
+A forked child starts at once — it is this process, with everything it has imported — where a
+fresh interpreter takes tens of milliseconds to import anything. Only a process that may fork
+uses it (:func:`can_fork`: a POSIX system and no other thread — a thread holding a lock at the
+fork would leave it held forever in the child).
+
+The child runs the work and leaves with ``os._exit`` — never this process's cleanup (no
+``atexit``, no buffers flushed twice); SIGTERM ends its work cleanly (its own ``finally``
+blocks run, e.g. to end the children it started), which is how :meth:`ForkedCall.cancel`
+stops it. A child that fails, or is killed, answers None.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+def can_fork() -> bool:
+    """Whether this process may fork and let the child run Python: a POSIX system and no
+    other Python thread."""
+    threading = sys.modules.get("threading")
+    return hasattr(os, "fork") and (threading is None or threading.active_count() == 1)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(1)
+
+
+class ForkedCall(Generic[T]):
+    """``work()`` started now in a forked child; :meth:`answer` waits for what it returned.
+    Raises OSError when no pipe or process can be had (nothing is left behind)."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
+        if pid == 0:  # the child: work, send the answer, and leave without running anything
+            code = 1  # of the parent's
+            try:
+                signal.signal(signal.SIGTERM, _stop)
+                os.close(read)
+                data = memoryview(pickle.dumps(work()))
+                while data:
+                    data = data[os.write(write, data):]
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        self.pid: int | None = pid
+        self._pipe = read
+
+    def answer(self) -> T | None:
+        """What the work returned, once the child has ended; None when it failed."""
+        if self.pid is None:
+            return None
+        pipe, self._pipe = self._pipe, -1  # the file below owns (and closes) it from here
+        with open(pipe, "rb") as answer:
+            data = answer.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None  # reaped: never signalled again (its pid may be reused)
+        if os.waitstatus_to_exitcode(status) != 0 or not data:
+            return None
+        found: T = pickle.loads(data)  # our own child's answer: the same code, run by a copy
+        return found
+
+    def cancel(self) -> None:
+        """End the child (its answer is not wanted any more) and reap it."""
+        if self.pid is None:
+            return
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGTERM)
+        if self._pipe >= 0:  # (answer() cut short has closed it already)
+            os.close(self._pipe)
+            self._pipe = -1
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        self.pid = None
