@@ -14,7 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core import __version__
 
@@ -67,6 +67,10 @@ VERBS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("store", (("store", "the database's state and backups; `store restore` leaves "
                           "safe mode"),)),
 )
+#: the commands whose module starts work before anything else loads — ``early(argv)``: None, or
+#: a handle the command finds as ``args.early`` and :func:`main` ends (``cancel()``) whatever
+#: happens (codex-usage's run: in a forked copy of this process, it reads while this one loads)
+EARLY = ("codex-usage",)
 #: the modules that add sub-commands, in ``--help``'s order
 COMMAND_MODULES = [module for module, _verbs in VERBS]
 #: which module adds each command
@@ -114,18 +118,32 @@ def main(argv: Sequence[str] | None = None, clock: Clock | None = None) -> int:
     if args[:1] == ["--version"]:  # what scripts ask most: nothing to translate, nothing to load
         print(f"goalkeeper {__version__}")  # i18n: ignore (a name and a version)
         return 0
-    from core import i18n
-    from core.paths import resolve_paths
+    early = _early(args)
+    try:
+        from core import i18n
+        from core.paths import resolve_paths
 
-    # the language first (the setting, else the system's): help, errors and output use it
-    i18n.setup(resolve_paths(os.environ).config_file, os.environ)
-    with i18n.argparse_translated():
-        return _main(args, clock)
+        # the language first (the setting, else the system's): help, errors and output use it
+        i18n.setup(resolve_paths(os.environ).config_file, os.environ)
+        with i18n.argparse_translated():
+            return _main(args, clock, early)
+    finally:
+        if early is not None:
+            early.cancel()
 
 
-def _main(argv: list[str], clock: Clock | None) -> int:
+def _early(argv: list[str]) -> Any:
+    """The work the command ``argv`` names starts first (:data:`EARLY`), or None."""
+    verb = command_of(argv)
+    if verb not in EARLY:
+        return None
+    return importlib.import_module(f"core.cli.{MODULE_OF[verb]}").early(argv)
+
+
+def _main(argv: list[str], clock: Clock | None, early: Any) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    args.early = early
     if args.command is None:
         from core.cli import hosts
 
@@ -134,8 +152,6 @@ def _main(argv: list[str], clock: Clock | None) -> int:
             return frontend([])
         parser.print_help()
         return 2  # EXIT_USAGE (core.cli.common), without loading what the commands share
-    if (prepare := getattr(args, "prepare", None)) is not None:
-        prepare(args)  # work a command starts before what commands share loads (codex-usage's scan)
     from core.cli.common import CliError, make_context, warn
 
     ctx = make_context(args, clock)

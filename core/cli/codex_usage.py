@@ -6,25 +6,28 @@ reads the session files.
 What each rollout held is kept for the next run (:mod:`core.providers.codex.usage_cache`, in
 the data directory): only rollouts new or changed since are read.
 
-The scan starts before what every command shares is loaded (the ``prepare`` step of
-:func:`core.cli.main`): on the Codex home the ``codex_home`` setting names when read leniently,
-the environment's otherwise. Its workers scan while this process loads and validates the
-settings; the scan is kept when the validated settings name the same home, and ended
+The run starts first thing (:func:`early`, called by :func:`core.cli.main` before the language,
+the parser and the settings load), on the Codex home the ``codex_home`` setting names when read
+leniently, the environment's otherwise: where this process may fork, the whole run — the cache,
+its own workers, the cache written — in a forked copy of it, so that the run's start-up and
+this process's (what every command shares, the settings validated) take both CPUs at once;
+elsewhere (another thread running, no fork) in this process, its workers fresh interpreters.
+The run's answer is kept when the validated settings name the same home, and the run is ended
 otherwise — a settings error still ends the command with its message.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.i18n import _
-from core.i18n.textfmt import pad, rpad
-
 if TYPE_CHECKING:
+    import argparse
+
     from core.cli.common import Context
+    from core.forked import ForkedCall
     from core.providers.codex.history import UsageHistory
     from core.providers.codex.usage_cache import UsageRun
 
@@ -33,44 +36,126 @@ PARALLEL_BYTES = 256 << 20
 
 
 def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    from core.i18n import _
+
     p = sub.add_parser("codex-usage", parents=[common],
                        help=_("Codex tokens per day and model, from the session files"))
     p.add_argument("--since", metavar="YYYY-MM-DD", help=_("only days from this one on"))
     p.add_argument("--workers", type=int, default=0,
                    help=_("processes to scan with (default: one per CPU for large histories)"))
-    p.set_defaults(func=cmd_codex_usage, prepare=start_early, reads_settings_only=True)
+    p.set_defaults(func=cmd_codex_usage, reads_settings_only=True)
 
 
-def start_early(args: argparse.Namespace) -> None:
-    """Start the run (its scan in worker processes) before the settings load (see the
-    module's docstring); ``args.early`` is (the home it reads, the run) or None."""
-    from core.i18n import early_setting
+class EarlyRun:
+    """The run started before the settings load (see the module's docstring): ``asked``
+    workers, forked (``forked``: it reports the home it read with its answer) or here
+    (``here``, on ``home``)."""
+
+    def __init__(self, asked: int, forked: ForkedCall[tuple[Path, UsageHistory] | None] | None
+                 = None, here: tuple[Path, UsageRun] | None = None) -> None:
+        self.asked, self.forked, self.here = asked, forked, here
+
+    def answer(self, home: Path, asked: int, config_file: Path) -> UsageHistory | None:
+        """The run's answer if it read ``home`` with ``asked`` workers, as the validated
+        settings and arguments say; else None (:meth:`cancel` then ends it)."""
+        if asked != self.asked:
+            return None
+        if self.here is not None:
+            if self.here[0] != home:
+                return None
+            run, self.here = self.here[1], None
+            return run.history()
+        if self.forked is None or _early_home(config_file) != home:
+            return None  # the forked run reads another home: not worth waiting for
+        from core.providers.codex import history  # noqa: F401  (to read the answer with)
+
+        found = self.forked.answer()
+        return found[1] if found is not None and found[0] == home else None
+
+    def cancel(self) -> None:
+        """End the run, if it is still going (its answer is not wanted)."""
+        if self.forked is not None:
+            self.forked.cancel()
+        if self.here is not None:
+            self.here[1].cancel()
+
+
+def early(argv: Sequence[str]) -> EarlyRun | None:
+    """The run, started as the command line asks (before anything else loads); None when the
+    line's options cannot be told yet (``--help``, a ``--workers`` that is not a number) or
+    the run cannot start: it then starts once the settings are validated."""
+    asked = _workers_asked(argv)
+    if asked is None:
+        return None
+    from core.forked import ForkedCall, can_fork
+
+    if can_fork():
+        try:
+            return EarlyRun(asked, forked=ForkedCall(lambda: _run_forked(asked)))
+        except OSError:  # no process or pipe to be had: the run starts here, later
+            return None
     from core.paths import resolve_paths
+
+    paths = resolve_paths(os.environ)
+    home = _early_home(paths.config_file)
+    return EarlyRun(asked, here=(home, _start(home, asked, paths.data_dir))) \
+        if home.is_dir() else None
+
+
+def _workers_asked(argv: Sequence[str]) -> int | None:
+    """``--workers`` as argparse will read it from ``argv`` (0: not given; any unique prefix
+    of the option, its value after ``=`` or as the next word); None for ``--help`` or a value
+    that is not a whole number (argparse then says what is wrong)."""
+    asked = 0
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help", "--"):
+            return None
+        name, equals, value = word.partition("=")
+        if len(name) > 2 and "--workers".startswith(name):
+            try:
+                asked = int(value if equals else next(words, ""))
+            except ValueError:
+                return None
+    return asked
+
+
+def _early_home(config_file: Path) -> Path:
+    """The Codex home the settings most likely name: read leniently, before they load."""
+    from core.i18n import early_setting
     from core.providers.codex.config import home_from
 
-    args.early = None
+    return home_from(early_setting(config_file, os.environ, "codex_home"), os.environ)
+
+
+def _run_forked(asked: int) -> tuple[Path, UsageHistory] | None:
+    """The forked run: (the home it read, its answer); None when there is no such home."""
+    from core.paths import resolve_paths
+
     paths = resolve_paths(os.environ)
-    home = home_from(early_setting(paths.config_file, os.environ, "codex_home"), os.environ)
-    if home.is_dir():
-        args.early = (home, _start(home, args.workers, paths.data_dir))
+    home = _early_home(paths.config_file)
+    if not home.is_dir():
+        return None
+    run = _start(home, asked, paths.data_dir)
+    try:
+        return home, run.history()
+    finally:
+        run.cancel()  # (ended by SIGTERM: its workers with it)
 
 
 def cmd_codex_usage(ctx: Context) -> int:
     from core.cli.common import EXIT_USAGE, CliError
+    from core.i18n import _
 
-    early: tuple[Path, UsageRun] | None = getattr(ctx.args, "early", None)
-    try:
-        home = _home(ctx)
-        if not home.is_dir():
-            raise CliError(_("no Codex home at {dir} (set CODEX_HOME or codex_home)").format(
-                dir=home), EXIT_USAGE)
-        if early is not None and early[0] == home:
-            history, early = early[1].history(), None
-        else:
-            history = _start(home, ctx.args.workers, ctx.paths.data_dir).history()
-    finally:
-        if early is not None:  # not the validated settings' home, or an error
-            early[1].cancel()
+    early: EarlyRun | None = getattr(ctx.args, "early", None)
+    home = _home(ctx)
+    if not home.is_dir():
+        raise CliError(_("no Codex home at {dir} (set CODEX_HOME or codex_home)").format(
+            dir=home), EXIT_USAGE)
+    history = early.answer(home, ctx.args.workers, ctx.paths.config_file) \
+        if early is not None else None
+    if history is None:
+        history = _start(home, ctx.args.workers, ctx.paths.data_dir).history()
     return _report(ctx, home, history)
 
 
@@ -122,6 +207,9 @@ def _default_workers(todo: list[Path]) -> int:
 
 
 def _table(rows: list[dict[str, Any]], total: dict[str, int]) -> str:
+    from core.i18n import _
+    from core.i18n.textfmt import pad, rpad
+
     if not rows:
         return _("no Codex token usage found")
     header = (f"{pad(_('date'), 10)}  {pad(_('model'), 22)} {rpad(_('calls'), 7)} "

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core import forked
 from core.cli import codex_usage
 from core.i18n import early_setting
 from core.providers.codex import history, usage_workers, usagejson
@@ -115,6 +116,7 @@ def forking(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forked workers, as in the command (no other thread): each test's only other thread is
     its watchdog (tests/support/timeouts.py), which waits on an event and is not copied."""
     monkeypatch.setattr(usage_workers, "can_fork", lambda: True)
+    monkeypatch.setattr(forked, "can_fork", lambda: True)
 
 
 def test_only_a_process_without_threads_forks(tmp_path: Path):
@@ -296,13 +298,14 @@ def test_codex_usage_drops_an_early_scan_of_another_home(
     other = CodexHome(tmp_path / "other")
     other.rollout(THREAD_A, T0, meta(THREAD_A, T0), call(T0 + M, 9), call(T0 + 2 * M, 9))
     monkeypatch.setenv("CODEX_HOME", str(home.root))
-    start = codex_usage.start_early
+    start = codex_usage.early
 
-    def then_move(args: object) -> None:  # the settings change between the two reads
-        start(args)  # type: ignore[arg-type]
+    def then_move(argv: list[str]) -> codex_usage.EarlyRun | None:  # the settings change
+        started = start(argv)  # between the two reads
         monkeypatch.setenv("CODEX_HOME", str(other.root))
+        return started
 
-    monkeypatch.setattr(codex_usage, "start_early", then_move)
+    monkeypatch.setattr(codex_usage, "early", then_move)
     spy = Spy(monkeypatch)
     assert main(["codex-usage", "--json", "--workers", "2"]) == 0
     data = usage_json(capsys)
@@ -399,3 +402,136 @@ def test_a_scan_cut_short_is_still_ended_cleanly(home: CodexHome, forking: None,
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize(("argv", "asked"), [
+    (["codex-usage"], 0), (["codex-usage", "--json", "--since", "2026-01-01"], 0),
+    (["codex-usage", "--workers", "3"], 3), (["codex-usage", "--workers=2"], 2),
+    (["codex-usage", "--wor", "5", "--json"], 5), (["codex-usage", "--w=1"], 1),
+    (["codex-usage", "--workers", "many"], None), (["codex-usage", "--workers"], None),
+    (["codex-usage", "-h"], None), (["codex-usage", "--help"], None),
+])
+def test_the_early_run_reads_workers_as_argparse_will(argv: list[str], asked: int | None):
+    assert codex_usage._workers_asked(argv) == asked
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children forked (by :class:`~core.forked.ForkedCall`) in this process."""
+    pids: list[int] = []
+    start = forked.ForkedCall.__init__
+
+    def counted(call: forked.ForkedCall[object], work: object) -> None:
+        start(call, work)  # type: ignore[arg-type]
+        pids.append(call.pid or 0)
+
+    monkeypatch.setattr(forked.ForkedCall, "__init__", counted)
+    return pids
+
+
+def reaped(pids: list[int]) -> bool:
+    """Every one of ``pids`` has ended and been reaped (no zombie, none still running)."""
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+    return True
+
+
+def test_the_forked_run_answers_and_this_process_reads_nothing(
+        home: CodexHome, forking: None, forks: list[int], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]):
+    """Where the process may fork, the run is a forked copy started before anything loads:
+    this process only waits for its answer (a run here would be seen by the spy)."""
+    from core.cli import main
+
+    two_rollouts(home)
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    monkeypatch.setattr(forked, "can_fork", lambda: False)
+    assert main(["codex-usage", "--json"]) == 0
+    here = usage_json(capsys)
+    monkeypatch.setattr(forked, "can_fork", lambda: True)
+    spy = Spy(monkeypatch)
+    assert main(["codex-usage", "--json"]) == 0
+    assert usage_json(capsys) == here and not spy.kept and len(forks) == 1 and reaped(forks)
+
+
+def test_a_failed_forked_run_is_made_up_for_here(
+        home: CodexHome, forking: None, forks: list[int], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]):
+    from core.cli import main
+
+    two_rollouts(home)
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+
+    def dies(asked: int) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(codex_usage, "_run_forked", dies)
+    spy = Spy(monkeypatch)
+    assert main(["codex-usage", "--json"]) == 0
+    assert usage_json(capsys)["total"]["calls"] == 2 and len(spy.kept) == 1
+    assert len(forks) == 1 and reaped(forks)
+
+
+def test_a_forked_run_of_another_home_is_not_kept(
+        home: CodexHome, tmp_path: Path, forking: None, forks: list[int],
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """The forked run read the home the environment named when it started; the settings
+    validated afterwards name another: that one is read here."""
+    from core.cli import main
+
+    two_rollouts(home)
+    other = CodexHome(tmp_path / "other")
+    other.rollout(THREAD_A, T0, meta(THREAD_A, T0), call(T0 + M, 9), call(T0 + 2 * M, 9),
+                  call(T0 + 3 * M, 9))
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    start = codex_usage.early
+
+    def then_move(argv: list[str]) -> codex_usage.EarlyRun | None:
+        started = start(argv)
+        monkeypatch.setenv("CODEX_HOME", str(other.root))
+        return started
+
+    monkeypatch.setattr(codex_usage, "early", then_move)
+    assert main(["codex-usage", "--json"]) == 0
+    data = usage_json(capsys)
+    assert data["codex_home"] == str(other.root) and data["total"]["calls"] == 3
+    assert len(forks) == 1 and reaped(forks)
+
+
+def test_a_settings_error_ends_the_forked_run(
+        home: CodexHome, forking: None, forks: list[int], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]):
+    """The run is ended (SIGTERM: its own workers with it) and reaped, not waited for."""
+    import time
+
+    from core.cli import main
+
+    two_rollouts(home)
+    config = Path(os.environ["GOALKEEPER_HOME"]) / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'codex_home = "{home.root}"\nhost_stale_seconds = "soon"\n')
+    monkeypatch.setattr(codex_usage, "_run_forked", lambda asked: time.sleep(60))
+    started = time.monotonic()
+    assert main(["codex-usage", "--json"]) == 2
+    assert "host_stale_seconds" in capsys.readouterr().err
+    assert time.monotonic() - started < 30 and len(forks) == 1 and reaped(forks)
+
+
+def test_the_command_reads_in_a_forked_copy_of_itself(home: CodexHome, tmp_path: Path):
+    """As users run it (a process without threads): the run is forked first thing, and its
+    answer is the one printed."""
+    import subprocess
+    import sys
+
+    two_rollouts(home)
+    code = ("import os, sys; forks = []; fork = os.fork\n"
+            "def counted():\n    forks.append(1)\n    return fork()\n"
+            "os.fork = counted\n"
+            "from core.cli import main; code = main(['codex-usage', '--json']); "
+            "print(len(forks), file=sys.stderr); sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "CODEX_HOME": str(home.root),
+                                           "GOALKEEPER_HOME": str(tmp_path / "gk")})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["total"]["calls"] == 2 and done.stderr.strip() == "1"
