@@ -172,7 +172,7 @@ def _start(home: Path, asked: int, data_dir: Path) -> UsageRun:
     from core.providers.codex.usage_cache import FILE_NAME, UsageRun
 
     sessions = home / "sessions"
-    return UsageRun(rollouts(sessions), lambda todo: asked or _default_workers(todo),
+    return UsageRun(rollouts(sessions), lambda size: asked or _default_workers(size),
                     data_dir / FILE_NAME, sessions)
 
 
@@ -198,11 +198,9 @@ def _report(ctx: Context, home: Path, history: UsageHistory) -> int:
     return EXIT_OK
 
 
-def _default_workers(todo: list[Path]) -> int:
-    """One process per CPU (up to four) for a large history to read, else this one."""
-    from core.providers.codex.usage_workers import file_size
-
-    size = sum(file_size(p) for p in todo)
+def _default_workers(size: int) -> int:
+    """One process per CPU (up to four) for a large history to read (``size`` bytes), else
+    this one."""
     return min(4, os.cpu_count() or 1) if size >= PARALLEL_BYTES else 1
 
 

@@ -155,7 +155,7 @@ def test_a_cache_that_cannot_be_written_costs_nothing(home: CodexHome, tmp_path:
     first = usage(capsys)
     blocked = tmp_path / "not-a-dir"
     blocked.write_text("")
-    run = UsageRun(rollouts(home.sessions), lambda todo: 1, blocked / FILE_NAME, home.sessions)
+    run = UsageRun(rollouts(home.sessions), lambda size: 1, blocked / FILE_NAME, home.sessions)
     assert run.history().totals() == history.scan_files(rollouts(home.sessions)).totals()
     assert first["total"]["calls"] == 3
 

@@ -27,11 +27,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.providers import jsonload, lines
-from core.providers.codex.limits import LimitShapeError, from_rollout
-from core.providers.codex.usagejson import FIELDS as _FIELDS
-from core.providers.codex.usagejson import Sums, stamp_and_limits, usage_sums
+
+if TYPE_CHECKING:
+    from core.providers.codex.usagejson import Sums
+
+# The decoders (msgspec) and the rate-limit shapes are imported where they are first used, not
+# here: a forked worker is started before they are loaded, and loads them itself meanwhile.
 
 USAGE = b'"last_token_usage":{'
 TURN = b'"turn_context","payload":{'  # type then payload: serde's tag + content
@@ -110,12 +114,13 @@ class UsageHistory:
 
 
 def rollouts(sessions: Path) -> list[Path]:
-    """Every rollout under ``sessions`` (the ``YYYY/MM/DD`` tree)."""
-    found: list[Path] = []
+    """Every rollout under ``sessions`` (the ``YYYY/MM/DD`` tree), in the order of their
+    paths' text."""
+    found: list[str] = []
     for directory, _, names in os.walk(sessions):
-        found.extend(Path(directory) / n for n in names
+        found.extend(os.path.join(directory, n) for n in names
                      if n.startswith("rollout-") and n.endswith(".jsonl"))
-    return sorted(found)
+    return [Path(p) for p in sorted(found)]
 
 
 def combine(parts: Iterable[UsageHistory]) -> UsageHistory:
@@ -300,6 +305,8 @@ def _usage(found: _Calls, first: int, end: int) -> tuple[int, Sums]:
     usage objects decoded in one go, else one by one; a call whose object will not decode
     alone (a nested value, an unexpected layout) has its line decoded, and one that cannot be
     read at all is left out."""
+    from core.providers.codex.usagejson import usage_sums
+
     objects = found.objects[first:end]
     sums = usage_sums(objects)
     if sums is not None:
@@ -371,10 +378,12 @@ def _model(line: bytes, at: int) -> str | None:
 def _slow_usage(line: bytes) -> Sums | None:
     """The same numbers from a line in an unexpected layout (decoded properly; the line is at
     most a window, so within the limit of one line)."""
+    from core.providers.codex.usagejson import FIELDS
+
     try:
         record = jsonload.loads(line)
         usage = record["payload"]["info"]["last_token_usage"]
-        return tuple(int(usage.get(name) or 0) for name in _FIELDS)  # type: ignore[return-value]
+        return tuple(int(usage.get(name) or 0) for name in FIELDS)  # type: ignore[return-value]
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -386,6 +395,9 @@ def _quota_point(line: bytes, history: UsageHistory) -> None:
     history.hours.add(hour)
     if b'"rate_limits":{' not in line:
         return  # (a line over the limit of one line never gets here: _scan_file passes it)
+    from core.providers.codex.limits import LimitShapeError, from_rollout
+    from core.providers.codex.usagejson import stamp_and_limits
+
     found = stamp_and_limits(line)
     if found is None:
         return

@@ -22,11 +22,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.providers.codex import history as scan
-from core.providers.codex import usagejson
 from core.providers.codex.history import Part, Stamp, TokenCounts, UsageHistory, combine
 
 FILE_NAME = "codex-usage-cache.json"
+#: the modules whose code decides what the cache holds
+SCAN_MODULES = ("core.providers.codex.history", "core.providers.codex.usagejson",
+                "core.providers.codex.limits")
 #: the layout of the file (the scan's own code is in the key too: a changed scan reads again)
 FORMAT = 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -34,15 +35,16 @@ _MICROSECOND = timedelta(microseconds=1)
 
 
 def scan_key() -> str:
-    """Names the code whose answers are kept: a digest of the scan's modules (a frozen app,
-    whose sources cannot be read: its version)."""
-    from core.providers.codex import limits
+    """Names the code whose answers are kept: a digest of the scan's modules — their files,
+    found without loading them (a frozen app, whose sources cannot be read: its version)."""
+    from importlib.util import find_spec
 
     digest = hashlib.sha256(str(FORMAT).encode())
     try:
-        for module in (scan, usagejson, limits):
-            digest.update(Path(str(module.__file__)).read_bytes())
-    except (OSError, TypeError):
+        for module in SCAN_MODULES:
+            spec = find_spec(module)
+            digest.update(Path(str(spec and spec.origin)).read_bytes())
+    except (OSError, TypeError, ValueError, ImportError):
         from core import __version__
 
         return f"version {__version__} ({'frozen' if getattr(sys, 'frozen', False) else ''})"
@@ -64,7 +66,10 @@ class UsageCache:
                 info = os.fstat(handle.fileno())
                 if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
                     return cls()
-                held = usagejson.decode(handle.read())
+                raw = handle.read()
+            from core.providers.codex import usagejson  # (not loaded before it is needed)
+
+            held = usagejson.decode(raw)
             if held["format"] != FORMAT or held["key"] != key:
                 return cls()
             return cls({str(row[0]): _entry(row) for row in held["files"]})
@@ -89,6 +94,7 @@ class UsageCache:
         """Keep ``parts`` — the rollouts there are now — for the next run, in place of what
         was kept. Best effort: a cache not written is only a slower next run."""
         from core.atomic import atomic_write_bytes
+        from core.providers.codex import usagejson
 
         held = {"format": FORMAT, "key": key,
                 "files": [_row(file, stamp, part) for file, stamp, part in parts]}
@@ -139,13 +145,13 @@ def _int(value: object) -> int:
 
 class UsageRun:
     """One ``codex-usage`` run over ``files``, the rollouts under ``root``: the cache at
-    ``cache_file`` read, the rollouts it does not answer for read by ``workers(them)``
-    processes started at once, and the cache written anew when :meth:`history` is asked for
+    ``cache_file`` read, the rollouts it does not answer for read by ``workers(their size in
+    bytes)`` processes started at once, and the cache written anew when :meth:`history` is asked for
     (what it keeps of other Codex homes stays as it was)."""
 
-    def __init__(self, files: list[Path], workers: Callable[[list[Path]], int],
+    def __init__(self, files: list[Path], workers: Callable[[int], int],
                  cache_file: Path, root: Path) -> None:
-        from core.providers.codex.usage_workers import start_scan
+        from core.providers.codex.usage_workers import file_size, start_scan
 
         self.cache_file = cache_file
         self.key = scan_key()
@@ -155,7 +161,8 @@ class UsageRun:
                                    if not Path(name).is_relative_to(root)]
         # the cache holds rollouts gone since
         self.stale = len(cache.entries) != len(self.kept) + len(self.others)
-        self.pending = start_scan(self.todo, workers(self.todo))
+        sizes = [file_size(path) for path in self.todo]
+        self.pending = start_scan(self.todo, workers(sum(sizes)), sizes)
 
     def history(self) -> UsageHistory:
         """The answer for every rollout: the kept ones and those read now."""

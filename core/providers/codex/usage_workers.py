@@ -27,7 +27,7 @@ import mmap
 import os
 import pickle
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -67,22 +67,24 @@ def scan_usage_parts(paths: Iterable[Path], workers: int = 1) -> list[Part]:
         return scan_parts(files)
 
 
-def start_scan(paths: Iterable[Path], workers: int) -> ForkedScan | PendingScan | None:
+def start_scan(paths: Iterable[Path], workers: int,
+               sizes: Sequence[int] | None = None) -> ForkedScan | PendingScan | None:
     """The scan of ``paths`` by ``workers`` processes, all but this one started now, for a
     caller with other work to do meanwhile (``codex-usage`` loading its settings); this
     process joins in when asked for the :meth:`~ForkedScan.parts`. None where that cannot
-    be done so (one worker asked for, fewer than two files, a frozen app that cannot fork)."""
+    be done so (one worker asked for, fewer than two files, a frozen app that cannot fork).
+    ``sizes``: each file's size, when the caller knows them (else each is looked up)."""
     files = list(paths)
     if workers <= 1 or len(files) < 2:
         return None
     if can_fork():
         try:
-            return ForkedScan(files, workers)
+            return ForkedScan(files, workers, sizes)
         except OSError:  # no pipe to be had (too many open files): read here, one by one
             return None
     if getattr(sys, "frozen", False):
         return None
-    groups = _share_out(files, workers)
+    groups = _share_out(files, workers, sizes)
     return PendingScan(groups[1:], here=groups[0])
 
 
@@ -91,8 +93,9 @@ class ForkedScan:
     next batch of files from one queue (see the module's docstring). Owns the children:
     :meth:`parts` joins in and collects them, :meth:`cancel` ends them."""
 
-    def __init__(self, files: list[Path], workers: int) -> None:
-        self.files = sorted(files, key=file_size, reverse=True)
+    def __init__(self, files: list[Path], workers: int,
+                 sizes: Sequence[int] | None = None) -> None:
+        self.files = _largest_first(files, sizes)
         workers = min(workers, _MAX_WORKERS)
         self.step = -(-len(self.files) // _MAX_RECORDS)  # files per entry of the queue
         #: who scanned each file: 0 nobody, else the scanning process's number (this one: 1)
@@ -241,9 +244,10 @@ def worker_main() -> None:
     sys.stdout.flush()
 
 
-def _share_out(files: list[Path], workers: int) -> list[list[Path]]:
+def _share_out(files: list[Path], workers: int,
+               sizes: Sequence[int] | None = None) -> list[list[Path]]:
     """Groups of about equal size in bytes, largest files first."""
-    sized = sorted(((file_size(p), p) for p in files), reverse=True)
+    sized = sorted(zip(sizes or [file_size(p) for p in files], files, strict=True), reverse=True)
     groups: list[tuple[int, list[Path]]] = [(0, []) for _ in range(min(workers, len(files)))]
     for size, path in sized:
         total, members = min(groups, key=lambda group: group[0])
@@ -251,6 +255,11 @@ def _share_out(files: list[Path], workers: int) -> list[list[Path]]:
         members.append(path)
         groups.append((total + size, members))
     return [members for _, members in groups if members]
+
+
+def _largest_first(files: list[Path], sizes: Sequence[int] | None) -> list[Path]:
+    known = sizes or [file_size(p) for p in files]
+    return [files[i] for i in sorted(range(len(files)), key=known.__getitem__, reverse=True)]
 
 
 def file_size(path: Path) -> int:
