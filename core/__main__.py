@@ -1,5 +1,5 @@
 import sys
 
-from core.cli import main
+from core.cli import script
 
-sys.exit(main())
+sys.exit(script())

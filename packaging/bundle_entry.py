@@ -3,10 +3,10 @@
 import multiprocessing
 import sys
 
-from core.cli import main
+from core.cli import script
 
 if __name__ == "__main__":
     # the Codex and Claude history scans use "spawn" worker processes: in a frozen program the
     # workers re-run this executable, and freeze_support() makes them run the worker instead
     multiprocessing.freeze_support()
-    sys.exit(main())
+    sys.exit(script())

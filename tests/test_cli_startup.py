@@ -122,3 +122,19 @@ def test_the_language_is_looked_for_in_toml_only_where_a_key_could_name_it(
     (tmp_path / "gk" / "config.toml").write_text("max_auto_attempts = 4\n", encoding="utf-8")
     loaded(tmp_path, "status")
     assert "tomllib" not in loaded(tmp_path, "status")[1]
+
+
+@pytest.mark.parametrize(("argv", "leaving", "frozen"), [
+    (["status"], True, True),  # a read-only command, the process ending: no last collection
+    (["status"], False, False),  # main() called in a process that goes on (a test, the GUI)
+    (["hosts"], True, False),  # a command not marked read-only: finalized as ever
+])
+def test_the_script_skips_the_last_collection_only_after_a_command_that_read(
+        tmp_path: Path, argv: list[str], leaving: bool, frozen: bool) -> None:
+    code = ("import gc, sys; from core.cli import main; "
+            f"main({argv!r}, leaving={leaving}); print(gc.get_freeze_count() > 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL,
+                          env={"GOALKEEPER_HOME": str(tmp_path / "gk"), "PATH": "/usr/bin:/bin",
+                               "HOME": str(tmp_path), "LANG": "C.UTF-8"})
+    assert done.stdout.strip().splitlines()[-1] == str(frozen), done.stderr

@@ -111,9 +111,20 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, clock: Clock | None = None) -> int:
+def script() -> int:
+    """The ``goalkeeper`` script (and ``python -m core``): :func:`main`, its process ending
+    right after."""
+    return main(leaving=True)
+
+
+def main(argv: Sequence[str] | None = None, clock: Clock | None = None, *,
+         leaving: bool = False) -> int:
     """Run the command ``argv`` names (``sys.argv`` by default); ``clock``: the time the
-    read-only commands show (a test's fixed clock; the system's by default)."""
+    read-only commands show (a test's fixed clock; the system's by default). ``leaving``: the
+    process ends once this returns — after a command that only reads, the interpreter's last
+    garbage collection over every object it loaded is then skipped (``gc.freeze``: 20–40 ms of
+    ``status`` or ``codex-usage``; such a command has nothing left to finalize — what it opened
+    is closed — and the memory goes back with the process)."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["--version"]:  # what scripts ask most: nothing to translate, nothing to load
         print(f"goalkeeper {__version__}")  # i18n: ignore (a name and a version)
@@ -126,7 +137,7 @@ def main(argv: Sequence[str] | None = None, clock: Clock | None = None) -> int:
         # the language first (the setting, else the system's): help, errors and output use it
         i18n.setup(resolve_paths(os.environ).config_file, os.environ)
         with i18n.argparse_translated():
-            return _main(args, clock, early)
+            return _main(args, clock, early, leaving)
     finally:
         if early is not None:
             early.cancel()
@@ -140,7 +151,7 @@ def _early(argv: list[str]) -> Any:
     return importlib.import_module(f"core.cli.{MODULE_OF[verb]}").early(argv)
 
 
-def _main(argv: list[str], clock: Clock | None, early: Any) -> int:
+def _main(argv: list[str], clock: Clock | None, early: Any, leaving: bool) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     args.early = early
@@ -157,6 +168,10 @@ def _main(argv: list[str], clock: Clock | None, early: Any) -> int:
     ctx = make_context(args, clock)
     try:
         code: int = args.func(ctx)
+        if leaving and getattr(args, "reads_settings_only", False):
+            import gc
+
+            gc.freeze()
         return code
     except CliError as exc:
         warn(str(exc))
@@ -166,4 +181,4 @@ def _main(argv: list[str], clock: Clock | None, early: Any) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(script())

@@ -70,7 +70,7 @@ def test_the_wheel_carries_every_resource_and_both_entry_points(dist: Path) -> N
     # the packages are listed in pyproject.toml, not found: none may be left off
     assert _modules() <= names
     assert len([n for n in names if n.endswith(".png")]) == 8
-    assert b"goalkeeper = core.cli:main" in entry_points
+    assert b"goalkeeper = core.cli:script" in entry_points
     assert b"gui = gui.app:main" in entry_points
     assert not [n for n in names if n.startswith(("tests/", "bench/", "packaging/"))]
     # the compiled translations, not their sources
