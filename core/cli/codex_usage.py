@@ -179,6 +179,7 @@ def _start(home: Path, asked: int, data_dir: Path) -> UsageRun:
 def _report(ctx: Context, home: Path, history: UsageHistory) -> int:
     from core.cli.common import EXIT_OK
     from core.clock import iso
+    from core.providers.codex.history import EPOCH, MICROSECOND
 
     since = ctx.args.since or ""
     rows: list[dict[str, Any]] = [
@@ -192,7 +193,7 @@ def _report(ctx: Context, home: Path, history: UsageHistory) -> int:
         "reasoning_output_tokens", "total_tokens")}
     data = {"codex_home": str(home), "files": history.files, "bytes": history.size,
             "days": rows, "total": total,
-            "quota": {w: [[iso(at), used] for at, used in points]
+            "quota": {w: [[iso(EPOCH + at * MICROSECOND), used] for at, used in points]
                       for w, points in sorted(history.quota.items())}}
     ctx.emit(data, lambda: _table(rows, total))
     return EXIT_OK

@@ -82,7 +82,8 @@ def test_quota_points_are_hourly(home: CodexHome, monkeypatch: pytest.MonkeyPatc
     home.rollout(THREAD_A, T0, *lines)
     found = scan_usage(rollouts(home.sessions))
     assert [round(u) for _, u in found.quota["codex:5h"]] == [10, 13, 16, 19]
-    assert [w for w, _ in found.quota["codex:5h"]] == [T0 + i * H for i in range(4)]
+    micros = [(T0 + i * H - history.EPOCH) // history.MICROSECOND for i in range(4)]
+    assert [w for w, _ in found.quota["codex:5h"]] == micros
 
 
 def test_a_manifest_shaped_tree_is_counted_like_the_generator(home: CodexHome):

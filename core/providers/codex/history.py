@@ -25,7 +25,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +58,10 @@ _AT = len(b'{"timestamp":"') + 24 + len(b'",')
 _OBJECT = len(USAGE) - 1
 _MODEL_RE = re.compile(rb'"model":"([^"]*)"')
 UNKNOWN_MODEL = "unknown"
+#: quota points' instants: microseconds since the epoch (UTC)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
+HOUR = 3_600_000_000
 #: every n-th call's hour is checked for a quota point (one point per hour is kept)
 QUOTA_SAMPLE = 8
 #: files are scanned in line-aligned windows of this size, each unmapped once scanned
@@ -80,6 +84,11 @@ class TokenCounts:
                                     other.output_tokens, other.reasoning_output_tokens,
                                     other.total_tokens))
 
+    def __reduce__(self) -> tuple[type[TokenCounts], tuple[int, ...]]:
+        return TokenCounts, (self.calls, self.input_tokens, self.cached_input_tokens,
+                             self.output_tokens, self.reasoning_output_tokens,
+                             self.total_tokens)
+
     def add_sums(self, calls: int, sums: Sums) -> None:
         """Add ``calls`` calls whose (input, cached, output, reasoning, total) sum to ``sums``."""
         self.calls += calls
@@ -96,15 +105,22 @@ class UsageHistory:
 
     Attributes:
         daily: (UTC date ``YYYY-MM-DD``, model) → :class:`TokenCounts`.
-        quota: window id → [(instant, used %)], one point an hour (the first call of the hour).
+        quota: window id → [(instant in microseconds since the epoch, used %)], one point an
+            hour (the first call of the hour) — whole numbers, cheap to send between processes
+            and to keep.
         files / size: how many files and bytes were read.
     """
 
     daily: dict[tuple[str, str], TokenCounts] = field(default_factory=dict)
-    quota: dict[str, list[tuple[datetime, float]]] = field(default_factory=dict)
+    quota: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
     files: int = 0
     size: int = 0
     hours: set[bytes] = field(default_factory=set, repr=False)
+
+    def __reduce__(self) -> tuple[type[UsageHistory], tuple[object, ...]]:
+        # sent between the scan's processes: its fields, not a dict of them (a third of the
+        # time), and never the hours seen while scanning
+        return UsageHistory, (self.daily, self.quota, self.files, self.size)
 
     def totals(self) -> TokenCounts:
         total = TokenCounts()
@@ -134,9 +150,9 @@ def combine(parts: Iterable[UsageHistory]) -> UsageHistory:
         for window, points in part.quota.items():
             history.quota.setdefault(window, []).extend(points)
     for window, points in history.quota.items():
-        hourly: dict[tuple[int, int], tuple[datetime, float]] = {}
-        for when, used in sorted(points):  # (all UTC)
-            hourly.setdefault((when.toordinal(), when.hour), (when, used))
+        hourly: dict[int, tuple[int, float]] = {}
+        for when, used in sorted(points):
+            hourly.setdefault(when // HOUR, (when, used))
         history.quota[window] = list(hourly.values())
     return history
 
@@ -404,8 +420,9 @@ def _quota_point(line: bytes, history: UsageHistory) -> None:
     try:
         when = datetime.fromisoformat(found[0].replace("Z", "+00:00")).astimezone(UTC)
         snapshot = from_rollout(found[1], when)
+        micros = (when - EPOCH) // MICROSECOND
     except (ValueError, KeyError, TypeError, LimitShapeError):
         return
     for window_id, window in snapshot.windows.items():
         if window.used_percent is not None:
-            history.quota.setdefault(window_id, []).append((when, window.used_percent))
+            history.quota.setdefault(window_id, []).append((micros, window.used_percent))

@@ -18,7 +18,6 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +29,6 @@ SCAN_MODULES = ("core.providers.codex.history", "core.providers.codex.usagejson"
                 "core.providers.codex.limits")
 #: the layout of the file (the scan's own code is in the key too: a changed scan reads again)
 FORMAT = 1
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 
 
 def scan_key() -> str:
@@ -116,8 +113,8 @@ def _row(path: Path, stamp: Stamp, part: UsageHistory) -> list[Any]:
     daily = [[day, model, u.calls, u.input_tokens, u.cached_input_tokens, u.output_tokens,
               u.reasoning_output_tokens, u.total_tokens]
              for (day, model), u in part.daily.items()]
-    quota = [[window, (when - _EPOCH) // _MICROSECOND, used]
-             for window, points in part.quota.items() for when, used in points]
+    quota = [[window, when, used] for window, points in part.quota.items()
+             for when, used in points]
     return [str(path), list(stamp), part.files, daily, quota]
 
 
@@ -132,8 +129,7 @@ def _entry(row: list[Any]) -> tuple[Stamp, UsageHistory]:
     for window, micros, used in quota:
         if not isinstance(window, str) or not isinstance(used, (int, float)):
             raise TypeError("a quota point")
-        part.quota.setdefault(window, []).append(
-            (_EPOCH + _int(micros) * _MICROSECOND, float(used)))
+        part.quota.setdefault(window, []).append((_int(micros), float(used)))
     return (_int(size), _int(mtime), _int(inode)), part
 
 
