@@ -38,9 +38,11 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 class ForkedCall(Generic[T]):
     """``work()`` started now in a forked child; :meth:`answer` waits for what it returned.
-    Raises OSError when no pipe or process can be had (nothing is left behind)."""
+    ``then``: run by the child once its answer is sent — work the answer does not wait for
+    (writing a cache); :meth:`close` waits for it. Raises OSError when no pipe or process can
+    be had (nothing is left behind)."""
 
-    def __init__(self, work: Callable[[], T]) -> None:
+    def __init__(self, work: Callable[[], T], then: Callable[[], object] | None = None) -> None:
         read, write = os.pipe()
         try:
             pid = os.fork()
@@ -56,26 +58,38 @@ class ForkedCall(Generic[T]):
                 data = memoryview(pickle.dumps(work()))
                 while data:
                     data = data[os.write(write, data):]
+                os.close(write)  # the answer is whole: the parent reads it now
+                if then is not None:
+                    then()
                 code = 0
             finally:
                 os._exit(code)
         os.close(write)
         self.pid: int | None = pid
+        self.answered = False
         self._pipe = read
 
     def answer(self) -> T | None:
-        """What the work returned, once the child has ended; None when it failed."""
-        if self.pid is None:
+        """What the work returned, once the child has sent it; None when it failed (it sent
+        nothing, or not all of it)."""
+        if self._pipe < 0:
             return None
         pipe, self._pipe = self._pipe, -1  # the file below owns (and closes) it from here
         with open(pipe, "rb") as answer:
             data = answer.read()
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = None  # reaped: never signalled again (its pid may be reused)
-        if os.waitstatus_to_exitcode(status) != 0 or not data:
-            return None
-        found: T = pickle.loads(data)  # our own child's answer: the same code, run by a copy
+        self.answered = True  # (all of what the child sent: a read cut short is not)
+        try:  # our own child's answer: the same code, run by a copy of this process
+            found: T = pickle.loads(data)
+        except (pickle.UnpicklingError, EOFError, ValueError):
+            return None  # cut short: the child ended before it had sent all of it
         return found
+
+    def wait(self) -> None:
+        """Reap the child, waiting for it to end."""
+        if self.pid is not None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = None  # reaped: never signalled again (its pid may be reused)
 
     def cancel(self) -> None:
         """End the child (its answer is not wanted any more) and reap it."""
@@ -86,6 +100,12 @@ class ForkedCall(Generic[T]):
         if self._pipe >= 0:  # (answer() cut short has closed it already)
             os.close(self._pipe)
             self._pipe = -1
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
-        self.pid = None
+        self.wait()
+
+    def close(self) -> None:
+        """The child reaped: one whose answer was taken is waited for (it may be finishing
+        what it does after), one whose answer was not is ended."""
+        if self.answered:
+            self.wait()
+        else:
+            self.cancel()

@@ -68,7 +68,7 @@ VERBS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
                           "safe mode"),)),
 )
 #: the commands whose module starts work before anything else loads — ``early(argv)``: None, or
-#: a handle the command finds as ``args.early`` and :func:`main` ends (``cancel()``) whatever
+#: a handle the command finds as ``args.early`` and :func:`main` closes (``close()``) whatever
 #: happens (codex-usage's run: in a forked copy of this process, it reads while this one loads)
 EARLY = ("codex-usage",)
 #: the modules that add sub-commands, in ``--help``'s order
@@ -140,7 +140,7 @@ def main(argv: Sequence[str] | None = None, clock: Clock | None = None, *,
             return _main(args, clock, early, leaving)
     finally:
         if early is not None:
-            early.cancel()
+            early.close()
 
 
 def _early(argv: list[str]) -> Any:

@@ -48,8 +48,8 @@ def register(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentPars
 
 class EarlyRun:
     """The run started before the settings load (see the module's docstring): ``asked``
-    workers, forked (``forked``: it reports the home it read with its answer) or here
-    (``here``, on ``home``)."""
+    workers, forked (``forked``: it reports the home it read with its answer, and writes the
+    cache after sending it) or here (``here``, on ``home``)."""
 
     def __init__(self, asked: int, forked: ForkedCall[tuple[Path, UsageHistory] | None] | None
                  = None, here: tuple[Path, UsageRun] | None = None) -> None:
@@ -57,14 +57,14 @@ class EarlyRun:
 
     def answer(self, home: Path, asked: int, config_file: Path) -> UsageHistory | None:
         """The run's answer if it read ``home`` with ``asked`` workers, as the validated
-        settings and arguments say; else None (:meth:`cancel` then ends it)."""
+        settings and arguments say; else None (:meth:`close` then ends it)."""
         if asked != self.asked:
             return None
         if self.here is not None:
             if self.here[0] != home:
                 return None
             run, self.here = self.here[1], None
-            return run.history()
+            return _read(run)
         if self.forked is None or _early_home(config_file) != home:
             return None  # the forked run reads another home: not worth waiting for
         from core.providers.codex import history  # noqa: F401  (to read the answer with)
@@ -72,10 +72,11 @@ class EarlyRun:
         found = self.forked.answer()
         return found[1] if found is not None and found[0] == home else None
 
-    def cancel(self) -> None:
-        """End the run, if it is still going (its answer is not wanted)."""
+    def close(self) -> None:
+        """Done with the run: one whose answer was taken is waited for (the forked copy
+        writing the cache), one whose answer was not is ended."""
         if self.forked is not None:
-            self.forked.cancel()
+            self.forked.close()
         if self.here is not None:
             self.here[1].cancel()
 
@@ -90,8 +91,9 @@ def early(argv: Sequence[str]) -> EarlyRun | None:
     from core.forked import ForkedCall, can_fork
 
     if can_fork():
+        job = _ForkedRun(asked)
         try:
-            return EarlyRun(asked, forked=ForkedCall(lambda: _run_forked(asked)))
+            return EarlyRun(asked, forked=ForkedCall(job.answer, then=job.save))
         except OSError:  # no process or pipe to be had: the run starts here, later
             return None
     from core.paths import resolve_paths
@@ -128,19 +130,39 @@ def _early_home(config_file: Path) -> Path:
     return home_from(early_setting(config_file, os.environ, "codex_home"), os.environ)
 
 
-def _run_forked(asked: int) -> tuple[Path, UsageHistory] | None:
-    """The forked run: (the home it read, its answer); None when there is no such home."""
-    from core.paths import resolve_paths
+class _ForkedRun:
+    """What the forked copy does: the run (:meth:`answer`), then — the answer sent, while
+    this process prints it — the cache written (:meth:`save`)."""
 
-    paths = resolve_paths(os.environ)
-    home = _early_home(paths.config_file)
-    if not home.is_dir():
-        return None
-    run = _start(home, asked, paths.data_dir)
-    try:
-        return home, run.history()
-    finally:
-        run.cancel()  # (ended by SIGTERM: its workers with it)
+    def __init__(self, asked: int) -> None:
+        self.asked = asked
+        self.run: UsageRun | None = None
+
+    def answer(self) -> tuple[Path, UsageHistory] | None:
+        """(The home it read, its answer); None when there is no such home."""
+        from core.paths import resolve_paths
+
+        paths = resolve_paths(os.environ)
+        home = _early_home(paths.config_file)
+        if not home.is_dir():
+            return None
+        self.run = _start(home, self.asked, paths.data_dir)
+        try:
+            return home, self.run.history()
+        except BaseException:
+            self.run.cancel()  # (ended by SIGTERM: its workers with it)
+            raise
+
+    def save(self) -> None:
+        if self.run is not None:
+            self.run.save()
+
+
+def _read(run: UsageRun) -> UsageHistory:
+    """The run's answer, the cache written."""
+    history = run.history()
+    run.save()
+    return history
 
 
 def cmd_codex_usage(ctx: Context) -> int:
@@ -155,7 +177,7 @@ def cmd_codex_usage(ctx: Context) -> int:
     history = early.answer(home, ctx.args.workers, ctx.paths.config_file) \
         if early is not None else None
     if history is None:
-        history = _start(home, ctx.args.workers, ctx.paths.data_dir).history()
+        history = _read(_start(home, ctx.args.workers, ctx.paths.data_dir))
     return _report(ctx, home, history)
 
 

@@ -157,6 +157,7 @@ def test_a_cache_that_cannot_be_written_costs_nothing(home: CodexHome, tmp_path:
     blocked.write_text("")
     run = UsageRun(rollouts(home.sessions), lambda size: 1, blocked / FILE_NAME, home.sessions)
     assert run.history().totals() == history.scan_files(rollouts(home.sessions)).totals()
+    run.save()  # (cannot be written: nothing said, nothing lost)
     assert first["total"]["calls"] == 3
 
 

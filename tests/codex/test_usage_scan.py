@@ -15,7 +15,7 @@ from core.cli import codex_usage
 from core.i18n import early_setting
 from core.providers.codex import history, usage_workers, usagejson
 from core.providers.codex.history import rollouts
-from core.providers.codex.usage_cache import UsageRun
+from core.providers.codex.usage_cache import UsageCache, UsageRun, scan_key
 from core.providers.codex.usage_workers import ForkedScan, PendingScan, scan_usage, start_scan
 from tests.codex.fixtures import (
     T0,
@@ -388,8 +388,14 @@ def test_a_scan_cut_short_is_still_ended_cleanly(home: CodexHome, forking: None,
     assert isinstance(pending, ForkedScan)
     pids = [child.pid for child, _ in pending.children]
 
-    def interrupted(data: bytes) -> object:
-        raise KeyboardInterrupt
+    loads = pickle.loads
+    calls: list[bytes] = []
+
+    def interrupted(data: bytes) -> object:  # while the second child's answer is read
+        calls.append(data)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return loads(data)
 
     monkeypatch.setattr(pickle, "loads", interrupted)
     with pytest.raises(KeyboardInterrupt):
@@ -398,7 +404,7 @@ def test_a_scan_cut_short_is_still_ended_cleanly(home: CodexHome, forking: None,
     kill = os.kill
     monkeypatch.setattr(os, "kill", lambda pid, sig: (killed.append(pid), kill(pid, sig)))
     pending.cancel()
-    assert killed == pids[1:]  # the first was reaped before the interrupt
+    assert killed == pids[2:]  # the first two had answered (whole): waited for, not signalled
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
@@ -421,8 +427,8 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     pids: list[int] = []
     start = forked.ForkedCall.__init__
 
-    def counted(call: forked.ForkedCall[object], work: object) -> None:
-        start(call, work)  # type: ignore[arg-type]
+    def counted(call: forked.ForkedCall[object], work: object, then: object = None) -> None:
+        start(call, work, then)  # type: ignore[arg-type]
         pids.append(call.pid or 0)
 
     monkeypatch.setattr(forked.ForkedCall, "__init__", counted)
@@ -450,9 +456,13 @@ def test_the_forked_run_answers_and_this_process_reads_nothing(
     assert main(["codex-usage", "--json"]) == 0
     here = usage_json(capsys)
     monkeypatch.setattr(forked, "can_fork", lambda: True)
+    cache = Path(os.environ["GOALKEEPER_HOME"]) / "codex-usage-cache.json"
+    cache.unlink()
     spy = Spy(monkeypatch)
     assert main(["codex-usage", "--json"]) == 0
     assert usage_json(capsys) == here and not spy.kept and len(forks) == 1 and reaped(forks)
+    # the forked copy wrote the cache after sending its answer; the command waited for it
+    assert len(UsageCache.load(cache, scan_key()).entries) == 2
 
 
 def test_a_failed_forked_run_is_made_up_for_here(
@@ -463,10 +473,10 @@ def test_a_failed_forked_run_is_made_up_for_here(
     two_rollouts(home)
     monkeypatch.setenv("CODEX_HOME", str(home.root))
 
-    def dies(asked: int) -> None:
+    def dies(job: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr(codex_usage, "_run_forked", dies)
+    monkeypatch.setattr(codex_usage._ForkedRun, "answer", dies)
     spy = Spy(monkeypatch)
     assert main(["codex-usage", "--json"]) == 0
     assert usage_json(capsys)["total"]["calls"] == 2 and len(spy.kept) == 1
@@ -511,7 +521,7 @@ def test_a_settings_error_ends_the_forked_run(
     config = Path(os.environ["GOALKEEPER_HOME"]) / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f'codex_home = "{home.root}"\nhost_stale_seconds = "soon"\n')
-    monkeypatch.setattr(codex_usage, "_run_forked", lambda asked: time.sleep(60))
+    monkeypatch.setattr(codex_usage._ForkedRun, "answer", lambda job: time.sleep(60))
     started = time.monotonic()
     assert main(["codex-usage", "--json"]) == 2
     assert "host_stale_seconds" in capsys.readouterr().err

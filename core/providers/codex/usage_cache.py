@@ -142,8 +142,8 @@ def _int(value: object) -> int:
 class UsageRun:
     """One ``codex-usage`` run over ``files``, the rollouts under ``root``: the cache at
     ``cache_file`` read, the rollouts it does not answer for read by ``workers(their size in
-    bytes)`` processes started at once, and the cache written anew when :meth:`history` is asked for
-    (what it keeps of other Codex homes stays as it was)."""
+    bytes)`` processes started at once; :meth:`history` is the answer, :meth:`save` writes the
+    cache anew after it (what it keeps of other Codex homes stays as it was)."""
 
     def __init__(self, files: list[Path], workers: Callable[[int], int],
                  cache_file: Path, root: Path) -> None:
@@ -159,6 +159,8 @@ class UsageRun:
         self.stale = len(cache.entries) != len(self.kept) + len(self.others)
         sizes = [file_size(path) for path in self.todo]
         self.pending = start_scan(self.todo, workers(sum(sizes)), sizes)
+        self.parts: list[Part] = []
+        self.unsaved = False
 
     def history(self) -> UsageHistory:
         """The answer for every rollout: the kept ones and those read now."""
@@ -166,10 +168,16 @@ class UsageRun:
 
         read = self.pending.parts() if self.pending is not None else scan_parts(self.todo)
         self.pending = None
-        parts = self.kept + read
-        if read or self.stale:
-            UsageCache.save(self.cache_file, self.key, parts + self.others)
-        return combine(part for _, _, part in parts)
+        self.parts = self.kept + read
+        self.unsaved = bool(read) or self.stale
+        return combine(part for _, _, part in self.parts)
+
+    def save(self) -> None:
+        """Keep what :meth:`history` read for the next run (when it read anything, or the cache
+        holds rollouts gone since)."""
+        if self.unsaved:
+            UsageCache.save(self.cache_file, self.key, self.parts + self.others)
+            self.unsaved = False
 
     def cancel(self) -> None:
         """End the scan (its answer is not wanted any more)."""

@@ -146,14 +146,15 @@ class ForkedScan:
         here."""
         found = self._work(1)
         failed: set[int] = set()
-        while self.children:
-            child, number = self.children[0]
+        for child, number in self.children:
             part = child.answer()
-            del self.children[0]  # answered (or failed): never signalled again
             if isinstance(part, list):
                 found.extend(part)
             else:
                 failed.add(number)
+        for child, _ in self.children:  # reaped once all have answered: a child's exit (its
+            child.wait()  # memory given back) is not waited for before the next answer
+        self.children = []
         done = [(self.files[index], stamp, history) for index, stamp, history in found]
         missed = [path for index, path in enumerate(self.files)
                   if self.board[index] == 0 or self.board[index] in failed]
@@ -161,9 +162,10 @@ class ForkedScan:
         return done + scan_parts(missed)
 
     def cancel(self) -> None:
-        """End the children (their answer is not wanted any more)."""
+        """End the children (their answer is not wanted any more): those that have not
+        answered are ended, those that have are waited for; all reaped."""
         for child, _ in self.children:
-            child.cancel()
+            child.close()
         self.children = []
         self._close()
 
