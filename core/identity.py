@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -81,6 +80,8 @@ def redacted_url(value: object) -> object:
 
 def machine_name() -> str:
     """This machine's name, as a host id (what ``host_id`` defaults to)."""
+    import socket  # (here: the settings load this module, and most commands need no name)
+
     name = _NOT_A_NAME.sub("-", socket.gethostname().split(".")[0]).strip("-._")
     return name[:64] or "host"
 

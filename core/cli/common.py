@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,18 +14,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.clock import Clock, SystemClock
-from core.hosts.lease import HostInfo, host_running
 from core.i18n import N_, _, localized
-from core.identity import host_id_of
 from core.paths import Paths, UnsafeDirectory, check_socket, resolve_paths
 from core.settings import SettingsError, load_settings, read_settings
-from core.store import NoData, Store, StoreError
-from core.store.sqlite import describe_failure
-from core.store.target import StoreTarget, open_reader, open_writer
 
+# The store, the host's lease and this machine's identity are loaded by the methods that use
+# them: a command that only reads files (codex-usage) does without them (issue 24).
 if TYPE_CHECKING:
     from core.health import HostHealth
+    from core.hosts.lease import HostInfo
     from core.settings import Settings
+    from core.store import Store
+    from core.store.target import StoreTarget
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -89,10 +88,14 @@ class Context:
     @property
     def target(self) -> StoreTarget:
         """Which store: this machine's file, or the shared one (``store_url``)."""
+        from core.store.target import StoreTarget
+
         return StoreTarget(self.paths.database, self.settings.store_url)
 
     @property
     def host_id(self) -> str:
+        from core.identity import host_id_of
+
         return host_id_of(self.settings.host_id, self.paths.data_dir)
 
     @contextmanager
@@ -103,6 +106,12 @@ class Context:
         is the host's (under its lease), so a command can never disturb a running host.
         ``plain_reads``: for a command that only shows goals and readings (no pydantic).
         """
+        import sqlite3
+
+        from core.store import NoData, StoreError
+        from core.store.sqlite import describe_failure
+        from core.store.target import open_reader
+
         try:
             store = open_reader(self.target, plain_reads)
         except NoData:
@@ -123,6 +132,9 @@ class Context:
     def store(self) -> Iterator[Store]:
         """The store opened for writing, for the few commands that write while no host runs
         (never checked or moved here: see :meth:`reader`)."""
+        from core.store import StoreError
+        from core.store.target import open_writer
+
         try:
             store = open_writer(self.target, SystemClock().now(), self.host_id)
         except StoreError as exc:
@@ -140,6 +152,8 @@ class Context:
 
     def host_view(self) -> HostView:
         """Whether a host runs (from the lease), answers (a ping), and how it is."""
+        from core.hosts.lease import host_running
+
         info = host_running(self.paths)
         if info is None:
             return HostView("not_running")
@@ -173,6 +187,7 @@ class Context:
         if not self.target.shared or not owner or owner == self.host_id:
             return self.ask_host(request)
         from core.cli.remote import ask_owner
+        from core.store import StoreError
 
         try:
             return ask_owner(self.target.url, self.host_id, owner, request,
@@ -185,6 +200,7 @@ class Context:
         """Send a request to the running host; exit 5 with a hint when there is none, exit 6
         when it does not answer a ping within :attr:`ping_timeout` (hung, stopped)."""
         from core.hosts.control import NoHostRunning, send_request
+        from core.hosts.lease import host_running
 
         info = host_running(self.paths)
         socket_path = self._socket(info)
