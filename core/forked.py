@@ -7,8 +7,9 @@ fork would leave it held forever in the child).
 
 The child runs the work and leaves with ``os._exit`` — never this process's cleanup (no
 ``atexit``, no buffers flushed twice); SIGTERM ends its work cleanly (its own ``finally``
-blocks run, e.g. to end the children it started), which is how :meth:`ForkedCall.cancel`
-stops it. A child that fails, or is killed, answers None.
+blocks run, e.g. to end and reap the children it started), which is how
+:meth:`ForkedCall.cancel` stops it, and so does Ctrl-C. A child that fails, or is killed,
+answers None.
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ def can_fork() -> bool:
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(1)
+    """A child's Ctrl-C or SIGTERM: its work is unwound (its ``finally`` blocks end and reap
+    the children it started), and a second signal — Ctrl-C reaches every process of the
+    group, and the parent then cancels — no longer cuts that short."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    raise KeyboardInterrupt if signum == signal.SIGINT else SystemExit(1)
 
 
 class ForkedCall(Generic[T]):
@@ -54,6 +59,7 @@ class ForkedCall(Generic[T]):
             code = 1  # of the parent's
             try:
                 signal.signal(signal.SIGTERM, _stop)
+                signal.signal(signal.SIGINT, _stop)
                 os.close(read)
                 data = memoryview(pickle.dumps(work()))
                 while data:

@@ -545,3 +545,43 @@ def test_the_command_reads_in_a_forked_copy_of_itself(home: CodexHome, tmp_path:
                                            "GOALKEEPER_HOME": str(tmp_path / "gk")})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["total"]["calls"] == 2 and done.stderr.strip() == "1"
+
+
+def test_ctrl_c_ends_the_command_and_every_process_it_started(home: CodexHome, tmp_path: Path):
+    """Ctrl-C reaches the whole process group — the command, its forked run and the run's
+    worker: the command exits 130 without a traceback, once the run has ended, and the run
+    ends once it has reaped its worker (a second signal, the command's cancel, does not cut
+    that short): nothing is left behind, not even a zombie."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    two_rollouts(home)
+    ended = tmp_path / "ended"
+    ended.mkdir()
+    code = ("import os, time; from core.providers.codex import history, usage_workers\n"
+            "def slow(path):\n    try:\n        time.sleep(60)\n"
+            "    finally:\n        time.sleep(0.5)\n"  # a reader slow to end, its end noted
+            f"        open(os.path.join({str(ended)!r}, str(os.getpid())), 'w').close()\n"
+            "usage_workers.scan_file = history.scan_file = slow\n"
+            "import sys; from core.cli import script; sys.exit(script())")
+    proc = subprocess.Popen([sys.executable, "-c", code, "codex-usage", "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True,
+                            env={**os.environ, "CODEX_HOME": str(home.root),
+                                 "GOALKEEPER_HOME": str(tmp_path / "gk")})
+
+    def group() -> list[str]:
+        return subprocess.run(["ps", "-o", "pid=,stat=", "-g", str(proc.pid)],
+                              capture_output=True, text=True).stdout.split("\n")[:-1]
+
+    deadline = time.monotonic() + 30
+    while len(group()) < 3 and time.monotonic() < deadline:  # the command, its run, a worker
+        time.sleep(0.05)
+    assert len(group()) == 3
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and out == b"" and b"Traceback" not in err
+    assert group() == []  # the command ended last: it waited for the run, the run for its worker
+    assert len(os.listdir(ended)) == 2  # the run and its worker each ended its reading whole
