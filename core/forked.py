@@ -15,6 +15,7 @@ answers None.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
@@ -60,6 +61,8 @@ class ForkedCall(Generic[T]):
             try:
                 signal.signal(signal.SIGTERM, _stop)
                 signal.signal(signal.SIGINT, _stop)
+                gc.freeze()  # what the copy inherits is never collected here: no garbage
+                # collection walks (and so copies) the parent's pages
                 os.close(read)
                 data = memoryview(pickle.dumps(work()))
                 while data:

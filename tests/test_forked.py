@@ -92,3 +92,15 @@ def test_an_answer_cut_short_is_none(monkeypatch: pytest.MonkeyPatch):
     assert call.answer() is None
     call.close()
     assert pid is not None and reaped(pid)
+
+
+def test_the_child_never_collects_what_it_inherited():
+    """A garbage collection in the child would walk every object it inherited, and so copy
+    the parent's memory page by page: the copy freezes them first (``gc.freeze``)."""
+    import gc
+
+    assert gc.get_freeze_count() == 0  # (this process: nothing frozen)
+    call = ForkedCall(gc.get_freeze_count)
+    frozen = call.answer()
+    call.close()
+    assert frozen is not None and frozen > 1000 and gc.get_freeze_count() == 0
