@@ -61,8 +61,11 @@ class ForkedCall(Generic[T]):
             try:
                 signal.signal(signal.SIGTERM, _stop)
                 signal.signal(signal.SIGINT, _stop)
-                gc.freeze()  # what the copy inherits is never collected here: no garbage
-                # collection walks (and so copies) the parent's pages
+                # no garbage collection here: one would walk (and so copy) every page of the
+                # parent's it inherited, and the child is short-lived (its memory goes back
+                # with it: it leaves by os._exit)
+                gc.freeze()
+                gc.disable()
                 os.close(read)
                 data = memoryview(pickle.dumps(work()))
                 while data:

@@ -96,11 +96,13 @@ def test_an_answer_cut_short_is_none(monkeypatch: pytest.MonkeyPatch):
 
 def test_the_child_never_collects_what_it_inherited():
     """A garbage collection in the child would walk every object it inherited, and so copy
-    the parent's memory page by page: the copy freezes them first (``gc.freeze``)."""
+    the parent's memory page by page: the copy freezes them (``gc.freeze``) and collects
+    nothing (it is short-lived)."""
     import gc
 
-    assert gc.get_freeze_count() == 0  # (this process: nothing frozen)
-    call = ForkedCall(gc.get_freeze_count)
-    frozen = call.answer()
+    assert gc.get_freeze_count() == 0 and gc.isenabled()  # (this process)
+    call = ForkedCall(lambda: (gc.get_freeze_count(), gc.isenabled()))
+    found = call.answer()
     call.close()
-    assert frozen is not None and frozen > 1000 and gc.get_freeze_count() == 0
+    assert found is not None and found[0] > 1000 and found[1] is False
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
