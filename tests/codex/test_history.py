@@ -186,6 +186,20 @@ def test_a_type_that_moves_from_line_to_line_is_found_on_each(home: CodexHome):
     assert len(expected) == 5  # the calls before the first turn_context: "unknown"
 
 
+def test_bytes_in_another_encoding_never_end_the_scan(home: CodexHome):
+    """A model name and a timestamp that are not UTF-8 (a file saved in another encoding, or
+    damaged): read as best they can be, the other calls counted as ever."""
+    good = call(T0 + M, 2)
+    latin1 = turn("gpt-5", T0).replace("gpt-5", "gpt-\u00e9").encode("latin-1")
+    damaged = call(T0 + 2 * M, 3).encode().replace(b"2026", b"20\xff6", 1)
+    path = home.rollout(THREAD_A, T0, meta(THREAD_A, T0), good)
+    with path.open("ab") as handle:
+        handle.write(latin1 + damaged)
+    found = scan_usage(rollouts(home.sessions))
+    assert found.totals().calls == 2
+    assert {model for _, model in found.daily} == {"unknown", "gpt-\ufffd"}
+
+
 def test_a_failing_worker_is_made_up_for_here(home: CodexHome, monkeypatch: pytest.MonkeyPatch):
     for i, thread in enumerate((THREAD_A, THREAD_B)):
         home.rollout(thread, T0 + i * H, meta(thread, T0 + i * H), call(T0 + i * H + M, 3 + i))

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -56,7 +55,7 @@ _AFTER = _PAYLOAD + len(_TOKEN_COUNT)  # where a token count's info starts, from
 _AT = len(b'{"timestamp":"') + 24 + len(b'",')
 #: where a usage object's ``{`` is, from the start of :data:`USAGE`
 _OBJECT = len(USAGE) - 1
-_MODEL_RE = re.compile(rb'"model":"([^"]*)"')
+_MODEL = b'"model":"'
 UNKNOWN_MODEL = "unknown"
 #: quota points' instants: microseconds since the epoch (UTC)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -279,14 +278,16 @@ def _calls(data: mmap.mmap, start: int) -> _Calls:
     for line in iter(data.readline, b""):
         # {"timestamp":"<24 chars>",["ordinal":<n>,]"type":"<kind>…
         kind = kinds(line[at:end])
+        if kind is _SKIP:  # (most lines: one test)
+            continue
         if kind is None:
             if (where := line.find(TYPE, 0, HEAD)) >= 0 and (
                     kind := kinds(line[where:where + _KEY])) is not None:
                 at, end = where, where + _KEY
             else:
                 kind = _UNUSUAL
-        if kind is _SKIP:
-            continue
+            if kind is _SKIP:
+                continue
         if kind is _EVENT:
             if line.startswith(_TOKEN_COUNT, at + _PAYLOAD) and (
                     hit := line.find(USAGE, at + _AFTER)) >= 0:
@@ -310,7 +311,8 @@ def _scan_region(data: mmap.mmap, start: int, model: str, history: UsageHistory)
     for (first, day, name), end in zip(segments, ends, strict=True):
         calls, sums = _usage(found, first, end)
         if calls and day[4:5] == b"-":
-            history.daily.setdefault((day.decode(), name), TokenCounts()).add_sums(calls, sums)
+            history.daily.setdefault((day.decode(errors="replace"), name),
+                                     TokenCounts()).add_sums(calls, sums)
     for line in found.lines[::QUOTA_SAMPLE]:
         _quota_point(line, history)
     return model_after
@@ -387,8 +389,11 @@ def _segments(found: _Calls, model: str) -> tuple[list[tuple[int, bytes, str]], 
 
 
 def _model(line: bytes, at: int) -> str | None:
-    found = _MODEL_RE.search(line, at)
-    return found.group(1).decode() if found else None
+    """The ``"model":"…"`` of a turn_context line (from its type at ``at``), or None."""
+    if (start := line.find(_MODEL, at)) < 0 or (end := line.find(b'"', start + len(_MODEL))) < 0:
+        return None
+    return line[start + len(_MODEL):end].decode(errors="replace")  # (a file in another
+    # encoding names its model as best it can, never ends the scan)
 
 
 def _slow_usage(line: bytes) -> Sums | None:
@@ -411,7 +416,7 @@ def _quota_point(line: bytes, history: UsageHistory) -> None:
     history.hours.add(hour)
     if b'"rate_limits":{' not in line:
         return  # (a line over the limit of one line never gets here: _scan_file passes it)
-    from core.providers.codex.limits import LimitShapeError, from_rollout
+    from core.providers.codex.limits import LimitShapeError, rollout_slots, windows_by_id
     from core.providers.codex.usagejson import stamp_and_limits
 
     found = stamp_and_limits(line)
@@ -419,10 +424,10 @@ def _quota_point(line: bytes, history: UsageHistory) -> None:
         return
     try:
         when = datetime.fromisoformat(found[0].replace("Z", "+00:00")).astimezone(UTC)
-        snapshot = from_rollout(found[1], when)
+        windows = windows_by_id(rollout_slots(found[1], when))  # (from_rollout's checks)
         micros = (when - EPOCH) // MICROSECOND
     except (ValueError, KeyError, TypeError, LimitShapeError):
         return
-    for window_id, window in snapshot.windows.items():
+    for window_id, window in windows.items():
         if window.used_percent is not None:
             history.quota.setdefault(window_id, []).append((micros, window.used_percent))

@@ -170,12 +170,7 @@ class RateSnapshot:
     @property
     def windows(self) -> dict[str, Window]:
         """Goalkeeper window id → window, for the slots whose length is known."""
-        result: dict[str, Window] = {}
-        for slot, window in self.slots.items():
-            wid = window_id(window.window_minutes, slot, window.flat)
-            if wid is not None:
-                result[wid] = window
-        return result
+        return windows_by_id(self.slots)
 
     @property
     def no_timed_reset(self) -> str | None:
@@ -215,22 +210,7 @@ def _pick(new: T | None, old: T | None) -> T | None:
 
 def from_rollout(limits: Any, line_time: datetime) -> RateSnapshot:
     """Parse a rollout ``rate_limits`` object (current, legacy or flat shape)."""
-    if not isinstance(limits, dict):
-        raise LimitShapeError("rate_limits is not an object")
-    if "primary" in limits or "secondary" in limits:
-        slots = {}
-        for slot in ("primary", "secondary"):
-            raw = limits.get(slot)
-            if raw is not None:
-                slots[slot] = _rollout_window(raw, line_time)
-    elif "primary_used_percent" in limits or "secondary_used_percent" in limits:
-        slots = {
-            slot: Window(used_percent=_percent(limits.get(f"{slot}_used_percent")), flat=True)
-            for slot in ("primary", "secondary")
-            if limits.get(f"{slot}_used_percent") is not None
-        }
-    else:
-        raise LimitShapeError("rate_limits has neither primary/secondary nor the flat fields")
+    slots = rollout_slots(limits, line_time)
     credits = limits.get("credits")
     return RateSnapshot(
         observed_at=line_time,
@@ -241,6 +221,37 @@ def from_rollout(limits: Any, line_time: datetime) -> RateSnapshot:
         limit_id=_text(limits.get("limit_id")),
         source="rollout",
     )
+
+
+def rollout_slots(limits: Any, line_time: datetime) -> dict[str, Window]:
+    """The windows of a rollout ``rate_limits`` object, by slot — all of :func:`from_rollout`'s
+    checks (LimitShapeError), without the rest of a snapshot (the usage scan's quota points)."""
+    if not isinstance(limits, dict):
+        raise LimitShapeError("rate_limits is not an object")
+    if "primary" in limits or "secondary" in limits:
+        slots = {}
+        for slot in ("primary", "secondary"):
+            raw = limits.get(slot)
+            if raw is not None:
+                slots[slot] = _rollout_window(raw, line_time)
+        return slots
+    if "primary_used_percent" in limits or "secondary_used_percent" in limits:
+        return {
+            slot: Window(used_percent=_percent(limits.get(f"{slot}_used_percent")), flat=True)
+            for slot in ("primary", "secondary")
+            if limits.get(f"{slot}_used_percent") is not None
+        }
+    raise LimitShapeError("rate_limits has neither primary/secondary nor the flat fields")
+
+
+def windows_by_id(slots: Mapping[str, Window]) -> dict[str, Window]:
+    """Goalkeeper window id → window, for the slots whose length is known."""
+    result: dict[str, Window] = {}
+    for slot, window in slots.items():
+        wid = window_id(window.window_minutes, slot, window.flat)
+        if wid is not None:
+            result[wid] = window
+    return result
 
 
 def _rollout_window(raw: Any, line_time: datetime) -> Window:
