@@ -78,7 +78,8 @@ class EarlyRun:
         if self.forked is not None:
             self.forked.close()
         if self.here is not None:
-            self.here[1].cancel()
+            run, self.here = self.here[1], None
+            run.cancel()
 
 
 def early(argv: Sequence[str]) -> EarlyRun | None:
@@ -174,8 +175,10 @@ def cmd_codex_usage(ctx: Context) -> int:
     if not home.is_dir():
         raise CliError(_("no Codex home at {dir} (set CODEX_HOME or codex_home)").format(
             dir=home), EXIT_USAGE)
-    history = early.answer(home, ctx.args.workers, ctx.paths.config_file) \
-        if early is not None else None
+    history = None
+    if early is not None:
+        history = early.answer(home, ctx.args.workers, ctx.paths.config_file)
+        early.close()  # (a run not kept is ended before the one that is wanted starts)
     if history is None:
         history = _read(_start(home, ctx.args.workers, ctx.paths.data_dir))
     return _report(ctx, home, history)

@@ -509,6 +509,33 @@ def test_a_forked_run_of_another_home_is_not_kept(
     assert len(forks) == 1 and reaped(forks)
 
 
+def test_a_forked_run_of_a_home_the_settings_do_not_name_is_ended_before_reading_here(
+        home: CodexHome, tmp_path: Path, forking: None, forks: list[int],
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """Where the settings, validated, name another home than the early read guessed, the run
+    is not waited for: it is ended, and reaped, before this process reads the right one."""
+    import time
+
+    from core.cli import main
+
+    two_rollouts(home)
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    monkeypatch.setattr(codex_usage._ForkedRun, "answer", lambda job: time.sleep(60))
+    monkeypatch.setattr(codex_usage, "_early_home", lambda config: tmp_path / "guessed")
+    ended_first: list[bool] = []
+    history = UsageRun.history
+
+    def here(run: UsageRun) -> object:
+        ended_first.append(reaped(forks))
+        return history(run)
+
+    monkeypatch.setattr(UsageRun, "history", here)
+    started = time.monotonic()
+    assert main(["codex-usage", "--json"]) == 0
+    assert usage_json(capsys)["total"]["calls"] == 2 and time.monotonic() - started < 30
+    assert len(forks) == 1 and ended_first == [True]
+
+
 def test_a_settings_error_ends_the_forked_run(
         home: CodexHome, forking: None, forks: list[int], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]):
