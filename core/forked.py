@@ -34,11 +34,19 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and (threading is None or threading.active_count() == 1)
 
 
+#: a child is unwinding its work (see :func:`_stop`)
+_stopping = False
+
+
 def _stop(signum: int, frame: FrameType | None) -> None:
     """A child's Ctrl-C or SIGTERM: its work is unwound (its ``finally`` blocks end and reap
-    the children it started), and a second signal — Ctrl-C reaches every process of the
-    group, and the parent then cancels — no longer cuts that short."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    the children it started); a second signal — Ctrl-C reaches every process of the group,
+    and the parent then cancels — does nothing, so it cannot cut that short (a call it
+    interrupts goes on where it was)."""
+    global _stopping
+    if _stopping:
+        return
+    _stopping = True
     raise KeyboardInterrupt if signum == signal.SIGINT else SystemExit(1)
 
 

@@ -138,6 +138,8 @@ def main(argv: Sequence[str] | None = None, clock: Clock | None = None, *,
         i18n.setup(resolve_paths(os.environ).config_file, os.environ)
         with i18n.argparse_translated():
             return _main(args, clock, early, leaving)
+    except KeyboardInterrupt:  # Ctrl-C before the command runs (while the CLI loads)
+        return 130
     finally:
         if early is not None:
             early.close()

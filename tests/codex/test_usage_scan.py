@@ -585,11 +585,14 @@ def test_ctrl_c_ends_the_command_and_every_process_it_started(home: CodexHome, t
     import time
 
     two_rollouts(home)
-    ended = tmp_path / "ended"
+    started, ended = tmp_path / "started", tmp_path / "ended"
+    started.mkdir()
     ended.mkdir()
     code = ("import os, time; from core.providers.codex import history, usage_workers\n"
-            "def slow(path):\n    try:\n        time.sleep(60)\n"
-            "    finally:\n        time.sleep(0.5)\n"  # a reader slow to end, its end noted
+            "def slow(path):\n    try:\n"  # a reader noted when it starts and when it ends
+            f"        open(os.path.join({str(started)!r}, str(os.getpid())), 'w').close()\n"
+            "        time.sleep(60)\n"
+            "    finally:\n        time.sleep(0.5)\n"  # (slow to end)
             f"        open(os.path.join({str(ended)!r}, str(os.getpid())), 'w').close()\n"
             "usage_workers.scan_file = history.scan_file = slow\n"
             "import sys; from core.cli import script; sys.exit(script())")
@@ -603,12 +606,33 @@ def test_ctrl_c_ends_the_command_and_every_process_it_started(home: CodexHome, t
         return subprocess.run(["ps", "-o", "pid=,stat=", "-g", str(proc.pid)],
                               capture_output=True, text=True).stdout.split("\n")[:-1]
 
-    deadline = time.monotonic() + 30
-    while len(group()) < 3 and time.monotonic() < deadline:  # the command, its run, a worker
+    deadline = time.monotonic() + 60  # the run and its worker reading a rollout each
+    while len(os.listdir(started)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert len(group()) == 3
+    assert len(os.listdir(started)) == 2 and len(group()) == 3  # + the command
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and out == b"" and b"Traceback" not in err
     assert group() == []  # the command ended last: it waited for the run, the run for its worker
     assert len(os.listdir(ended)) == 2  # the run and its worker each ended its reading whole
+
+
+def test_ctrl_c_while_the_cli_loads_is_exit_130_and_ends_the_run(
+        home: CodexHome, forking: None, forks: list[int], monkeypatch: pytest.MonkeyPatch):
+    """Ctrl-C after the run has started and before the command runs (the language, the parser,
+    the settings loading): no traceback, exit 130, the run ended and reaped."""
+    import time
+
+    from core import i18n
+    from core.cli import main
+
+    two_rollouts(home)
+    monkeypatch.setenv("CODEX_HOME", str(home.root))
+    monkeypatch.setattr(codex_usage._ForkedRun, "answer", lambda job: time.sleep(60))
+
+    def interrupted(*args: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(i18n, "setup", interrupted)
+    assert main(["codex-usage", "--json"]) == 130
+    assert len(forks) == 1 and reaped(forks)
